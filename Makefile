@@ -1,0 +1,119 @@
+# pqtpm: one GNU make entry point. Sources are found by folder, so adding a .c file needs no edit.
+#   make            libpqtpm (static + shared) and pqtpm-server under build/
+#   make run        install missing Debian packages, build, start the server on 127.0.0.1
+#   make check      install, build, run every test (then once more under ASan/UBSan)
+#   make bench      benchmarks (prints figures)
+#   make fuzz       libFuzzer targets (FUZZ_SECONDS per target)
+#   make install    PREFIX=/usr/local DESTDIR=
+
+BUILD ?= build
+PREFIX ?= /usr/local
+DESTDIR ?=
+SAN ?=
+CC ?= cc
+
+CFLAGS_BASE := -std=c11 -D_GNU_SOURCE -Wall -Wextra -Wno-unused-parameter -fPIC \
+	-Iinclude -Icore -Imssim -MMD -MP
+ifeq ($(SAN),1)
+CFLAGS_OPT := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=undefined
+LDFLAGS_SAN := -fsanitize=address,undefined
+else
+CFLAGS_OPT := -O2 -g
+LDFLAGS_SAN :=
+endif
+ifeq ($(WERROR),1)
+CFLAGS_BASE += -Werror
+endif
+CFLAGS ?=
+ALL_CFLAGS := $(CFLAGS_BASE) $(CFLAGS_OPT) $(CFLAGS)
+LIBS := -lwolfssl -lpthread -lm
+
+CORE_SRC := $(shell find core -name '*.c' | sort)
+MSSIM_SRC := $(filter-out mssim/main.c,$(sort $(wildcard mssim/*.c)))
+UNIT_SRC := $(sort $(wildcard tests/unit/test_*.c))
+UNIT_SUPPORT := $(filter-out tests/unit/test_%,$(sort $(wildcard tests/unit/*.c)))
+BENCH_SRC := $(sort $(wildcard tests/bench/*.c))
+ITEST_C := $(sort $(wildcard tests/integration/*.c))
+
+CORE_OBJ := $(CORE_SRC:%.c=$(BUILD)/obj/%.o)
+MSSIM_OBJ := $(MSSIM_SRC:%.c=$(BUILD)/obj/%.o)
+UNIT_SUPPORT_OBJ := $(UNIT_SUPPORT:%.c=$(BUILD)/obj/%.o)
+UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
+BENCH_BIN := $(BENCH_SRC:tests/bench/%.c=$(BUILD)/bench/%)
+ITEST_BIN := $(ITEST_C:tests/integration/%.c=$(BUILD)/tests/%)
+
+LIB_A := $(BUILD)/lib/libpqtpm.a
+LIB_SO := $(BUILD)/lib/libpqtpm.so
+SERVER := $(BUILD)/bin/pqtpm-server
+
+.PHONY: all run check deps test unit integration asan-check bench fuzz install clean
+all: $(LIB_A) $(LIB_SO) $(SERVER)
+
+$(BUILD)/obj/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -c $< -o $@
+
+$(LIB_A): $(CORE_OBJ) $(MSSIM_OBJ)
+	@mkdir -p $(dir $@)
+	rm -f $@ && ar rcs $@ $^
+
+$(LIB_SO): $(CORE_OBJ) $(MSSIM_OBJ)
+	@mkdir -p $(dir $@)
+	$(CC) -shared -Wl,-soname,libpqtpm.so $(LDFLAGS_SAN) -o $@ $^ $(LIBS)
+
+$(SERVER): $(BUILD)/obj/mssim/main.o $(LIB_A)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS_SAN) -o $@ $^ $(LIBS)
+
+$(BUILD)/tests/test_%: $(BUILD)/obj/tests/unit/test_%.o $(UNIT_SUPPORT_OBJ) $(LIB_A)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS_SAN) -o $@ $^ -lcunit $(LIBS)
+
+$(BUILD)/tests/%: $(BUILD)/obj/tests/integration/%.o $(LIB_A)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS_SAN) -o $@ $^ -ltss2-esys -ltss2-tctildr -ltss2-mu -ltss2-rc $(LIBS)
+
+$(BUILD)/bench/%: $(BUILD)/obj/tests/bench/%.o $(LIB_A)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS_SAN) -o $@ $^ -ltss2-esys -ltss2-tctildr -ltss2-mu -ltss2-rc $(LIBS)
+
+deps:
+	@scripts/install-deps.sh
+
+run: deps
+	@$(MAKE) --no-print-directory all
+	@mkdir -p var && chmod 0700 var
+	$(SERVER) --config conf/pqtpm.conf --state-dir var/pqtpm
+
+unit: $(UNIT_BIN)
+	@tests/run-unit.sh $(BUILD)
+
+integration: all $(ITEST_BIN)
+	@tests/run-integration.sh $(BUILD)
+
+test: all unit integration
+
+# The whole suite once as built, once under ASan/UBSan (with LSan) in build-asan/.
+check: deps
+	@$(MAKE) --no-print-directory WERROR=1 test
+	@$(MAKE) --no-print-directory WERROR=1 BUILD=build-asan SAN=1 test
+
+bench: deps all $(BENCH_BIN)
+	@tests/bench/run.sh $(BUILD)
+
+fuzz: deps
+	@tests/fuzz/run.sh $${FUZZ_SECONDS:-60}
+
+install: all
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include/pqtpm \
+		$(DESTDIR)$(PREFIX)/etc/pqtpm
+	install -m 0755 $(SERVER) $(DESTDIR)$(PREFIX)/bin/
+	install -m 0644 $(LIB_A) $(DESTDIR)$(PREFIX)/lib/
+	install -m 0755 $(LIB_SO) $(DESTDIR)$(PREFIX)/lib/
+	install -m 0644 include/pqtpm/*.h $(DESTDIR)$(PREFIX)/include/pqtpm/
+	install -m 0644 conf/pqtpm.conf $(DESTDIR)$(PREFIX)/etc/pqtpm/
+
+clean:
+	rm -rf build build-asan
+
+-include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

@@ -1,0 +1,341 @@
+/* Authorization: password, HMAC and policy sessions (Part 1 §19), parameter encryption
+ * (Part 1 §21), response HMACs. Called by dispatch around every command. */
+#include <string.h>
+
+#include "auth.h"
+
+TPM_RC auth_parse(struct cmd *c, struct rd *r, struct auth_area *a)
+{
+	uint32_t size;
+	struct rd area;
+	const uint8_t *p;
+
+	memset(a, 0, sizeof(*a));
+	a->decrypt = a->encrypt = -1;
+	if (c->tag != TPM_ST_SESSIONS)
+		return TPM_RC_SUCCESS;
+	if (rd_u32(r, &size) != TPM_RC_SUCCESS)
+		return TPM_RC_AUTHSIZE;
+	/* The smallest session is 9 bytes: handle, empty nonce, attributes, empty hmac. */
+	if (size < 9 || size > rd_left(r))
+		return TPM_RC_AUTHSIZE;
+	TRY(rd_view(r, size, &p));
+	rd_init(&area, p, size);
+	while (rd_left(&area) > 0) {
+		struct auth_session *s;
+		TPM_RC rc;
+
+		if (a->count == MAX_SESSIONS)
+			return TPM_RC_AUTHSIZE;
+		s = &a->s[a->count];
+		s->slot = -1;
+		if (rd_u32(&area, &s->handle) != TPM_RC_SUCCESS)
+			return TPM_RC_AUTHSIZE;
+		rc = rd_tpm2b(&area, s->nonce.b, sizeof(s->nonce.b), &s->nonce.size);
+		if (rc == TPM_RC_SUCCESS)
+			rc = rd_u8(&area, &s->attrs);
+		if (rc == TPM_RC_SUCCESS)
+			rc = rd_tpm2b(&area, s->hmac.b, sizeof(s->hmac.b), &s->hmac.size);
+		if (rc == TPM_RC_INSUFFICIENT)
+			return TPM_RC_AUTHSIZE;
+		if (rc != TPM_RC_SUCCESS)
+			return rc_session(rc, a->count + 1);
+		a->count++;
+	}
+	return TPM_RC_SUCCESS;
+}
+
+/* Part 1 §19.6.4: an authValue compares without its trailing zero octets. */
+static void trim(struct tpm2b_digest *d)
+{
+	while (d->size > 0 && d->b[d->size - 1] == 0)
+		d->size--;
+}
+
+static bool password_matches(const struct tpm2b_digest *given, const struct tpm2b_digest *auth)
+{
+	struct tpm2b_digest g = *given, v = *auth;
+	uint8_t gb[MAX_DIGEST_SIZE] = { 0 }, vb[MAX_DIGEST_SIZE] = { 0 };
+	bool same;
+
+	trim(&g);
+	trim(&v);
+	memcpy(gb, g.b, g.size);
+	memcpy(vb, v.b, v.size);
+	/* constant time over the whole buffer; the lengths are compared, not branched on */
+	same = crypto_ct_equal(gb, vb, sizeof(gb)) & (g.size == v.size);
+	crypto_wipe(gb, sizeof(gb));
+	crypto_wipe(vb, sizeof(vb));
+	crypto_wipe(&g, sizeof(g));
+	crypto_wipe(&v, sizeof(v));
+	return same;
+}
+
+/* May this handle's role be satisfied with its authValue (password or HMAC)? */
+static TPM_RC role_allows_auth_value(const struct cmd *c, unsigned slot)
+{
+	const struct object *o = c->obj[slot];
+	enum auth_role role = c->def->auth[slot];
+
+	if (role == AUTH_DUP)
+		return TPM_RC_AUTH_UNAVAILABLE;
+	if (!o || o->kind != OBJ_KEY)
+		return TPM_RC_SUCCESS;
+	if (role == AUTH_USER && !(o->pub.attributes & TPMA_OBJECT_USERWITHAUTH))
+		return TPM_RC_AUTH_UNAVAILABLE;
+	if (role == AUTH_ADMIN && (o->pub.attributes & TPMA_OBJECT_ADMINWITHPOLICY))
+		return TPM_RC_AUTH_UNAVAILABLE;
+	return TPM_RC_SUCCESS;
+}
+
+static const struct tpm2b_digest *entity_policy(struct cmd *c, unsigned slot, TPM_ALG_ID *alg)
+{
+	struct hierarchy *h;
+
+	if (c->obj[slot]) {
+		*alg = c->obj[slot]->pub.name_alg;
+		return &c->obj[slot]->pub.auth_policy;
+	}
+	h = hier_get(c->e, c->handle[slot]);
+	if (!h || c->handle[slot] == TPM_RH_NULL)
+		return NULL;
+	*alg = h->policy_alg;
+	return &h->policy;
+}
+
+/* A policy session's assertions against this command (Part 1 §19.7.2). */
+static TPM_RC check_policy(struct cmd *c, struct auth_session *as, unsigned n, TPM_CC cc,
+			   const struct tpm2b_digest *cp_hash)
+{
+	struct session *s = as->s;
+	const struct tpm2b_digest *policy;
+	TPM_ALG_ID alg = TPM_ALG_NULL;
+
+	if (s->type == TPM_SE_TRIAL)
+		return rc_session(TPM_RC_ATTRIBUTES, n);
+	policy = entity_policy(c, (unsigned)as->slot, &alg);
+	if (!policy || policy->size == 0 || alg != s->auth_hash ||
+	    policy->size != s->policy_digest.size ||
+	    !crypto_ct_equal(policy->b, s->policy_digest.b, policy->size))
+		return rc_session(TPM_RC_POLICY_FAIL, n);
+	if (s->command_code && s->command_code != cc)
+		return rc_session(TPM_RC_POLICY_CC, n);
+	if (s->locality && !(s->locality & (1u << c->locality)))
+		return TPM_RC_LOCALITY;
+	if (s->pcr_counter_set && s->pcr_counter != c->e->pcr_update_counter)
+		return TPM_RC_PCR_CHANGED;
+	if (s->cp_hash.size &&
+	    (s->cp_hash.size != cp_hash->size ||
+	     memcmp(s->cp_hash.b, cp_hash->b, cp_hash->size) != 0))
+		return rc_session(TPM_RC_POLICY_FAIL, n);
+	return TPM_RC_SUCCESS;
+}
+
+static bool bound_to(const struct session *s, const struct tpm2b_name *name,
+		     const struct tpm2b_digest *auth)
+{
+	return s->bound && s->bind_name.size == name->size &&
+	       memcmp(s->bind_name.b, name->b, name->size) == 0 &&
+	       s->bind_auth.size == auth->size &&
+	       crypto_ct_equal(s->bind_auth.b, auth->b, auth->size);
+}
+
+/* Session i: look it up and check its attributes against the command. */
+static TPM_RC attach_session(struct cmd *c, struct auth_area *a, unsigned i, unsigned needed)
+{
+	struct auth_session *as = &a->s[i];
+	unsigned n = i + 1;
+
+	if (as->handle == TPM_RS_PW) {
+		/* a password only authorizes: no audit, no encryption, no nonce */
+		if (i >= needed)
+			return rc_session(TPM_RC_HANDLE, n);
+		if (as->nonce.size != 0)
+			return rc_session(TPM_RC_NONCE, n);
+		if (as->attrs & ~TPMA_SESSION_CONTINUESESSION)
+			return rc_session(TPM_RC_ATTRIBUTES, n);
+		return TPM_RC_SUCCESS;
+	}
+	as->s = session_find(c->client, as->handle);
+	if (!as->s)
+		return TPM_RC_REFERENCE_S0 + i;
+	for (unsigned j = 0; j < i; j++)
+		if (a->s[j].handle == as->handle)
+			return rc_session(TPM_RC_HANDLE, n);
+	if (as->attrs & (0x18u | TPMA_SESSION_AUDIT | TPMA_SESSION_AUDITEXCLUSIVE |
+			 TPMA_SESSION_AUDITRESET))
+		return rc_session(TPM_RC_ATTRIBUTES, n);
+	if (as->attrs & TPMA_SESSION_DECRYPT) {
+		if (!(c->def->flags & CMD_PARAM_IN) || a->decrypt >= 0)
+			return rc_session(TPM_RC_ATTRIBUTES, n);
+		if (as->s->sym.alg == TPM_ALG_NULL)
+			return rc_session(TPM_RC_SYMMETRIC, n);
+		a->decrypt = (int)i;
+	}
+	if (as->attrs & TPMA_SESSION_ENCRYPT) {
+		if (!(c->def->flags & CMD_PARAM_OUT) || a->encrypt >= 0)
+			return rc_session(TPM_RC_ATTRIBUTES, n);
+		if (as->s->sym.alg == TPM_ALG_NULL)
+			return rc_session(TPM_RC_SYMMETRIC, n);
+		a->encrypt = (int)i;
+	}
+	if (as->nonce.size < 16 || as->nonce.size > crypto_hash_size(as->s->auth_hash))
+		return rc_session(TPM_RC_SIZE, n);
+	if (i >= needed && as->s->type != TPM_SE_HMAC)
+		return rc_session(TPM_RC_ATTRIBUTES, n);
+	return TPM_RC_SUCCESS;
+}
+
+static TPM_RC check_session(struct cmd *c, struct auth_area *a, unsigned i, TPM_CC cc,
+			    const uint8_t *params, size_t plen)
+{
+	struct auth_session *as = &a->s[i];
+	struct session *s = as->s;
+	struct tpm2b_digest cp_hash, expect;
+	const struct tpm2b_digest *extra[2];
+	unsigned nextra = 0, n = i + 1;
+	bool ok;
+
+	if (as->slot >= 0) {
+		TRY(entity_auth(c, (unsigned)as->slot, &as->auth));
+		trim(&as->auth);
+	}
+	if (!s) {
+		if (!password_matches(&as->hmac, &as->auth))
+			return rc_session(TPM_RC_AUTH_FAIL, n);
+		return TPM_RC_SUCCESS;
+	}
+	TRY(session_cp_hash(c, s->auth_hash, cc, params, plen, &cp_hash));
+	if (as->slot >= 0) {
+		struct tpm2b_name name;
+
+		TRY(entity_name(c, (unsigned)as->slot, &name));
+		if (s->type == TPM_SE_HMAC) {
+			TRY(rc_handle(role_allows_auth_value(c, (unsigned)as->slot), as->slot + 1));
+			as->auth_in_hmac = !bound_to(s, &name, &as->auth);
+		} else {
+			TRY(check_policy(c, as, n, cc, &cp_hash));
+			as->auth_in_hmac = s->need_auth_value;
+			if (s->need_password) {
+				if (!password_matches(&as->hmac, &as->auth))
+					return rc_session(TPM_RC_AUTH_FAIL, n);
+				return TPM_RC_SUCCESS;
+			}
+		}
+	}
+	/* Part 1 §19.6.5: the first session's HMAC also covers the nonceTPM of other sessions
+	 * used for decryption and encryption (once, if one session does both). */
+	if (i == 0) {
+		if (a->decrypt > 0 && a->decrypt != a->encrypt)
+			extra[nextra++] = &a->s[a->decrypt].s->nonce_tpm;
+		if (a->encrypt > 0)
+			extra[nextra++] = &a->s[a->encrypt].s->nonce_tpm;
+	}
+	TRY(session_hmac(s, as->auth_in_hmac ? &as->auth : NULL, &cp_hash, &as->nonce,
+			 &s->nonce_tpm, extra, nextra, as->attrs, &expect));
+	ok = as->hmac.size == expect.size && crypto_ct_equal(as->hmac.b, expect.b, expect.size);
+	crypto_wipe(&expect, sizeof(expect));
+	return ok ? TPM_RC_SUCCESS : rc_session(TPM_RC_AUTH_FAIL, n);
+}
+
+/* Decrypt the first parameter: a TPM2B whose size is checked against what is there before
+ * anything is touched (CVE-2023-1017/1018 were this check missing). */
+static TPM_RC decrypt_param(struct auth_area *a, uint8_t *params, size_t plen)
+{
+	struct auth_session *as = &a->s[a->decrypt];
+	struct rd r;
+	uint16_t size;
+
+	rd_init(&r, params, plen);
+	if (rd_u16(&r, &size) != TPM_RC_SUCCESS || size > rd_left(&r))
+		return rc_param(TPM_RC_SIZE, 1);
+	return session_crypt(as->s, as->slot >= 0 ? &as->auth : NULL, false, &as->nonce,
+			     &as->s->nonce_tpm, params + 2, size);
+}
+
+TPM_RC auth_check(struct cmd *c, struct auth_area *a, uint8_t *params, size_t plen)
+{
+	unsigned needed = 0, slots[3];
+
+	for (unsigned i = 0; i < c->def->handles; i++)
+		if (c->def->auth[i] != AUTH_NONE)
+			slots[needed++] = i;
+	if (needed > 0 && c->tag != TPM_ST_SESSIONS)
+		return TPM_RC_AUTH_MISSING;
+	if (a->count < needed)
+		return TPM_RC_AUTH_MISSING;
+	for (unsigned i = 0; i < a->count; i++) {
+		a->s[i].slot = i < needed ? (int)slots[i] : -1;
+		TRY(attach_session(c, a, i, needed));
+		if (!a->s[i].s)
+			TRY(rc_handle(role_allows_auth_value(c, slots[i]), slots[i] + 1));
+	}
+	for (unsigned i = 0; i < a->count; i++)
+		TRY(check_session(c, a, i, c->def->code, params, plen));
+	if (a->decrypt >= 0)
+		TRY(decrypt_param(a, params, plen));
+	return TPM_RC_SUCCESS;
+}
+
+static TPM_RC encrypt_param(struct auth_area *a, uint8_t *params, size_t plen)
+{
+	struct auth_session *as = &a->s[a->encrypt];
+	struct rd r;
+	uint16_t size;
+
+	rd_init(&r, params, plen);
+	if (rd_u16(&r, &size) != TPM_RC_SUCCESS || size > rd_left(&r))
+		return TPM_RC_FAILURE;
+	return session_crypt(as->s, as->slot >= 0 ? &as->auth : NULL, true, &as->s->nonce_tpm,
+			     &as->nonce, params + 2, size);
+}
+
+TPM_RC auth_respond(struct cmd *c, struct auth_area *a, uint8_t *params, size_t plen,
+		    struct wr *w)
+{
+	for (unsigned i = 0; i < a->count; i++) {
+		struct session *s = a->s[i].s;
+
+		if (!s)
+			continue;
+		s->nonce_tpm.size = (uint16_t)crypto_hash_size(s->auth_hash);
+		TRY(crypto_random(s->nonce_tpm.b, s->nonce_tpm.size));
+	}
+	if (a->encrypt >= 0)
+		TRY(encrypt_param(a, params, plen));
+	for (unsigned i = 0; i < a->count; i++) {
+		struct auth_session *as = &a->s[i];
+		struct session *s = as->s;
+		struct tpm2b_digest rp_hash, hmac;
+
+		if (!s) {
+			/* a password session always reports continueSession (Part 1 §19.6.4) */
+			TRY(wr_u16(w, 0));
+			TRY(wr_u8(w, TPMA_SESSION_CONTINUESESSION));
+			TRY(wr_u16(w, 0));
+			continue;
+		}
+		TRY(wr_tpm2b_digest(w, &s->nonce_tpm));
+		TRY(wr_u8(w, as->attrs));
+		if (s->type != TPM_SE_HMAC && s->need_password) {
+			TRY(wr_u16(w, 0));
+		} else {
+			TRY(session_rp_hash(s->auth_hash, c->def->code, params, plen, &rp_hash));
+			TRY(session_hmac(s, as->auth_in_hmac ? &as->auth : NULL, &rp_hash,
+					 &s->nonce_tpm, &as->nonce, NULL, 0, as->attrs, &hmac));
+			TRY(wr_tpm2b_digest(w, &hmac));
+		}
+		/* a policy session starts over after each use (Part 1 §19.7.1) */
+		if (s->type != TPM_SE_HMAC && as->slot >= 0)
+			session_policy_reset(s);
+	}
+	for (unsigned i = 0; i < a->count; i++)
+		if (a->s[i].s && !(a->s[i].attrs & TPMA_SESSION_CONTINUESESSION))
+			session_release(c->client, a->s[i].s);
+	return TPM_RC_SUCCESS;
+}
+
+void auth_wipe(struct auth_area *a)
+{
+	crypto_wipe(a, sizeof(*a));
+}

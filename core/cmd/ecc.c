@@ -1,0 +1,124 @@
+/* ECDH_KeyGen, ECDH_ZGen, ECC_Parameters (Part 3 §14.4, §14.5, §14.7) */
+#include "scheme.h"
+
+/* TPM2B_ECC_POINT: a size, then x and y as TPM2B_ECC_PARAMETER, exactly filling the size. */
+static TPM_RC rd_ecc_point(struct rd *r, struct tpm2b_ecc_parameter *x,
+			   struct tpm2b_ecc_parameter *y)
+{
+	struct rd sub;
+	uint16_t size;
+	TPM_RC rc;
+
+	TRY(rd_sub(r, &sub, &size));
+	if (size == 0)
+		return TPM_RC_SIZE;
+	rc = rd_tpm2b(&sub, x->b, sizeof(x->b), &x->size);
+	if (rc == TPM_RC_SUCCESS)
+		rc = rd_tpm2b(&sub, y->b, sizeof(y->b), &y->size);
+	if (rc == TPM_RC_INSUFFICIENT || (rc == TPM_RC_SUCCESS && rd_left(&sub) != 0))
+		return TPM_RC_SIZE;
+	return rc;
+}
+
+static TPM_RC wr_ecc_point(struct wr *w, const uint8_t *x, const uint8_t *y, size_t len)
+{
+	size_t mark;
+
+	TRY(wr_size_begin(w, &mark));
+	TRY(wr_tpm2b(w, x, (uint16_t)len));
+	TRY(wr_tpm2b(w, y, (uint16_t)len));
+	return wr_size_end(w, mark);
+}
+
+static TPM_RC ecdh_keygen(struct cmd *c)
+{
+	const struct object *key = c->obj[0];
+	uint16_t curve = key->pub.curve_id;
+	size_t len = crypto_ecc_bytes(curve);
+	uint8_t d[CRYPTO_MAX_ECC_BYTES];
+	uint8_t px[CRYPTO_MAX_ECC_BYTES], py[CRYPTO_MAX_ECC_BYTES];
+	uint8_t zx[CRYPTO_MAX_ECC_BYTES], zy[CRYPTO_MAX_ECC_BYTES];
+	TPM_RC rc;
+
+	if (key->pub.type != TPM_ALG_ECC || len == 0)
+		return rc_handle(TPM_RC_KEY, 1);
+	rc = crypto_ecc_generate(crypto_system_rng(), curve, d, px, py);
+	if (rc == TPM_RC_SUCCESS)
+		rc = crypto_ecdh(curve, d, key->pub.x.b, key->pub.x.size, key->pub.y.b,
+				 key->pub.y.size, zx, zy);
+	crypto_wipe(d, sizeof(d));
+	/* the key's own point is off the curve: the key is bad */
+	if (rc == TPM_RC_ECC_POINT)
+		rc = rc_handle(TPM_RC_KEY, 1);
+	if (rc == TPM_RC_SUCCESS)
+		rc = wr_ecc_point(&c->out, zx, zy, len);
+	if (rc == TPM_RC_SUCCESS)
+		rc = wr_ecc_point(&c->out, px, py, len);
+	crypto_wipe(zx, sizeof(zx));
+	crypto_wipe(zy, sizeof(zy));
+	return rc;
+}
+
+static TPM_RC ecdh_zgen(struct cmd *c)
+{
+	const struct object *key = c->obj[0];
+	uint16_t curve = key->pub.curve_id;
+	size_t len = crypto_ecc_bytes(curve);
+	struct tpm2b_ecc_parameter x, y;
+	uint8_t d[CRYPTO_MAX_ECC_BYTES];
+	uint8_t zx[CRYPTO_MAX_ECC_BYTES], zy[CRYPTO_MAX_ECC_BYTES];
+	TPM_RC rc;
+
+	TRYP(1, rd_ecc_point(&c->in, &x, &y));
+	if (key->pub.type != TPM_ALG_ECC || len == 0)
+		return rc_handle(TPM_RC_KEY, 1);
+	if (key->pub.attributes & TPMA_OBJECT_RESTRICTED ||
+	    !(key->pub.attributes & TPMA_OBJECT_DECRYPT))
+		return rc_handle(TPM_RC_ATTRIBUTES, 1);
+	if (key->pub.scheme.scheme != TPM_ALG_ECDH && key->pub.scheme.scheme != TPM_ALG_NULL)
+		return rc_handle(TPM_RC_SCHEME, 1);
+	if (!key->has_sensitive)
+		return TPM_RC_AUTH_UNAVAILABLE;
+	TRY(rc_handle(scheme_ecc_fixed(key->sens.sensitive.b, key->sens.sensitive.size, len, d),
+		      1));
+	rc = crypto_ecdh(curve, d, x.b, x.size, y.b, y.size, zx, zy);
+	crypto_wipe(d, sizeof(d));
+	if (rc == TPM_RC_SUCCESS)
+		rc = wr_ecc_point(&c->out, zx, zy, len);
+	else
+		rc = rc_param(rc, 1);
+	crypto_wipe(zx, sizeof(zx));
+	crypto_wipe(zy, sizeof(zy));
+	return rc;
+}
+
+/* TPMS_ALGORITHM_DETAIL_ECC. The NIST curves name no KDF or signing scheme of their own. */
+static TPM_RC ecc_parameters(struct cmd *c)
+{
+	static const uint8_t cofactor = 1;
+	struct crypto_ecc_params p;
+	uint16_t curve;
+
+	TRYP(1, rd_u16(&c->in, &curve));
+	if (crypto_ecc_params(curve, &p) != TPM_RC_SUCCESS)
+		return rc_param(TPM_RC_CURVE, 1);
+	TRY(wr_u16(&c->out, curve));
+	TRY(wr_u16(&c->out, p.key_bits));
+	TRY(wr_u16(&c->out, TPM_ALG_NULL)); /* kdf */
+	TRY(wr_u16(&c->out, TPM_ALG_NULL)); /* sign */
+
+	const uint8_t *field[] = { p.p, p.a, p.b, p.gx, p.gy, p.n };
+
+	for (size_t i = 0; i < sizeof(field) / sizeof(field[0]); i++)
+		TRY(wr_tpm2b(&c->out, field[i], (uint16_t)p.len));
+	return wr_tpm2b(&c->out, &cofactor, 1);
+}
+
+const struct cmd_def cmds_ecc[] = {
+	{ .code = TPM_CC_ECDH_ZGen, .name = "ECDH_ZGen", .handles = 1, .auth = { AUTH_USER },
+	  .htype = { HK_OBJECT }, .flags = CMD_PARAM_IN | CMD_PARAM_OUT, .run = ecdh_zgen },
+	{ .code = TPM_CC_ECDH_KeyGen, .name = "ECDH_KeyGen", .handles = 1, .auth = { AUTH_NONE },
+	  .htype = { HK_OBJECT }, .flags = CMD_PARAM_OUT, .run = ecdh_keygen },
+	{ .code = TPM_CC_ECC_Parameters, .name = "ECC_Parameters", .run = ecc_parameters },
+	{ 0 },
+};

@@ -1,0 +1,42 @@
+/* CreatePrimary (Part 3 §24.1): a primary object derived from a hierarchy's seed, loaded. */
+#include "object/object.h"
+
+static TPM_RC create_primary(struct cmd *c)
+{
+	struct tpms_sensitive_create sc;
+	struct tpmt_public tmpl;
+	struct tpm2b_data outside;
+	struct tpml_pcr_selection pcrs;
+	struct object *o;
+	TPM_RC rc;
+
+	TRYP(1, rd_tpm2b_sensitive_create(&c->in, &sc));
+	TRYP(2, rd_tpm2b_public(&c->in, &tmpl));
+	TRYP(3, rd_tpm2b(&c->in, outside.b, sizeof(outside.b), &outside.size));
+	TRYP(4, rd_pcr_selection(&c->in, &pcrs));
+	rc = object_check_inputs(NULL, &tmpl, &sc);
+	if (rc == TPM_RC_SUCCESS)
+		rc = object_new(c, NULL, c->handle[0], &tmpl, &sc, &o);
+	crypto_wipe(&sc, sizeof(sc));
+	if (rc != TPM_RC_SUCCESS)
+		return rc;
+	rc = wr_tpm2b_public(&c->out, &o->pub);
+	if (rc == TPM_RC_SUCCESS)
+		rc = object_write_creation(c, NULL, o->hierarchy, &o->pub, &o->name, &pcrs,
+					   &outside);
+	if (rc == TPM_RC_SUCCESS)
+		rc = wr_tpm2b_name(&c->out, &o->name);
+	if (rc != TPM_RC_SUCCESS) {
+		object_release(c->client, o);
+		return rc;
+	}
+	c->rsp_handle = o->handle;
+	return TPM_RC_SUCCESS;
+}
+
+const struct cmd_def cmds_primary[] = {
+	{ .code = TPM_CC_CreatePrimary, .name = "CreatePrimary", .handles = 1,
+	  .auth = { AUTH_USER }, .htype = { HK_HIERARCHY | HK_NULL },
+	  .flags = CMD_RHANDLE | CMD_PARAM_IN | CMD_PARAM_OUT, .run = create_primary },
+	{ 0 },
+};

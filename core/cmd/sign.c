@@ -1,0 +1,58 @@
+/* Sign, VerifySignature (Part 3 §20.2, §20.1) */
+#include "scheme.h"
+#include "ticket.h"
+
+static TPM_RC sign(struct cmd *c)
+{
+	const struct object *key = c->obj[0];
+	struct tpm2b_digest digest;
+	struct tpmt_scheme in, scheme;
+	struct tpmt_ticket validation;
+	struct tpmt_signature sig;
+
+	TRYP(1, rd_tpm2b_digest(&c->in, &digest));
+	TRYP(2, rd_sig_scheme(&c->in, &in, true));
+	TRYP(3, rd_ticket(&c->in, &validation));
+	if (validation.tag != TPM_ST_HASHCHECK)
+		return rc_param(TPM_RC_TAG, 3);
+	if (!(key->pub.attributes & TPMA_OBJECT_SIGN_ENCRYPT))
+		return rc_handle(TPM_RC_KEY, 1);
+	/* an x509sign key signs only certificates (CertifyX509) */
+	if (key->pub.attributes & TPMA_OBJECT_X509SIGN)
+		return rc_handle(TPM_RC_ATTRIBUTES, 1);
+	TRYP(2, scheme_sign(&key->pub, &in, &scheme));
+	TRYP(3, scheme_sign_allowed(c->e, key, &digest, &validation));
+	if (digest.size != crypto_hash_size(scheme.hash_alg))
+		return rc_param(TPM_RC_SIZE, 1);
+	TRY(scheme_sign_digest(key, &scheme, &digest, &sig));
+	return wr_signature(&c->out, &sig);
+}
+
+static TPM_RC verify_signature(struct cmd *c)
+{
+	const struct object *key = c->obj[0];
+	struct tpm2b_digest digest;
+	struct tpmt_signature sig;
+	struct tpmt_ticket t;
+
+	TRYP(1, rd_tpm2b_digest(&c->in, &digest));
+	TRYP(2, rd_signature(&c->in, &sig));
+	if (!(key->pub.attributes & TPMA_OBJECT_SIGN_ENCRYPT))
+		return rc_handle(TPM_RC_ATTRIBUTES, 1);
+	TRYP(2, scheme_verify(key, &digest, &sig));
+	/* a key without a Name (nameAlg NULL) cannot be named in a ticket */
+	if (key->pub.name_alg == TPM_ALG_NULL)
+		ticket_null(&t, TPM_ST_VERIFIED);
+	else
+		TRY(ticket_verified(c->e, key->hierarchy, &digest, &key->name, &t));
+	return wr_ticket(&c->out, &t);
+}
+
+const struct cmd_def cmds_sign[] = {
+	{ .code = TPM_CC_Sign, .name = "Sign", .handles = 1, .auth = { AUTH_USER },
+	  .htype = { HK_OBJECT }, .flags = CMD_PARAM_IN, .run = sign },
+	{ .code = TPM_CC_VerifySignature, .name = "VerifySignature", .handles = 1,
+	  .auth = { AUTH_NONE }, .htype = { HK_OBJECT }, .flags = CMD_PARAM_IN,
+	  .run = verify_signature },
+	{ 0 },
+};

@@ -1,0 +1,31 @@
+/* Startup, Shutdown (Part 3 §9.3, §9.4) */
+#include "startup.h"
+#include "state/store.h"
+
+static TPM_RC startup(struct cmd *c)
+{
+	uint16_t type;
+
+	TRYP(1, rd_u16(&c->in, &type));
+	return startup_run(c->e, type);
+}
+
+static TPM_RC shutdown(struct cmd *c)
+{
+	uint16_t type;
+
+	TRYP(1, rd_u16(&c->in, &type));
+	if (type != TPM_SU_CLEAR && type != TPM_SU_STATE)
+		return rc_param(TPM_RC_VALUE, 1);
+	c->e->ps.orderly = true;
+	c->e->ps.saved_state_valid = type == TPM_SU_STATE;
+	engine_clock_sync(c->e);
+	engine_dirty(c->e);
+	return TPM_RC_SUCCESS;
+}
+
+const struct cmd_def cmds_startup[] = {
+	{ .code = TPM_CC_Startup, .name = "Startup", .flags = CMD_NO_STARTUP, .run = startup },
+	{ .code = TPM_CC_Shutdown, .name = "Shutdown", .run = shutdown },
+	{ 0 },
+};

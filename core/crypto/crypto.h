@@ -1,0 +1,163 @@
+/* Crypto for the engine: thin wrappers over wolfSSL (no other folder includes wolfSSL headers)
+ * and our own post-quantum code (mldsa.h, mlkem.h, keccak.h).
+ *
+ * Every function returns a TPM_RC: TPM_RC_SUCCESS, or the code the caller can pass on
+ * (TPM_RC_VALUE for bad input, TPM_RC_SIGNATURE for a signature that does not verify,
+ * TPM_RC_ECC_POINT for a point off the curve, TPM_RC_HASH / TPM_RC_CURVE / TPM_RC_KEY_SIZE /
+ * TPM_RC_MODE / TPM_RC_SCHEME for unsupported algorithms, TPM_RC_FAILURE for internal errors).
+ * Contexts are plain data: they can be copied with memcpy (sequence objects are context-saved).
+ */
+#ifndef PQTPM_CRYPTO_H
+#define PQTPM_CRYPTO_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <pqtpm/tpm2.h>
+
+#define CRYPTO_MAX_DIGEST 64	   /* SHA-512 */
+#define CRYPTO_MAX_HASH_BLOCK 128  /* SHA-384/512 block */
+#define CRYPTO_MAX_RSA_BYTES 512   /* modulus up to 4096 bits (LoadExternal); we create 2048/3072 */
+#define CRYPTO_MAX_ECC_BYTES 48	   /* P-384 */
+#define CRYPTO_MAX_SYM_KEY 32	   /* AES-256 */
+#define CRYPTO_AES_BLOCK 16
+
+/* ---- misc ---- */
+void crypto_wipe(void *p, size_t n);				/* not optimized away */
+bool crypto_ct_equal(const void *a, const void *b, size_t n); /* constant time */
+
+/* ---- hashes: SHA-1, SHA-256, SHA-384, SHA-512 (SHA3 via keccak.h) ---- */
+size_t crypto_hash_size(TPM_ALG_ID alg);  /* 0 if not supported */
+size_t crypto_hash_block(TPM_ALG_ID alg); /* 0 if not supported */
+
+struct crypto_hash_ctx {
+	TPM_ALG_ID alg;
+	_Alignas(16) uint8_t state[512]; /* wolfSSL's context; size checked in hash.c */
+};
+TPM_RC crypto_hash_start(struct crypto_hash_ctx *ctx, TPM_ALG_ID alg);
+TPM_RC crypto_hash_update(struct crypto_hash_ctx *ctx, const void *data, size_t len);
+/* Writes crypto_hash_size(alg) bytes; the context is wiped afterwards. */
+TPM_RC crypto_hash_finish(struct crypto_hash_ctx *ctx, uint8_t *out);
+TPM_RC crypto_hash(TPM_ALG_ID alg, const void *data, size_t len, uint8_t *out);
+
+/* ---- HMAC (RFC 2104 over the hash contexts above) ---- */
+struct crypto_hmac_ctx {
+	struct crypto_hash_ctx inner, outer;
+};
+TPM_RC crypto_hmac_start(struct crypto_hmac_ctx *ctx, TPM_ALG_ID alg, const uint8_t *key,
+			 size_t keylen);
+TPM_RC crypto_hmac_update(struct crypto_hmac_ctx *ctx, const void *data, size_t len);
+TPM_RC crypto_hmac_finish(struct crypto_hmac_ctx *ctx, uint8_t *out);
+TPM_RC crypto_hmac(TPM_ALG_ID alg, const uint8_t *key, size_t keylen, const void *data,
+		   size_t len, uint8_t *out);
+
+/* ---- KDFs (Part 1, 11.4.10) ----
+ * label is a NUL-terminated string; the terminating zero octet is part of the KDF input as
+ * the spec requires. contextU/contextV may be NULL with length 0. bits is the output length
+ * in bits; out receives (bits + 7) / 8 bytes, with excess high bits of the first byte masked. */
+TPM_RC crypto_kdfa(TPM_ALG_ID hash, const uint8_t *key, size_t keylen, const char *label,
+		   const uint8_t *ctx_u, size_t ulen, const uint8_t *ctx_v, size_t vlen,
+		   uint32_t bits, uint8_t *out);
+/* KDFe (SP 800-56A concatenation KDF): Z is the x coordinate of the shared point. */
+TPM_RC crypto_kdfe(TPM_ALG_ID hash, const uint8_t *z, size_t zlen, const char *label,
+		   const uint8_t *party_u, size_t ulen, const uint8_t *party_v, size_t vlen,
+		   uint32_t bits, uint8_t *out);
+
+/* ---- random sources ----
+ * Key generation takes a source so that primary keys come from a deterministic stream
+ * (the hierarchy seed and the template) and ordinary keys from the system DRBG. */
+struct crypto_rng {
+	TPM_RC (*read)(struct crypto_rng *rng, uint8_t *out, size_t len);
+};
+/* The engine-wide DRBG (wolfSSL's Hash_DRBG, seeded from the OS), thread-safe. */
+struct crypto_rng *crypto_system_rng(void);
+TPM_RC crypto_random(uint8_t *out, size_t len);
+/* StirRandom: mixes caller data into the DRBG's additional input. */
+TPM_RC crypto_stir_random(const uint8_t *data, size_t len);
+
+/* Deterministic stream: block i = HMAC(seed, i || label || 0 || ctx_u || ctx_v), i = 1, 2 ...
+ * (KDFa in counter mode without a length, so that it can be read without knowing how much
+ * a prime search will need). Used for primary objects: seed = the hierarchy's primary seed,
+ * label "Primary Object Creation", ctx_u = hash of the template, ctx_v = sensitive data. */
+struct crypto_kdf_rng {
+	struct crypto_rng rng;
+	TPM_ALG_ID hash;
+	uint8_t key[CRYPTO_MAX_DIGEST];
+	size_t keylen;
+	uint8_t ctx[3 * 256 + 64]; /* label || 0 || ctx_u || ctx_v */
+	size_t ctxlen;
+	uint32_t counter;
+	uint8_t block[CRYPTO_MAX_DIGEST];
+	size_t avail;
+};
+TPM_RC crypto_kdf_rng_init(struct crypto_kdf_rng *k, TPM_ALG_ID hash, const uint8_t *seed,
+			   size_t seedlen, const char *label, const uint8_t *ctx_u, size_t ulen,
+			   const uint8_t *ctx_v, size_t vlen);
+void crypto_kdf_rng_wipe(struct crypto_kdf_rng *k);
+
+/* ---- RSA ----
+ * Keys are kept as the TPM keeps them: modulus n, public exponent e, one prime p.
+ * e == 0 means the default 65537. */
+struct crypto_rsa {
+	const uint8_t *n;
+	size_t nlen;
+	uint32_t e;
+	const uint8_t *p; /* NULL for a public key */
+	size_t plen;
+};
+/* Deterministic for a deterministic rng: the same stream gives the same key.
+ * n gets bits/8 bytes, p gets bits/16 bytes. */
+TPM_RC crypto_rsa_generate(struct crypto_rng *rng, uint16_t bits, uint32_t e, uint8_t *n,
+			   uint8_t *p);
+/* scheme: TPM_ALG_OAEP (hash, label incl. its terminating zero as the TPM passes it),
+ * TPM_ALG_RSAES (PKCS#1 v1.5), TPM_ALG_NULL (raw RSA, in must be < n). out gets nlen bytes
+ * for encrypt; decrypt writes *outlen. */
+TPM_RC crypto_rsa_encrypt(const struct crypto_rsa *key, TPM_ALG_ID scheme, TPM_ALG_ID hash,
+			  const uint8_t *label, size_t labellen, const uint8_t *in, size_t inlen,
+			  uint8_t *out, size_t *outlen);
+TPM_RC crypto_rsa_decrypt(const struct crypto_rsa *key, TPM_ALG_ID scheme, TPM_ALG_ID hash,
+			  const uint8_t *label, size_t labellen, const uint8_t *in, size_t inlen,
+			  uint8_t *out, size_t *outlen);
+/* scheme: TPM_ALG_RSASSA or TPM_ALG_RSAPSS (salt = digest size, as the TPM does). sig gets nlen. */
+TPM_RC crypto_rsa_sign(const struct crypto_rsa *key, TPM_ALG_ID scheme, TPM_ALG_ID hash,
+		       const uint8_t *digest, size_t dlen, uint8_t *sig, size_t *siglen);
+/* PSS verification accepts any salt length (the TPM spec and tpm2-tools' OpenSSL do). */
+TPM_RC crypto_rsa_verify(const struct crypto_rsa *key, TPM_ALG_ID scheme, TPM_ALG_ID hash,
+			 const uint8_t *digest, size_t dlen, const uint8_t *sig, size_t siglen);
+
+/* ---- ECC: TPM_ECC_NIST_P256, TPM_ECC_NIST_P384 ----
+ * Scalars and coordinates are big-endian, exactly crypto_ecc_bytes(curve) long. */
+size_t crypto_ecc_bytes(uint16_t curve); /* 0 if not supported */
+/* d = (c mod (n - 1)) + 1 with c read from rng, 64 bits longer than n (FIPS 186 B.4.1). */
+TPM_RC crypto_ecc_generate(struct crypto_rng *rng, uint16_t curve, uint8_t *d, uint8_t *x,
+			   uint8_t *y);
+TPM_RC crypto_ecc_public(uint16_t curve, const uint8_t *d, uint8_t *x, uint8_t *y);
+TPM_RC crypto_ecc_check_point(uint16_t curve, const uint8_t *x, size_t xlen, const uint8_t *y,
+			      size_t ylen); /* TPM_RC_ECC_POINT if not on the curve */
+/* ECDSA; the digest is truncated to the order's length as FIPS 186 says. r and s get
+ * crypto_ecc_bytes(curve) bytes each. */
+TPM_RC crypto_ecdsa_sign(uint16_t curve, const uint8_t *d, const uint8_t *digest, size_t dlen,
+			 uint8_t *r, uint8_t *s);
+TPM_RC crypto_ecdsa_verify(uint16_t curve, const uint8_t *x, const uint8_t *y,
+			   const uint8_t *digest, size_t dlen, const uint8_t *r, size_t rlen,
+			   const uint8_t *s, size_t slen);
+/* Shared point Z = d * Q (Q checked on the curve first). */
+TPM_RC crypto_ecdh(uint16_t curve, const uint8_t *d, const uint8_t *qx, size_t qxlen,
+		   const uint8_t *qy, size_t qylen, uint8_t *zx, uint8_t *zy);
+/* Domain parameters for TPM2_ECC_Parameters: p, a, b, gx, gy, n each crypto_ecc_bytes long;
+ * cofactor h is 1 for the NIST curves. */
+struct crypto_ecc_params {
+	uint16_t key_bits;
+	const uint8_t *p, *a, *b, *gx, *gy, *n;
+	size_t len;
+};
+TPM_RC crypto_ecc_params(uint16_t curve, struct crypto_ecc_params *out);
+
+/* ---- AES: TPM_ALG_CFB, CBC, CTR, OFB, ECB with 128/192/256-bit keys ----
+ * iv (16 bytes) is updated in place so that calls chain as TPM2_EncryptDecrypt's ivOut says.
+ * CFB, CTR and OFB accept any length; CBC and ECB need a multiple of 16 (TPM_RC_SIZE). */
+TPM_RC crypto_aes(TPM_ALG_ID mode, bool encrypt, const uint8_t *key, size_t keylen,
+		  uint8_t *iv, const uint8_t *in, uint8_t *out, size_t len);
+
+#endif

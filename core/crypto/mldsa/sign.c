@@ -1,0 +1,151 @@
+/* ML-DSA.Sign_internal (FIPS 204 Alg. 7) from the message representative mu on. */
+#include <string.h>
+
+#include "crypto/keccak.h"
+#include "crypto/mldsa.h"
+#include "crypto/mldsa/expanded.h"
+#include "crypto/mldsa/packing.h"
+
+/*
+ * FIPS 204 allows bounding the rejection loop (Appendix C: no fewer than 814 iterations). An
+ * iteration is accepted with probability 1/5 or better, so a valid key needs more than 1000
+ * with probability below 2^-280.
+ */
+#define MAX_ATTEMPTS 1000
+
+/* all per-signature secrets, wiped together */
+struct sign_work {
+	uint8_t rhopp[64];
+	uint8_t w1_enc[MLDSA_K_MAX * MLDSA_W1_POLY_BYTES_MAX];
+	struct mldsa_poly y[MLDSA_L_MAX];	/* mask */
+	struct mldsa_poly z[MLDSA_L_MAX];	/* NTT(y), then y + c s1 */
+	struct mldsa_poly w[MLDSA_K_MAX];	/* A y, then w - c s2 */
+	struct mldsa_poly w1[MLDSA_K_MAX];	/* HighBits(w), then the hints */
+	struct mldsa_poly c, t;
+	struct keccak_ctx h;
+};
+
+/* w = NTT^-1(A NTT(y)) in [0, q) and its high bits; returns the length of w1Encode(w1) */
+static size_t commit(struct sign_work *wk, const struct mldsa_expanded *k, uint16_t kappa)
+{
+	const struct mldsa_params *p = k->p;
+	unsigned i, j;
+
+	for (j = 0; j < p->l; j++) {
+		mldsa_poly_mask(&wk->y[j], wk->rhopp, (uint16_t)(kappa + j), p);
+		wk->z[j] = wk->y[j];
+		mldsa_poly_ntt(&wk->z[j]);
+	}
+	for (i = 0; i < p->k; i++) {
+		mldsa_poly_pointwise(&wk->w[i], &k->a[i][0], &wk->z[0]);
+		for (j = 1; j < p->l; j++)
+			mldsa_poly_pointwise_acc(&wk->w[i], &k->a[i][j], &wk->z[j]);
+		mldsa_poly_reduce(&wk->w[i]);
+		mldsa_poly_invntt(&wk->w[i]);
+		mldsa_poly_caddq(&wk->w[i]);
+		mldsa_poly_decompose(&wk->w1[i], NULL, &wk->w[i], p->gamma2);
+	}
+	return mldsa_w1_encode(wk->w1_enc, wk->w1, p);
+}
+
+/*
+ * The checks of Alg. 7 lines 23-30 with z, the hints and the signature built on the way.
+ * Returns 0 if the candidate is accepted. Rejecting early only tells which check failed for a
+ * candidate that is thrown away.
+ */
+static int respond(struct sign_work *wk, const struct mldsa_expanded *k)
+{
+	const struct mldsa_params *p = k->p;
+	unsigned i, j, hints = 0;
+	int reject = 0;
+
+	/* z = y + c s1 */
+	for (j = 0; j < p->l; j++) {
+		mldsa_poly_pointwise(&wk->z[j], &wk->c, &k->s1[j]);
+		mldsa_poly_invntt(&wk->z[j]);
+		mldsa_poly_add(&wk->z[j], &wk->z[j], &wk->y[j]);
+		mldsa_poly_reduce(&wk->z[j]);
+		reject |= mldsa_poly_exceeds(&wk->z[j], p->gamma1 - p->beta);
+	}
+	if (reject)
+		return -1;
+	/* r0 = LowBits(w - c s2) */
+	for (i = 0; i < p->k; i++) {
+		mldsa_poly_pointwise(&wk->t, &wk->c, &k->s2[i]);
+		mldsa_poly_invntt(&wk->t);
+		mldsa_poly_sub(&wk->w[i], &wk->w[i], &wk->t);
+		mldsa_poly_reduce(&wk->w[i]);
+		mldsa_poly_caddq(&wk->w[i]);
+		mldsa_poly_decompose(NULL, &wk->t, &wk->w[i], p->gamma2);
+		reject |= mldsa_poly_exceeds(&wk->t, p->gamma2 - p->beta);
+	}
+	if (reject)
+		return -1;
+	/* h = MakeHint(-c t0, w - c s2 + c t0), into w1 which is no longer needed */
+	for (i = 0; i < p->k; i++) {
+		mldsa_poly_pointwise(&wk->t, &wk->c, &k->t0[i]);
+		mldsa_poly_invntt(&wk->t);
+		mldsa_poly_reduce(&wk->t);
+		reject |= mldsa_poly_exceeds(&wk->t, p->gamma2);
+		mldsa_poly_add(&wk->w1[i], &wk->w[i], &wk->t);
+		mldsa_poly_reduce(&wk->w1[i]);
+		mldsa_poly_caddq(&wk->w1[i]);
+		hints += mldsa_poly_make_hint(&wk->w1[i], &wk->w1[i], &wk->w[i], p->gamma2);
+	}
+	return reject || hints > p->omega ? -1 : 0;
+}
+
+int mldsa_sign_mu_expanded(const struct mldsa_expanded *k, const uint8_t mu[64], const uint8_t *rnd,
+	uint8_t *sig)
+{
+	static const uint8_t zero_rnd[MLDSA_RND_BYTES];
+	const struct mldsa_params *p;
+	struct sign_work wk;
+	unsigned attempt;
+	uint16_t kappa = 0;
+	size_t w1_len;
+	int ret = -1;
+
+	if (!k || !k->p || !mu || !sig)
+		return -1;
+	p = k->p;
+	/* rho'' = H(K || rnd || mu, 64) */
+	shake256_init(&wk.h);
+	keccak_absorb(&wk.h, k->key, sizeof(k->key));
+	keccak_absorb(&wk.h, rnd ? rnd : zero_rnd, MLDSA_RND_BYTES);
+	keccak_absorb(&wk.h, mu, MLDSA_MU_BYTES);
+	keccak_finalize(&wk.h);
+	keccak_squeeze(&wk.h, wk.rhopp, sizeof(wk.rhopp));
+	for (attempt = 0; attempt < MAX_ATTEMPTS; attempt++, kappa = (uint16_t)(kappa + p->l)) {
+		w1_len = commit(&wk, k, kappa);
+		/* ctilde = H(mu || w1Encode(w1), lambda / 4), written in place */
+		shake256_init(&wk.h);
+		keccak_absorb(&wk.h, mu, MLDSA_MU_BYTES);
+		keccak_absorb(&wk.h, wk.w1_enc, w1_len);
+		keccak_finalize(&wk.h);
+		keccak_squeeze(&wk.h, sig, p->ctilde_bytes);
+		mldsa_poly_challenge(&wk.c, sig, p->ctilde_bytes, p->tau);
+		mldsa_poly_ntt(&wk.c);
+		if (respond(&wk, k) == 0) {
+			mldsa_sig_encode(sig, p, wk.z, wk.w1);
+			ret = 0;
+			break;
+		}
+	}
+	if (ret)
+		memset(sig, 0, p->sig_bytes);
+	keccak_wipe(&wk, sizeof(wk));
+	return ret;
+}
+
+int mldsa_sign_mu(int set, const uint8_t *sk, const uint8_t mu[64], const uint8_t *rnd, uint8_t *sig)
+{
+	struct mldsa_expanded k;
+	int ret;
+
+	if (mldsa_expand(set, sk, &k))
+		return -1;
+	ret = mldsa_sign_mu_expanded(&k, mu, rnd, sig);
+	mldsa_expanded_wipe(&k);
+	return ret;
+}

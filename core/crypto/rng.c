@@ -1,0 +1,121 @@
+/* The engine-wide DRBG: one wolfSSL Hash_DRBG seeded from the OS, created on first use and
+ * serialized by a mutex (a WC_RNG is not thread-safe).
+ *
+ * StirRandom: Debian's wolfSSL exports no reseed with additional input (wc_RNG_DRBG_Reseed is
+ * internal), so stirred data is hashed into a 64-byte SHA-512 pool, and once anything has been
+ * stirred every output is XORed with HMAC-SHA-512(pool, counter). The output is then at least
+ * as unpredictable as the DRBG's and depends on everything stirred in. */
+#include <pthread.h>
+#include <string.h>
+
+#include "wolf.h"
+
+static pthread_once_t drbg_once = PTHREAD_ONCE_INIT;
+static pthread_mutex_t drbg_lock = PTHREAD_MUTEX_INITIALIZER;
+static WC_RNG drbg;
+static bool drbg_ready;
+
+static uint8_t pool[WC_SHA512_DIGEST_SIZE];
+static bool pool_stirred;
+static uint64_t pool_counter;
+
+static void drbg_init(void)
+{
+	drbg_ready = wolfCrypt_Init() == 0 && wc_InitRng(&drbg) == 0;
+}
+
+WC_RNG *crypto_wolf_rng_acquire(void)
+{
+	pthread_once(&drbg_once, drbg_init);
+	pthread_mutex_lock(&drbg_lock);
+	if (drbg_ready)
+		return &drbg;
+	pthread_mutex_unlock(&drbg_lock);
+	return NULL;
+}
+
+void crypto_wolf_rng_release(void)
+{
+	pthread_mutex_unlock(&drbg_lock);
+}
+
+/* XORs HMAC-SHA-512(pool, counter) blocks over out; caller holds the lock. */
+static TPM_RC mix_pool(uint8_t *out, size_t len)
+{
+	uint8_t block[WC_SHA512_DIGEST_SIZE], counter[8];
+	TPM_RC rc = TPM_RC_SUCCESS;
+
+	while (len && rc == TPM_RC_SUCCESS) {
+		size_t n = len < sizeof(block) ? len : sizeof(block);
+
+		pool_counter++;
+		for (int i = 0; i < 8; i++)
+			counter[i] = (uint8_t)(pool_counter >> (56 - 8 * i));
+		rc = crypto_hmac(TPM_ALG_SHA512, pool, sizeof(pool), counter, sizeof(counter),
+				 block);
+		for (size_t i = 0; i < n; i++)
+			out[i] ^= block[i];
+		out += n;
+		len -= n;
+	}
+	crypto_wipe(block, sizeof(block));
+	return rc;
+}
+
+TPM_RC crypto_random(uint8_t *out, size_t len)
+{
+	WC_RNG *rng = crypto_wolf_rng_acquire();
+	TPM_RC rc = TPM_RC_SUCCESS;
+	uint8_t *p = out;
+	size_t left = len;
+
+	if (!rng)
+		return TPM_RC_FAILURE;
+	while (left && rc == TPM_RC_SUCCESS) {
+		size_t n = left < RNG_MAX_BLOCK_LEN ? left : RNG_MAX_BLOCK_LEN;
+
+		if (wc_RNG_GenerateBlock(rng, p, (word32)n) != 0)
+			rc = TPM_RC_FAILURE;
+		p += n;
+		left -= n;
+	}
+	if (rc == TPM_RC_SUCCESS && pool_stirred)
+		rc = mix_pool(out, len);
+	crypto_wolf_rng_release();
+	if (rc != TPM_RC_SUCCESS)
+		crypto_wipe(out, len);
+	return rc;
+}
+
+TPM_RC crypto_stir_random(const uint8_t *data, size_t len)
+{
+	struct crypto_hash_ctx h;
+	TPM_RC rc;
+
+	if (!crypto_wolf_rng_acquire())
+		return TPM_RC_FAILURE;
+	rc = crypto_hash_start(&h, TPM_ALG_SHA512);
+	if (rc == TPM_RC_SUCCESS)
+		rc = crypto_hash_update(&h, pool, sizeof(pool));
+	if (rc == TPM_RC_SUCCESS)
+		rc = crypto_hash_update(&h, data, len);
+	if (rc == TPM_RC_SUCCESS)
+		rc = crypto_hash_finish(&h, pool);
+	if (rc == TPM_RC_SUCCESS)
+		pool_stirred = true;
+	crypto_wipe(&h, sizeof(h));
+	crypto_wolf_rng_release();
+	return rc;
+}
+
+static TPM_RC system_read(struct crypto_rng *rng, uint8_t *out, size_t len)
+{
+	return crypto_random(out, len);
+}
+
+static struct crypto_rng system_rng = { .read = system_read };
+
+struct crypto_rng *crypto_system_rng(void)
+{
+	return &system_rng;
+}

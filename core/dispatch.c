@@ -1,0 +1,191 @@
+/* Command dispatch: header, handle area, authorization area, handler, response. The checks run
+ * in the order Part 3 §5 gives, once for every command, so handlers see only their parameters. */
+#include <string.h>
+
+#include "auth.h"
+#include "engine_int.h"
+#include "state/store.h"
+
+#define HEADER_SIZE 10
+/* Room kept at the end of the response for the authorization area. */
+#define RSP_AUTH_RESERVE (MAX_SESSIONS * (2 + MAX_DIGEST_SIZE + 1 + 2 + MAX_DIGEST_SIZE))
+
+static TPM_RC rc_number(TPM_RC rc, unsigned n, TPM_RC kind)
+{
+	/* Only format-one codes carry a number, and only one. */
+	if (!(rc & TPM_RC_FMT1) || (rc & (TPM_RC_P | TPM_RC_S | TPM_RC_N_MASK)) || n == 0 || n > 15)
+		return rc;
+	return rc | kind | (n << 8);
+}
+
+TPM_RC rc_param(TPM_RC rc, unsigned n)
+{
+	return rc_number(rc, n, TPM_RC_P);
+}
+
+TPM_RC rc_handle(TPM_RC rc, unsigned n)
+{
+	return rc_number(rc, n, TPM_RC_H);
+}
+
+TPM_RC rc_session(TPM_RC rc, unsigned n)
+{
+	return rc_number(rc, n, TPM_RC_S);
+}
+
+static uint16_t handle_kind(struct pqtpm_engine *e, TPM_HANDLE h)
+{
+	switch (h >> 24) {
+	case TPM_HT_PCR:
+		return h < PCR_NUM ? HK_PCR : 0;
+	case TPM_HT_NV_INDEX:
+		return HK_NV;
+	case TPM_HT_HMAC_SESSION:
+	case TPM_HT_POLICY_SESSION:
+		return HK_SESSION;
+	case TPM_HT_TRANSIENT:
+		return HK_TRANSIENT;
+	case TPM_HT_PERSISTENT:
+		return HK_PERSISTENT;
+	}
+	switch (h) {
+	case TPM_RH_OWNER:
+		return HK_OWNER;
+	case TPM_RH_ENDORSEMENT:
+		return HK_ENDORSEMENT;
+	case TPM_RH_PLATFORM:
+		return HK_PLATFORM;
+	case TPM_RH_NULL:
+		return HK_NULL;
+	case TPM_RH_LOCKOUT:
+		return HK_LOCKOUT;
+	}
+	return 0;
+}
+
+static TPM_RC resolve_handles(struct cmd *c, struct rd *r)
+{
+	for (unsigned i = 0; i < c->def->handles; i++) {
+		TPM_HANDLE h;
+		uint16_t kind;
+		struct object *o;
+
+		if (rd_u32(r, &h) != TPM_RC_SUCCESS)
+			return TPM_RC_INSUFFICIENT;
+		c->handle[i] = h;
+		kind = handle_kind(c->e, h);
+		if (!(kind & c->def->htype[i]))
+			return rc_handle(TPM_RC_VALUE, i + 1);
+		if (kind & HK_HIERARCHY && !hier_enabled(c->e, h))
+			return rc_handle(TPM_RC_HIERARCHY, i + 1);
+		if (!(kind & HK_OBJECT))
+			continue;
+		o = object_find(c->client, h);
+		if (!o)
+			return kind == HK_TRANSIENT ? TPM_RC_REFERENCE_H0 + i
+						    : rc_handle(TPM_RC_HANDLE, i + 1);
+		if (o->kind == OBJ_KEY && !hier_enabled(c->e, o->hierarchy))
+			return rc_handle(TPM_RC_HIERARCHY, i + 1);
+		c->obj[i] = o;
+	}
+	return TPM_RC_SUCCESS;
+}
+
+static size_t error_response(uint8_t *rsp, TPM_RC rc)
+{
+	struct wr w;
+
+	wr_init(&w, rsp, HEADER_SIZE);
+	wr_u16(&w, TPM_ST_NO_SESSIONS);
+	wr_u32(&w, HEADER_SIZE);
+	wr_u32(&w, rc);
+	return HEADER_SIZE;
+}
+
+static TPM_RC run(struct cmd *c, const uint8_t *cmd, size_t len, struct auth_area *a,
+		  uint8_t *params)
+{
+	struct rd r;
+	uint32_t size, cc;
+	uint16_t tag;
+
+	if (len < HEADER_SIZE)
+		return len < 2 ? TPM_RC_BAD_TAG : TPM_RC_COMMAND_SIZE;
+	rd_init(&r, cmd, len);
+	TRY(rd_u16(&r, &tag));
+	TRY(rd_u32(&r, &size));
+	TRY(rd_u32(&r, &cc));
+	if (tag != TPM_ST_SESSIONS && tag != TPM_ST_NO_SESSIONS)
+		return TPM_RC_BAD_TAG;
+	if (size != len || size > PQTPM_MAX_COMMAND_SIZE)
+		return TPM_RC_COMMAND_SIZE;
+	c->tag = tag;
+	c->def = cmd_lookup(cc);
+	if (!c->e->started && !(c->def && (c->def->flags & CMD_NO_STARTUP)))
+		return TPM_RC_INITIALIZE;
+	if (!c->def)
+		return TPM_RC_COMMAND_CODE;
+	TRY(resolve_handles(c, &r));
+	TRY(auth_parse(c, &r, a));
+	/* Handlers read a copy: parameter decryption works in place. */
+	c->cp_start = r.buf + r.off;
+	c->cp_len = rd_left(&r);
+	memcpy(params, c->cp_start, c->cp_len);
+	TRY(auth_check(c, a, params, c->cp_len));
+	rd_init(&c->in, params, c->cp_len);
+	TRY(c->def->run(c));
+	if (rd_left(&c->in) != 0)
+		return TPM_RC_SIZE;
+	return TPM_RC_SUCCESS;
+}
+
+size_t dispatch(struct pqtpm_client *cl, uint8_t locality, const uint8_t *cmd, size_t len,
+		uint8_t *rsp, size_t cap)
+{
+	struct pqtpm_engine *e = cl->e;
+	struct cmd c;
+	struct auth_area a;
+	struct wr w;
+	size_t params_at;
+	uint8_t params[PQTPM_MAX_COMMAND_SIZE];
+	TPM_RC rc;
+
+	memset(&c, 0, sizeof(c));
+	c.e = e;
+	c.client = cl;
+	c.locality = locality;
+	e->dirty = false;
+
+	/* Parameters go straight into the response buffer, after the header, the response
+	 * handle and the parameterSize; which of those exist depends on the command, so the
+	 * largest offset is used and the parameters moved down once if needed. */
+	params_at = HEADER_SIZE + 4 + 4;
+	wr_init(&c.out, rsp + params_at, cap - params_at - RSP_AUTH_RESERVE);
+
+	rc = run(&c, cmd, len, &a, params);
+	crypto_wipe(params, c.cp_len);
+	if (rc == TPM_RC_SUCCESS && e->dirty && state_save(e) != 0)
+		rc = TPM_RC_NV_UNAVAILABLE;
+	if (rc != TPM_RC_SUCCESS) {
+		auth_wipe(&a);
+		return error_response(rsp, rc);
+	}
+
+	wr_init(&w, rsp, cap);
+	wr_u16(&w, c.tag);
+	wr_u32(&w, 0);
+	wr_u32(&w, TPM_RC_SUCCESS);
+	if (c.def->flags & CMD_RHANDLE)
+		wr_u32(&w, c.rsp_handle);
+	if (c.tag == TPM_ST_SESSIONS)
+		wr_u32(&w, (uint32_t)c.out.off);
+	memmove(rsp + w.off, rsp + params_at, c.out.off);
+	w.off += c.out.off;
+	if (c.tag == TPM_ST_SESSIONS)
+		rc = auth_respond(&c, &a, rsp + w.off - c.out.off, c.out.off, &w);
+	auth_wipe(&a);
+	if (rc != TPM_RC_SUCCESS)
+		return error_response(rsp, TPM_RC_FAILURE);
+	wr_patch_u32(&w, 2, (uint32_t)w.off);
+	return w.off;
+}

@@ -1,0 +1,334 @@
+/* The engine's public face (include/pqtpm/engine.h): open/close, clients, execute, platform
+ * signals, logging. One mutex serializes everything that touches an instance. */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "engine_int.h"
+#include "pcr.h"
+#include "session.h"
+#include "startup.h"
+#include "state/store.h"
+
+static enum pqtpm_log_level log_level = PQTPM_LOG_INFO;
+
+void pqtpm_log_set_level(enum pqtpm_log_level level)
+{
+	log_level = level;
+}
+
+static void vlog(enum pqtpm_log_level level, const char *fmt, va_list ap)
+{
+	static const char *const names[] = { "error", "warn", "info", "debug" };
+
+	if (level > log_level)
+		return;
+	fprintf(stderr, "pqtpm: %s: ", names[level]);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+}
+
+void pqtpm_log(enum pqtpm_log_level level, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vlog(level, fmt, ap);
+	va_end(ap);
+}
+
+void engine_log(struct pqtpm_engine *e, enum pqtpm_log_level lvl, const char *fmt, ...)
+{
+	va_list ap;
+
+	(void)e;
+	va_start(ap, fmt);
+	vlog(lvl, fmt, ap);
+	va_end(ap);
+}
+
+static uint64_t monotonic_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+}
+
+uint64_t engine_clock_ms(struct pqtpm_engine *e)
+{
+	return e->ps.clock + (monotonic_ms() - e->clock_base_ms);
+}
+
+void engine_clock_sync(struct pqtpm_engine *e)
+{
+	uint64_t now = monotonic_ms();
+
+	e->ps.clock += now - e->clock_base_ms;
+	e->clock_base_ms = now;
+}
+
+/* _TPM_Init: the TPM needs a Startup before anything else. */
+static void power_on(struct pqtpm_engine *e)
+{
+	if (e->powered)
+		return;
+	e->powered = true;
+	e->started = false;
+	e->clock_base_ms = monotonic_ms();
+}
+
+static void power_off(struct pqtpm_engine *e)
+{
+	if (!e->powered)
+		return;
+	engine_clock_sync(e);
+	e->powered = false;
+	e->started = false;
+	if (e->state_dir && state_save(e) != 0)
+		pqtpm_log(PQTPM_LOG_ERROR, "saving state on power off failed");
+}
+
+static int fresh_state(struct pqtpm_engine *e, unsigned banks)
+{
+	for (int i = 0; i < HIER_COUNT; i++) {
+		if (crypto_random(e->ps.hier[i].seed, PRIMARY_SEED_SIZE) ||
+		    crypto_random(e->ps.hier[i].proof, PRIMARY_SEED_SIZE))
+			return -EIO;
+		e->ps.hier[i].policy_alg = TPM_ALG_NULL;
+	}
+	e->ps.pcr_banks = banks ? banks : (PQTPM_BANK_SHA1 | PQTPM_BANK_SHA256);
+	e->ps.pcr_banks_pending = e->ps.pcr_banks;
+	return 0;
+}
+
+/* Unlink and free a client and everything it owns; the caller holds the lock. */
+static void client_destroy(struct pqtpm_client *c)
+{
+	struct pqtpm_engine *e = c->e;
+
+	for (int i = 0; i < MAX_CLIENT_OBJECTS; i++)
+		object_wipe_free(c->objects[i]);
+	session_release_all(c);
+	if (c->prev)
+		c->prev->next = c->next;
+	else
+		e->clients = c->next;
+	if (c->next)
+		c->next->prev = c->prev;
+	e->nclients--;
+	free(c);
+}
+
+static void free_all(struct pqtpm_engine *e)
+{
+	while (e->clients)
+		client_destroy(e->clients);
+	for (int i = 0; i < MAX_PERSISTENT_OBJECTS; i++) {
+		object_wipe_free(e->ps.persistent[i]);
+		e->ps.persistent[i] = NULL;
+	}
+	pthread_mutex_destroy(&e->lock);
+	free(e->state_dir);
+	crypto_wipe(e, sizeof(*e));
+	free(e);
+}
+
+int pqtpm_engine_open(struct pqtpm_engine **out, const struct pqtpm_engine_config *cfg,
+		      char *err, size_t errlen)
+{
+	struct pqtpm_engine *e;
+	int rc = 0;
+
+	if (errlen)
+		err[0] = 0;
+	e = calloc(1, sizeof(*e));
+	if (!e)
+		return -ENOMEM;
+	pthread_mutex_init(&e->lock, NULL);
+	e->log_level = cfg->log_level;
+	if (cfg->state_dir) {
+		e->state_dir = strdup(cfg->state_dir);
+		if (!e->state_dir) {
+			rc = -ENOMEM;
+			goto fail;
+		}
+		rc = state_dir_prepare(e->state_dir, err, errlen);
+		if (rc)
+			goto fail;
+		rc = state_load(e, err, errlen);
+		if (rc == -ENOENT) {
+			rc = fresh_state(e, cfg->pcr_banks);
+			if (!rc && state_save(e))
+				rc = -EIO;
+			if (rc && errlen)
+				snprintf(err, errlen, "%s: cannot create the state file", e->state_dir);
+		}
+		if (rc)
+			goto fail;
+	} else {
+		rc = fresh_state(e, cfg->pcr_banks);
+		if (rc)
+			goto fail;
+	}
+	power_on(e);
+	if (cfg->auto_startup) {
+		TPM_RC trc = startup_run(e, TPM_SU_CLEAR);
+
+		if (trc != TPM_RC_SUCCESS) {
+			if (errlen)
+				snprintf(err, errlen, "Startup(CLEAR) failed: 0x%03x", trc);
+			rc = -EIO;
+			goto fail;
+		}
+	}
+	*out = e;
+	return 0;
+fail:
+	free_all(e);
+	return rc;
+}
+
+void pqtpm_engine_close(struct pqtpm_engine *e)
+{
+	if (!e)
+		return;
+	pthread_mutex_lock(&e->lock);
+	power_off(e);
+	pthread_mutex_unlock(&e->lock);
+	free_all(e);
+}
+
+int pqtpm_engine_save(struct pqtpm_engine *e)
+{
+	int rc = 0;
+
+	pthread_mutex_lock(&e->lock);
+	if (e->state_dir) {
+		engine_clock_sync(e);
+		rc = state_save(e);
+	}
+	pthread_mutex_unlock(&e->lock);
+	return rc;
+}
+
+struct pqtpm_client *pqtpm_client_new(struct pqtpm_engine *e)
+{
+	struct pqtpm_client *c = calloc(1, sizeof(*c));
+
+	if (!c)
+		return NULL;
+	c->e = e;
+	pthread_mutex_lock(&e->lock);
+	if (e->nclients >= MAX_CLIENTS_TOTAL) {
+		pthread_mutex_unlock(&e->lock);
+		free(c);
+		return NULL;
+	}
+	c->next = e->clients;
+	if (e->clients)
+		e->clients->prev = c;
+	e->clients = c;
+	e->nclients++;
+	pthread_mutex_unlock(&e->lock);
+	return c;
+}
+
+void pqtpm_client_free(struct pqtpm_client *c)
+{
+	struct pqtpm_engine *e;
+
+	if (!c)
+		return;
+	e = c->e;
+	pthread_mutex_lock(&e->lock);
+	client_destroy(c);
+	pthread_mutex_unlock(&e->lock);
+}
+
+/* Smallest response buffer we accept: a full response plus its authorization area. */
+#define MIN_RSP_CAP 1024
+
+int pqtpm_engine_execute(struct pqtpm_client *c, uint8_t locality, const uint8_t *cmd,
+			 size_t cmd_len, uint8_t *rsp, size_t rsp_cap, size_t *rsp_len)
+{
+	struct pqtpm_engine *e = c->e;
+
+	if (rsp_cap < MIN_RSP_CAP)
+		return -EINVAL;
+	pthread_mutex_lock(&e->lock);
+	if (e->powered) {
+		*rsp_len = dispatch(c, locality, cmd, cmd_len, rsp, rsp_cap);
+	} else {
+		/* A TPM that is off cannot answer; say so with a failure code. */
+		struct wr w;
+
+		wr_init(&w, rsp, rsp_cap);
+		wr_u16(&w, TPM_ST_NO_SESSIONS);
+		wr_u32(&w, 10);
+		wr_u32(&w, TPM_RC_FAILURE);
+		*rsp_len = w.off;
+	}
+	pthread_mutex_unlock(&e->lock);
+	return 0;
+}
+
+int pqtpm_engine_signal(struct pqtpm_engine *e, enum pqtpm_signal sig)
+{
+	int rc = 0;
+
+	pthread_mutex_lock(&e->lock);
+	switch (sig) {
+	case PQTPM_SIGNAL_POWER_ON:
+		power_on(e);
+		break;
+	case PQTPM_SIGNAL_POWER_OFF:
+		power_off(e);
+		break;
+	case PQTPM_SIGNAL_RESET:
+		power_off(e);
+		power_on(e);
+		break;
+	case PQTPM_SIGNAL_PHYS_PRES_ON:
+		e->phys_presence = true;
+		break;
+	case PQTPM_SIGNAL_PHYS_PRES_OFF:
+		e->phys_presence = false;
+		break;
+	case PQTPM_SIGNAL_NV_ON:
+		e->nv_available = true;
+		break;
+	case PQTPM_SIGNAL_NV_OFF:
+		e->nv_available = false;
+		break;
+	case PQTPM_SIGNAL_CANCEL_ON:
+		e->cancel = true;
+		break;
+	case PQTPM_SIGNAL_CANCEL_OFF:
+		e->cancel = false;
+		break;
+	case PQTPM_SIGNAL_HASH_START:
+		rc = e->powered ? pcr_hcrtm_start(e) : -EINVAL;
+		break;
+	case PQTPM_SIGNAL_HASH_END:
+		rc = e->hcrtm_active ? pcr_hcrtm_end(e) : -EINVAL;
+		break;
+	default:
+		rc = -EINVAL;
+	}
+	pthread_mutex_unlock(&e->lock);
+	return rc;
+}
+
+int pqtpm_engine_hash_data(struct pqtpm_engine *e, const uint8_t *data, size_t len)
+{
+	int rc;
+
+	pthread_mutex_lock(&e->lock);
+	rc = e->hcrtm_active ? pcr_hcrtm_data(e, data, len) : -EINVAL;
+	pthread_mutex_unlock(&e->lock);
+	return rc;
+}

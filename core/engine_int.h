@@ -1,0 +1,237 @@
+/* Engine internals shared by the files of core/: the engine, its clients, loaded objects,
+ * and the command context a handler sees. Nothing outside core/ includes this. */
+#ifndef PQTPM_ENGINE_INT_H
+#define PQTPM_ENGINE_INT_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <pqtpm/engine.h>
+#include <pqtpm/tpm2.h>
+
+#include "crypto/crypto.h"
+#include "marshal.h"
+#include "types.h"
+
+#define MAX_CLIENT_OBJECTS 32	 /* transient objects and sequences per client */
+#define MAX_PERSISTENT_OBJECTS 32
+#define MAX_CLIENT_SESSIONS 16	 /* loaded sessions per client */
+#define MAX_CLIENTS_TOTAL 1024
+#define PRIMARY_SEED_SIZE 64	 /* bytes; the largest hash we support */
+#define PCR_NUM TPM_PCR_COUNT
+
+/* ---- objects ---- */
+enum object_kind {
+	OBJ_KEY,	/* anything with a public area: keys, sealed data */
+	OBJ_HASH_SEQ,	/* HashSequenceStart */
+	OBJ_HMAC_SEQ,	/* HMAC_Start */
+	OBJ_EVENT_SEQ,	/* HashSequenceStart with TPM_ALG_NULL */
+};
+
+struct object {
+	enum object_kind kind;
+	TPM_HANDLE handle;		/* as the client sees it: 0x80xxxxxx or 0x81xxxxxx */
+	TPM_HANDLE hierarchy;		/* TPM_RH_OWNER/ENDORSEMENT/PLATFORM/NULL */
+	bool has_sensitive;		/* false for a public-only LoadExternal */
+	bool is_primary;
+	bool external;			/* LoadExternal: never a parent, tickets use NULL hierarchy */
+	struct tpmt_public pub;
+	struct tpmt_sensitive sens;
+	struct tpm2b_name name;
+	struct tpm2b_name qualified_name;
+	/* sequences: auth is sens.auth_value */
+	struct crypto_hash_ctx hash;			/* HASH_SEQ */
+	struct crypto_hmac_ctx hmac;			/* HMAC_SEQ */
+	struct crypto_hash_ctx event[MAX_PCR_BANKS];	/* EVENT_SEQ, one per allocated bank */
+	TPM_ALG_ID event_alg[MAX_PCR_BANKS];
+	unsigned event_banks;
+	bool seq_ticket_ok;	/* HASH_SEQ: no data began with TPM_GENERATED_VALUE */
+	uint8_t seq_first[4];	/* first bytes seen, to decide the above */
+	uint8_t seq_first_len;
+};
+
+/* ---- clients: a connection; owns its transient objects and sessions ---- */
+struct session; /* session.h */
+
+struct pqtpm_client {
+	struct pqtpm_engine *e;
+	struct object *objects[MAX_CLIENT_OBJECTS];
+	struct session *sessions[MAX_CLIENT_SESSIONS];
+	uint32_t next_handle;	/* low 24 bits of the next transient handle to try */
+	uint32_t next_session;	/* low 24 bits of the next session handle to try */
+	struct pqtpm_client *next, *prev;
+};
+
+/* ---- hierarchies ---- */
+enum hier_index { HIER_PLATFORM, HIER_OWNER, HIER_ENDORSEMENT, HIER_NULL, HIER_LOCKOUT, HIER_COUNT };
+
+struct hierarchy {
+	struct tpm2b_digest auth;
+	struct tpm2b_digest policy;
+	TPM_ALG_ID policy_alg;
+	uint8_t seed[PRIMARY_SEED_SIZE];	/* not for LOCKOUT */
+	uint8_t proof[PRIMARY_SEED_SIZE];	/* ticket HMAC key (Part 1: proof values) */
+};
+
+/* ---- persistent state: everything in the state file ---- */
+struct persist {
+	struct hierarchy hier[HIER_COUNT];	/* NULL's seed/auth are not saved */
+	bool disable_clear;
+	bool ph_enable_nv;			/* kept here though it's STCLEAR-ish; see startup.c */
+	uint32_t pcr_banks;			/* PQTPM_BANK_* allocated (takes effect at reset) */
+	uint32_t pcr_banks_pending;		/* PCR_Allocate result, applied at next Startup */
+	uint64_t clock;				/* ms, saved on each commit */
+	uint32_t reset_count;
+	uint32_t restart_count;
+	bool orderly;				/* last shutdown was orderly */
+	bool saved_state_valid;			/* Shutdown(STATE) saved what Startup(STATE) needs */
+	uint64_t context_epoch;			/* random per reset: binds saved contexts */
+	struct object *persistent[MAX_PERSISTENT_OBJECTS];
+	uint64_t generation;			/* bumped on each write, for other processes */
+};
+
+struct pcr_bank {
+	TPM_ALG_ID alg;
+	uint8_t value[PCR_NUM][MAX_DIGEST_SIZE];
+};
+
+struct pqtpm_engine {
+	pthread_mutex_t lock;
+	char *state_dir;		/* NULL: no persistence */
+	enum pqtpm_log_level log_level;
+
+	bool powered;
+	bool started;			/* Startup done since power on */
+	bool nv_available;
+	bool phys_presence;
+	bool cancel;
+	bool ph_enable, sh_enable, eh_enable; /* TPMA_STARTUP_CLEAR */
+	bool dirty;			/* persist changed by this command: save before answering */
+	bool self_tested;
+	bool self_test_failed;		/* a self test failed: failure mode (cmd/testing.c) */
+
+	struct persist ps;
+	uint8_t null_seed[PRIMARY_SEED_SIZE];
+	uint8_t null_proof[PRIMARY_SEED_SIZE];
+
+	struct pcr_bank banks[MAX_PCR_BANKS];
+	unsigned nbanks;
+	uint32_t pcr_update_counter;
+	uint8_t startup_locality;	/* of the last Startup: PCR 0's reset value (pcr.c) */
+
+	uint64_t clock_base_ms;		/* monotonic ms at power on, for the clock */
+	uint64_t context_counter;	/* TPMS_CONTEXT.sequence for objects */
+
+	/* H-CRTM sequence (platform port hash signals) */
+	bool hcrtm_active;
+	bool hcrtm_pre_startup;		/* ended before Startup: measured into PCR 0 then */
+	struct crypto_hash_ctx hcrtm[MAX_PCR_BANKS];
+
+	struct pqtpm_client *clients;
+	unsigned nclients;
+};
+
+/* ---- command context ---- */
+enum auth_role { AUTH_NONE = 0, AUTH_USER, AUTH_ADMIN, AUTH_DUP };
+
+/* handle kinds a command accepts in a handle slot (bit set) */
+#define HK_TRANSIENT 0x01u
+#define HK_PERSISTENT 0x02u
+#define HK_OBJECT (HK_TRANSIENT | HK_PERSISTENT)
+#define HK_PCR 0x04u
+#define HK_NV 0x08u
+#define HK_SESSION 0x10u
+#define HK_OWNER 0x20u	     /* TPM_RH_OWNER */
+#define HK_ENDORSEMENT 0x40u /* TPM_RH_ENDORSEMENT */
+#define HK_PLATFORM 0x80u    /* TPM_RH_PLATFORM */
+#define HK_NULL 0x100u	     /* TPM_RH_NULL */
+#define HK_LOCKOUT 0x200u    /* TPM_RH_LOCKOUT */
+#define HK_HIERARCHY (HK_OWNER | HK_ENDORSEMENT | HK_PLATFORM)
+#define HK_ANY 0x3FFu
+
+/* cmd_def.flags */
+#define CMD_PARAM_IN 0x01u   /* first command parameter is a TPM2B that may be encrypted */
+#define CMD_PARAM_OUT 0x02u  /* first response parameter is a TPM2B that may be encrypted */
+#define CMD_RHANDLE 0x04u    /* the response carries a handle */
+#define CMD_NO_STARTUP 0x08u /* valid before Startup (Startup itself) */
+#define CMD_PP 0x10u	     /* physical presence may be required (PP_Commands list) */
+
+struct cmd;
+struct cmd_def {
+	TPM_CC code;
+	const char *name;
+	uint8_t handles;		/* handles in the command's handle area */
+	uint8_t auth[3];		/* auth role per handle */
+	uint16_t htype[3];		/* HK_* accepted per handle */
+	uint8_t flags;
+	TPM_RC (*run)(struct cmd *c);
+};
+
+struct cmd {
+	struct pqtpm_engine *e;
+	struct pqtpm_client *client;
+	const struct cmd_def *def;
+	uint8_t locality;
+	uint16_t tag;			/* TPM_ST_SESSIONS / NO_SESSIONS */
+	TPM_HANDLE handle[3];		/* as sent */
+	struct object *obj[3];		/* resolved objects, NULL for other handle kinds */
+	struct rd in;			/* parameters */
+	struct wr out;			/* response parameters */
+	TPM_HANDLE rsp_handle;		/* for CMD_RHANDLE */
+	const uint8_t *cp_start;	/* parameter area, for cpHash (sessions issue) */
+	size_t cp_len;
+};
+
+/* Add a parameter/handle/session number to a format-one code (left alone otherwise). */
+TPM_RC rc_param(TPM_RC rc, unsigned n);
+TPM_RC rc_handle(TPM_RC rc, unsigned n);
+TPM_RC rc_session(TPM_RC rc, unsigned n);
+#define TRYP(n, expr)                                    \
+	do {                                             \
+		TPM_RC tryp_rc_ = (expr);                \
+		if (tryp_rc_ != TPM_RC_SUCCESS)          \
+			return rc_param(tryp_rc_, (n));  \
+	} while (0)
+
+/* ---- the command table (cmd/table.c); each family file exports a 0-terminated array ---- */
+const struct cmd_def *cmd_lookup(TPM_CC code);
+size_t cmd_count(void);
+const struct cmd_def *cmd_at(size_t i); /* sorted by code, for GetCapability(COMMANDS) */
+/* An algorithm GetCapability(TPM_CAP_ALGS) lists (cmd/capability.c). */
+bool alg_implemented(TPM_ALG_ID alg);
+
+/* ---- engine services for handlers (engine.c, object_table.c, hierarchy.c) ---- */
+/* Transient object slots of the client; the object gets the next free transient handle. */
+TPM_RC object_alloc(struct pqtpm_client *cl, enum object_kind kind, struct object **out);
+void object_release(struct pqtpm_client *cl, struct object *o); /* wipes and frees */
+struct object *object_find(struct pqtpm_client *cl, TPM_HANDLE h); /* transient or persistent */
+void object_wipe_free(struct object *o);
+unsigned object_count_loaded(struct pqtpm_engine *e);
+
+int hier_index(TPM_HANDLE h); /* HIER_* or -1 */
+bool hier_enabled(struct pqtpm_engine *e, TPM_HANDLE h);
+struct hierarchy *hier_get(struct pqtpm_engine *e, TPM_HANDLE h);
+const uint8_t *hier_seed(struct pqtpm_engine *e, TPM_HANDLE h);	 /* NULL if none */
+const uint8_t *hier_proof(struct pqtpm_engine *e, TPM_HANDLE h); /* NULL if none */
+
+/* The authValue of an entity (object, hierarchy, PCR); NULL entity → empty. */
+TPM_RC entity_auth(struct cmd *c, unsigned slot, struct tpm2b_digest *auth);
+
+/* Mark persistent state changed; dispatch saves it before the response leaves. */
+static inline void engine_dirty(struct pqtpm_engine *e)
+{
+	e->dirty = true;
+}
+
+uint64_t engine_clock_ms(struct pqtpm_engine *e);
+/* Fold the time elapsed since the last sync into ps.clock (before saving it). */
+void engine_clock_sync(struct pqtpm_engine *e);
+void engine_log(struct pqtpm_engine *e, enum pqtpm_log_level lvl, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/* Run one command (dispatch.c). Always writes a response. */
+size_t dispatch(struct pqtpm_client *cl, uint8_t locality, const uint8_t *cmd, size_t len,
+		uint8_t *rsp, size_t cap);
+
+#endif

@@ -1,0 +1,85 @@
+/* Object semantics shared by the commands that create, load, use and save objects:
+ * names, the protection of TPM2B_PRIVATE, primary derivation, key generation, public-area
+ * checks. Part 1 §23-27 (objects, protected storage) and Part 3 (Create, Load ...). */
+#ifndef PQTPM_OBJECT_H
+#define PQTPM_OBJECT_H
+
+#include "engine_int.h"
+
+#define MLKEM_SEED_BYTES 64 /* TPM2B_PRIVATE_KEY_MLKEM: d || z */
+
+/* Name = nameAlg || H(TPMT_PUBLIC). */
+TPM_RC object_name(const struct tpmt_public *pub, struct tpm2b_name *name);
+/* Qualified name = nameAlg || H(parent QN || name); a primary's parent QN is the hierarchy
+ * handle (4 bytes). */
+TPM_RC object_qualified_name(const struct tpm2b_name *parent_qn, const struct tpm2b_name *name,
+			     TPM_ALG_ID name_alg, struct tpm2b_name *out);
+void object_hierarchy_qn(TPM_HANDLE hierarchy, struct tpm2b_name *out);
+
+/* Fill o->name and o->qualified_name (parent NULL: primary in o->hierarchy). */
+TPM_RC object_set_names(struct object *o, const struct object *parent);
+
+/* Check a template or loaded public area for consistency (attributes, schemes, sizes) as
+ * Part 3 CreatePrimary/Create/Load say. is_template: unique may be anything. */
+TPM_RC object_check_public(const struct tpmt_public *pub, bool is_template);
+/* A parent must be a restricted decryption storage key with a private part. */
+bool object_is_storage_parent(const struct object *o);
+/* fixedTPM / fixedParent / encryptedDuplication against the parent (Create, Load);
+ * parent NULL: a primary, whose parent is a seed (fixedTPM). TPM_RC_ATTRIBUTES. */
+TPM_RC object_check_parent(const struct object *parent, const struct tpmt_public *pub);
+/* Everything Part 3 checks in a creation template: object_check_public(pub, true),
+ * object_check_parent, and sensitiveDataOrigin against the data given. Codes are about
+ * inPublic; the caller checks userAuth's size against nameAlg itself (inSensitive). */
+TPM_RC object_check_create(const struct object *parent, const struct tpmt_public *pub,
+			   const struct tpms_sensitive_create *sc);
+
+/* Generate the sensitive part (and the public unique) for a template. rng: the system DRBG
+ * for Create, a KDFa stream for primaries. sc: the caller's sensitive.create (auth, data). */
+TPM_RC object_generate(struct crypto_rng *rng, struct tpmt_public *pub,
+		       const struct tpms_sensitive_create *sc, struct tpmt_sensitive *sens);
+
+/* Primary objects: deterministic from the hierarchy seed and the template. */
+TPM_RC object_create_primary(struct pqtpm_engine *e, TPM_HANDLE hierarchy,
+			     struct tpmt_public *pub, const struct tpms_sensitive_create *sc,
+			     struct tpmt_sensitive *sens);
+
+/* TPM2B_PRIVATE protection (Part 1 §23.3: integrity HMAC over the encrypted sensitive and
+ * the object name, AES-CFB with keys from KDFa of the parent's seed). */
+TPM_RC object_wrap(const struct object *parent, const struct tpmt_public *pub,
+		   const struct tpmt_sensitive *sens, struct tpm2b_private *out);
+/* Fails with TPM_RC_INTEGRITY if the blob was altered or belongs to another parent/name. */
+TPM_RC object_unwrap(const struct object *parent, const struct tpmt_public *pub,
+		     const struct tpm2b_private *in, struct tpmt_sensitive *sens);
+
+/* Check that the sensitive part matches the public part (LoadExternal): TPM_RC_TYPE,
+ * TPM_RC_SIZE (authValue longer than nameAlg), TPM_RC_KEY_SIZE, TPM_RC_BINDING. The public
+ * part must have passed object_check_public(pub, false). */
+TPM_RC object_check_pair(const struct tpmt_public *pub, const struct tpmt_sensitive *sens);
+
+/* ---- new objects (new.c) ----
+ * The checks every creation command (Create, CreatePrimary, CreateLoaded) makes on its
+ * inSensitive (parameter 1: userAuth no longer than nameAlg's digest) and inPublic
+ * (parameter 2: object_check_create), with the parameter numbers added. */
+TPM_RC object_check_inputs(const struct object *parent, const struct tpmt_public *pub,
+			   const struct tpms_sensitive_create *sc);
+/* A new loaded object for c->client from a checked template: a primary of hierarchy derived
+ * from its seed when parent is NULL, else an ordinary key under parent from the system DRBG.
+ * On failure nothing is left allocated. */
+TPM_RC object_new(struct cmd *c, const struct object *parent, TPM_HANDLE hierarchy,
+		  const struct tpmt_public *tmpl, const struct tpms_sensitive_create *sc,
+		  struct object **out);
+
+/* ---- creation data (creation.c) ----
+ * Write creationData (TPM2B_CREATION_DATA), creationHash and creationTicket to c->out for a
+ * new object of hierarchy with Name name (Part 3 Create/CreatePrimary). parent NULL: a
+ * primary (parentName = the hierarchy handle). pcrs is filtered to the allocated banks. */
+TPM_RC object_write_creation(struct cmd *c, const struct object *parent, TPM_HANDLE hierarchy,
+			     const struct tpmt_public *pub, const struct tpm2b_name *name,
+			     struct tpml_pcr_selection *pcrs, const struct tpm2b_data *outside);
+/* TPMT_TK_CREATION: HMAC_TICKET_HASH(proof, TPM_ST_CREATION || name || creationHash); the NULL
+ * Ticket in the NULL hierarchy. CertifyCreation recomputes it with this. */
+TPM_RC object_creation_ticket(struct pqtpm_engine *e, TPM_HANDLE hierarchy,
+			      const struct tpm2b_name *name, const struct tpm2b_digest *creation_hash,
+			      struct tpmt_ticket *t);
+
+#endif

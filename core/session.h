@@ -1,0 +1,67 @@
+/* Authorization sessions (Part 1 §19-21): the session table of a client, session keys,
+ * HMACs and parameter encryption. What a session authorizes is decided in auth.c. */
+#ifndef PQTPM_SESSION_H
+#define PQTPM_SESSION_H
+
+#include "engine_int.h"
+
+struct session {
+	TPM_HANDLE handle;		/* 0x02xxxxxx HMAC, 0x03xxxxxx policy/trial */
+	uint8_t type;			/* TPM_SE_HMAC, TPM_SE_POLICY, TPM_SE_TRIAL */
+	TPM_ALG_ID auth_hash;
+	struct tpmt_sym_def sym;	/* parameter encryption: AES-CFB, XOR or NULL */
+	struct tpm2b_digest session_key;
+	struct tpm2b_digest nonce_tpm;
+	bool bound;
+	struct tpm2b_name bind_name;	/* the entity the session is bound to */
+	struct tpm2b_digest bind_auth;	/* its authValue when the session started */
+	/* policy state (Part 1 §19.7) */
+	struct tpm2b_digest policy_digest;
+	bool need_auth_value;		/* PolicyAuthValue */
+	bool need_password;		/* PolicyPassword */
+	TPM_CC command_code;		/* PolicyCommandCode; 0 = any */
+	struct tpm2b_digest cp_hash;	/* PolicyCpHash / PolicySecret cpHashA */
+	struct tpm2b_digest name_hash;	/* PolicyNameHash */
+	uint8_t locality;		/* PolicyLocality mask; 0 = any */
+	bool pcr_counter_set;		/* PolicyPCR: the update counter it saw */
+	uint32_t pcr_counter;
+};
+
+struct session *session_find(struct pqtpm_client *cl, TPM_HANDLE h);
+TPM_RC session_alloc(struct pqtpm_client *cl, uint8_t type, struct session **out);
+void session_release(struct pqtpm_client *cl, struct session *s);
+void session_release_all(struct pqtpm_client *cl);
+unsigned session_count(struct pqtpm_engine *e);
+void session_policy_reset(struct session *s);
+
+/* Name of the entity a handle slot names: an object's name, else the handle (Part 1 §16). */
+TPM_RC entity_name(struct cmd *c, unsigned slot, struct tpm2b_name *out);
+
+/* cpHash = H(commandCode || names || parameters) as sent (Part 1 §18.7). */
+TPM_RC session_cp_hash(struct cmd *c, TPM_ALG_ID hash, TPM_CC cc, const uint8_t *params,
+		       size_t plen, struct tpm2b_digest *out);
+/* rpHash = H(responseCode || commandCode || parameters) (Part 1 §18.8). */
+TPM_RC session_rp_hash(TPM_ALG_ID hash, TPM_CC cc, const uint8_t *params, size_t plen,
+		       struct tpm2b_digest *out);
+
+/* HMAC(sessionKey || authValue, pHash || nonceNewer || nonceOlder [|| nonceDecrypt]
+ * [|| nonceEncrypt] || sessionAttributes) (Part 1 §19.6.5). extra may hold 0-2 nonces. */
+TPM_RC session_hmac(const struct session *s, const struct tpm2b_digest *auth,
+		    const struct tpm2b_digest *p_hash, const struct tpm2b_digest *newer,
+		    const struct tpm2b_digest *older, const struct tpm2b_digest *const *extra,
+		    unsigned nextra, uint8_t attrs, struct tpm2b_digest *out);
+
+/* Parameter encryption of a first TPM2B parameter's content (Part 1 §21):
+ * AES-CFB with key/IV from KDFa(authHash, sessionKey || authValue, "CFB", newer, older) or
+ * XOR with a KDFa mask. For commands newer = nonceCaller, older = nonceTPM; for responses
+ * the reverse. */
+TPM_RC session_crypt(const struct session *s, const struct tpm2b_digest *auth, bool encrypt,
+		     const struct tpm2b_digest *newer, const struct tpm2b_digest *older,
+		     uint8_t *data, size_t len);
+
+/* Session key (Part 1 §19.6.8): KDFa(authHash, bindAuth || salt, "ATH", nonceTPM,
+ * nonceCaller, digest bits); empty when neither bind nor salt is given. */
+TPM_RC session_make_key(struct session *s, const struct tpm2b_digest *bind_auth,
+			const uint8_t *salt, size_t salt_len, const struct tpm2b_digest *nonce_caller);
+
+#endif

@@ -1,0 +1,277 @@
+/* Reading, checking and atomically replacing <state_dir>/pqtpm.state (format in store.h). */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "state/store.h"
+#include "state_int.h"
+
+static const uint8_t magic[8] = "PQTPMST";
+#define HEADER_SIZE (sizeof(magic) + 4 + 4)
+#define CHECKSUM_ALG TPM_ALG_SHA256
+#define CHECKSUM_SIZE 32
+#define MAX_FILE (HEADER_SIZE + STATE_MAX_BODY + CHECKSUM_SIZE)
+
+static int fail(char *err, size_t errlen, int rc, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+static int fail(char *err, size_t errlen, int rc, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+	return rc;
+}
+
+/* ---- load ---- */
+
+/* The whole file into a fresh buffer (*out, to wipe and free). */
+static int read_all(int fd, uint8_t **out, size_t *len)
+{
+	struct stat st;
+	size_t size, got = 0;
+	uint8_t *buf;
+
+	if (fstat(fd, &st) < 0)
+		return -errno;
+	if (st.st_size < 0 || (uint64_t)st.st_size > MAX_FILE)
+		return -EFBIG;
+	size = (size_t)st.st_size;
+	buf = malloc(size ? size : 1);
+	if (!buf)
+		return -ENOMEM;
+	while (got < size) {
+		ssize_t n = read(fd, &buf[got], size - got);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			int rc = -errno;
+
+			free(buf);
+			return rc;
+		}
+		if (n == 0)
+			break;
+		got += (size_t)n;
+	}
+	*out = buf;
+	*len = got;
+	return 0;
+}
+
+/* Check the frame and parse the body into ps. */
+static int parse_file(const char *path, const uint8_t *buf, size_t len, struct persist *ps,
+		      char *err, size_t errlen)
+{
+	struct rd r, body_rd;
+	const uint8_t *head, *body, *stored;
+	uint32_t version, body_len;
+	uint8_t sum[CHECKSUM_SIZE];
+	const char *what;
+	size_t n = len < sizeof(magic) ? len : sizeof(magic);
+
+	rd_init(&r, buf, len);
+	if (rd_view(&r, n, &head) != TPM_RC_SUCCESS || memcmp(head, magic, n) != 0)
+		return fail(err, errlen, -EBADMSG, "%s: not a pqtpm state file", path);
+	if (n < sizeof(magic) || rd_u32(&r, &version) != TPM_RC_SUCCESS)
+		return fail(err, errlen, -EBADMSG, "%s: truncated at byte %zu", path, len);
+	if (version != STATE_VERSION)
+		return fail(err, errlen, -ENOTSUP, "%s: unsupported version %u", path, version);
+	if (rd_u32(&r, &body_len) != TPM_RC_SUCCESS)
+		return fail(err, errlen, -EBADMSG, "%s: truncated at byte %zu", path, len);
+	if (body_len > STATE_MAX_BODY)
+		return fail(err, errlen, -EBADMSG, "%s: body length %u exceeds the limit %u", path,
+			    body_len, STATE_MAX_BODY);
+	if (rd_view(&r, body_len, &body) != TPM_RC_SUCCESS ||
+	    rd_view(&r, CHECKSUM_SIZE, &stored) != TPM_RC_SUCCESS)
+		return fail(err, errlen, -EBADMSG, "%s: truncated at byte %zu", path, len);
+	if (rd_left(&r))
+		return fail(err, errlen, -EBADMSG, "%s: %zu bytes of trailing data after byte %zu",
+			    path, rd_left(&r), r.off);
+	if (crypto_hash(CHECKSUM_ALG, buf, HEADER_SIZE + body_len, sum) != TPM_RC_SUCCESS)
+		return fail(err, errlen, -EIO, "%s: cannot compute the checksum", path);
+	if (!crypto_ct_equal(sum, stored, CHECKSUM_SIZE))
+		return fail(err, errlen, -EBADMSG, "%s: bad checksum", path);
+	rd_init(&body_rd, body, body_len);
+	if (state_decode(&body_rd, ps, &what) != TPM_RC_SUCCESS)
+		return fail(err, errlen, -EBADMSG, "%s: %s at byte %zu", path, what,
+			    HEADER_SIZE + body_rd.off);
+	return 0;
+}
+
+static int load_locked(const char *path, struct persist *ps, char *err, size_t errlen)
+{
+	uint8_t *buf = NULL;
+	size_t len = 0;
+	int fd, rc;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		rc = -errno;
+		return fail(err, errlen, rc, "%s: %s", path, strerror(-rc));
+	}
+	rc = read_all(fd, &buf, &len);
+	/* read-only descriptor: a close error cannot lose data */
+	(void)close(fd);
+	if (rc == -EFBIG)
+		return fail(err, errlen, rc, "%s: larger than any state file (%zu bytes)", path,
+			    (size_t)MAX_FILE);
+	if (rc < 0)
+		return fail(err, errlen, rc, "%s: %s", path, strerror(-rc));
+	rc = parse_file(path, buf, len, ps, err, errlen);
+	crypto_wipe(buf, len);
+	free(buf);
+	return rc;
+}
+
+int state_load(struct pqtpm_engine *e, char *err, size_t errlen)
+{
+	char path[PATH_MAX];
+	struct persist ps;
+	int lock, rc;
+
+	if (!e->state_dir)
+		return fail(err, errlen, -ENOENT, "no state directory");
+	if (state_path(path, sizeof(path), e->state_dir, STATE_FILE) < 0)
+		return fail(err, errlen, -ENAMETOOLONG, "%s: name too long", e->state_dir);
+	lock = state_lock(e->state_dir, false);
+	if (lock < 0)
+		return fail(err, errlen, lock, "%s/%s: cannot lock: %s", e->state_dir,
+			    STATE_LOCK_FILE, strerror(-lock));
+	rc = load_locked(path, &ps, err, errlen);
+	state_unlock(lock);
+	if (rc < 0)
+		return rc;
+	state_free_objects(&e->ps);
+	e->ps = ps;
+	crypto_wipe(&ps, sizeof(ps));
+	return 0;
+}
+
+/* ---- save ---- */
+
+static TPM_RC build_file(const struct persist *ps, uint64_t generation, struct wr *w)
+{
+	size_t len_at, body_start;
+	uint8_t *sum;
+
+	TRY(wr_bytes(w, magic, sizeof(magic)));
+	TRY(wr_u32(w, STATE_VERSION));
+	len_at = w->off;
+	TRY(wr_u32(w, 0));
+	body_start = w->off;
+	TRY(state_encode(ps, generation, w));
+	wr_patch_u32(w, len_at, (uint32_t)(w->off - body_start));
+	TRY(wr_reserve(w, CHECKSUM_SIZE, &sum));
+	return crypto_hash(CHECKSUM_ALG, w->buf, w->off - CHECKSUM_SIZE, sum);
+}
+
+static int write_all(int fd, const uint8_t *buf, size_t len)
+{
+	size_t done = 0;
+
+	while (done < len) {
+		ssize_t n = write(fd, &buf[done], len - done);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		if (n == 0)
+			return -EIO;
+		done += (size_t)n;
+	}
+	return 0;
+}
+
+static int sync_dir(const char *dir)
+{
+	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	int rc = 0;
+
+	if (fd < 0)
+		return -errno;
+	if (fsync(fd) < 0)
+		rc = -errno;
+	(void)close(fd); /* read-only descriptor */
+	return rc;
+}
+
+/* Temp file, fsync, rename over the state file, fsync the directory. On a failure before
+ * the rename the temp file goes and the old state file stays as it was. */
+static int write_atomically(const char *dir, const uint8_t *buf, size_t len)
+{
+	char tmp[PATH_MAX], final[PATH_MAX];
+	int fd, rc;
+
+	if (state_path(tmp, sizeof(tmp), dir, STATE_TMP_FILE) < 0 ||
+	    state_path(final, sizeof(final), dir, STATE_FILE) < 0)
+		return -ENAMETOOLONG;
+	fd = open(tmp, O_CREAT | O_TRUNC | O_WRONLY | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return -errno;
+	rc = write_all(fd, buf, len);
+	if (rc == 0 && fsync(fd) < 0)
+		rc = -errno;
+	if (close(fd) < 0 && rc == 0)
+		rc = -errno;
+	if (rc == 0 && rename(tmp, final) < 0)
+		rc = -errno;
+	if (rc < 0) {
+		/* best effort: a leftover temp file is truncated by the next save anyway */
+		(void)unlink(tmp);
+		return rc;
+	}
+	return sync_dir(dir);
+}
+
+int state_save(struct pqtpm_engine *e)
+{
+	uint64_t generation = e->ps.generation + 1;
+	struct wr w;
+	uint8_t *buf;
+	int lock, rc;
+
+	if (!e->state_dir)
+		return 0;
+	buf = malloc(MAX_FILE);
+	if (!buf)
+		return -ENOMEM;
+	wr_init(&w, buf, MAX_FILE);
+	if (build_file(&e->ps, generation, &w) != TPM_RC_SUCCESS) {
+		rc = -EOVERFLOW;
+		goto out;
+	}
+	lock = state_lock(e->state_dir, true);
+	if (lock < 0) {
+		rc = lock;
+		goto out;
+	}
+	rc = write_atomically(e->state_dir, buf, w.off);
+	state_unlock(lock);
+	if (rc == 0)
+		e->ps.generation = generation;
+out:
+	crypto_wipe(buf, w.off);
+	free(buf);
+	return rc;
+}
+
+TPM_RC state_commit(struct pqtpm_engine *e)
+{
+	int rc = state_save(e);
+
+	if (rc == 0)
+		return TPM_RC_SUCCESS;
+	engine_log(e, PQTPM_LOG_ERROR, "%s/%s: cannot save the state: %s", e->state_dir,
+		   STATE_FILE, strerror(-rc));
+	return TPM_RC_NV_UNAVAILABLE;
+}

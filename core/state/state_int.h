@@ -1,0 +1,31 @@
+/* Private to core/state: the state body codec, shared by the file code and the tests. */
+#ifndef PQTPM_STATE_INT_H
+#define PQTPM_STATE_INT_H
+
+#include "engine_int.h"
+
+/* Largest body we write or accept: the fixed part plus MAX_PERSISTENT_OBJECTS objects with
+ * the largest public area (ML-DSA-87), sensitive area and qualified name. */
+#define STATE_MAX_OBJECT_BYTES 4096u
+#define STATE_MAX_BODY (4096u + MAX_PERSISTENT_OBJECTS * STATE_MAX_OBJECT_BYTES)
+
+/* Marshal ps into w, with generation in place of ps->generation. */
+TPM_RC state_encode(const struct persist *ps, uint64_t generation, struct wr *w);
+
+/* Parse a body into ps (zeroed first; persistent objects allocated). On failure ps holds no
+ * objects, and what describes the problem ("bad value", "too many objects" ...) for the
+ * message; r->off says where. */
+TPM_RC state_decode(struct rd *r, struct persist *ps, const char **what);
+
+/* Free (wiping) the persistent objects of ps and clear their slots. */
+void state_free_objects(struct persist *ps);
+
+/* "<dir>/<name>" into buf; -ENAMETOOLONG if it does not fit. */
+int state_path(char *buf, size_t cap, const char *dir, const char *name);
+
+/* flock(<dir>/pqtpm.lock), shared or exclusive: returns the descriptor to pass to
+ * state_unlock, or a negative errno. */
+int state_lock(const char *dir, bool exclusive);
+void state_unlock(int fd);
+
+#endif

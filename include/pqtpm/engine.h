@@ -1,0 +1,87 @@
+/* pqtpm engine: one instance = one TPM = one state directory.
+ *
+ * Thread-safe: commands and signals on one instance are serialized by the engine.
+ * A client is one connection (an MSSIM socket, a PKCS#11 process): the transient objects,
+ * sessions and sequences it creates are visible only to it and flushed when it is freed.
+ */
+#ifndef PQTPM_ENGINE_H
+#define PQTPM_ENGINE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Largest command and response the engine accepts / produces (TPM_PT_MAX_COMMAND_SIZE). */
+#define PQTPM_MAX_COMMAND_SIZE 8192u
+#define PQTPM_MAX_RESPONSE_SIZE 8192u
+
+enum pqtpm_log_level { PQTPM_LOG_ERROR = 0, PQTPM_LOG_WARN, PQTPM_LOG_INFO, PQTPM_LOG_DEBUG };
+
+/* PCR banks to allocate when a state directory is first created (bit set). */
+#define PQTPM_BANK_SHA1 0x1u
+#define PQTPM_BANK_SHA256 0x2u
+#define PQTPM_BANK_SHA384 0x4u
+
+struct pqtpm_engine_config {
+	const char *state_dir;	 /* created 0700 if missing; NULL = no persistence (tests) */
+	unsigned pcr_banks;	 /* PQTPM_BANK_*; 0 = SHA-1 and SHA-256 */
+	enum pqtpm_log_level log_level;
+	int auto_startup;	 /* nonzero: power on and run Startup(CLEAR) at open (in-process users) */
+};
+
+struct pqtpm_engine;
+struct pqtpm_client;
+
+/* Open an engine. Returns 0 or a negative errno; on failure writes a message naming the file
+ * and the problem into err (if errlen > 0). A corrupt state file is refused, never replaced. */
+int pqtpm_engine_open(struct pqtpm_engine **out, const struct pqtpm_engine_config *cfg,
+		      char *err, size_t errlen);
+
+/* Save state (as on an orderly power loss) and free everything. NULL is accepted. */
+void pqtpm_engine_close(struct pqtpm_engine *e);
+
+/* Write any pending state to disk. Returns 0 or a negative errno. */
+int pqtpm_engine_save(struct pqtpm_engine *e);
+
+struct pqtpm_client *pqtpm_client_new(struct pqtpm_engine *e);
+/* Flushes every transient object, session and sequence the client owns. NULL is accepted. */
+void pqtpm_client_free(struct pqtpm_client *c);
+
+/* Execute one command. Always produces a well-formed TPM response (possibly just an error
+ * header) in rsp and returns 0, unless rsp_cap is smaller than 1024 (-EINVAL). Pass
+ * PQTPM_MAX_RESPONSE_SIZE bytes for the largest responses. */
+int pqtpm_engine_execute(struct pqtpm_client *c, uint8_t locality, const uint8_t *cmd,
+			 size_t cmd_len, uint8_t *rsp, size_t rsp_cap, size_t *rsp_len);
+
+/* Platform signals (the MSSIM platform port). */
+enum pqtpm_signal {
+	PQTPM_SIGNAL_POWER_ON,
+	PQTPM_SIGNAL_POWER_OFF,
+	PQTPM_SIGNAL_RESET,	/* power off + power on */
+	PQTPM_SIGNAL_PHYS_PRES_ON,
+	PQTPM_SIGNAL_PHYS_PRES_OFF,
+	PQTPM_SIGNAL_NV_ON,
+	PQTPM_SIGNAL_NV_OFF,
+	PQTPM_SIGNAL_CANCEL_ON,
+	PQTPM_SIGNAL_CANCEL_OFF,
+	PQTPM_SIGNAL_HASH_START, /* H-CRTM sequence (_TPM_Hash_Start/Data/End) */
+	PQTPM_SIGNAL_HASH_END,
+};
+
+/* Returns 0, or a negative errno for a signal not valid now. */
+int pqtpm_engine_signal(struct pqtpm_engine *e, enum pqtpm_signal sig);
+/* _TPM_Hash_Data: data for the H-CRTM sequence started with PQTPM_SIGNAL_HASH_START. */
+int pqtpm_engine_hash_data(struct pqtpm_engine *e, const uint8_t *data, size_t len);
+
+/* Log sink (default: stderr with a level prefix). */
+void pqtpm_log(enum pqtpm_log_level level, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+void pqtpm_log_set_level(enum pqtpm_log_level level);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

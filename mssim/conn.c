@@ -1,0 +1,287 @@
+/* One MSSIM connection: receive, decode frames, act on them, send the replies.
+ *
+ * Level-triggered epoll, one recv per readiness so that no client starves the others. While a
+ * reply is not fully sent the connection waits for EPOLLOUT only and decodes nothing more, so
+ * the output buffer never holds more than one reply and a client that does not read its
+ * responses only holds up itself.
+ */
+#include <errno.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "conn.h"
+#include "protocol.h"
+
+static const char *port_name(enum mssim_port port)
+{
+	return port == MSSIM_PORT_COMMAND ? "command" : "platform";
+}
+
+static void conn_free(struct mssim_conn *c, enum pqtpm_log_level level, const char *why)
+{
+	struct mssim_server *s = c->srv;
+
+	pqtpm_log(level, "conn %u (%s port, %s): closed: %s", c->id, port_name(c->w.port),
+		  c->peer, why);
+	/* close() also takes the socket out of the epoll set. */
+	if (close(c->w.fd) < 0)
+		pqtpm_log(PQTPM_LOG_DEBUG, "conn %u: close: %s", c->id, strerror(errno));
+	pqtpm_client_free(c->client);
+	if (c->prev)
+		c->prev->next = c->next;
+	else
+		s->conns = c->next;
+	if (c->next)
+		c->next->prev = c->prev;
+	s->nconns--;
+	free(c);
+}
+
+void mssim_conn_close(struct mssim_conn *c, const char *why)
+{
+	conn_free(c, PQTPM_LOG_INFO, why);
+}
+
+__attribute__((format(printf, 3, 4)))
+static void conn_closef(struct mssim_conn *c, enum pqtpm_log_level level, const char *fmt, ...)
+{
+	char why[160];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(why, sizeof(why), fmt, ap);
+	va_end(ap);
+	conn_free(c, level, why);
+}
+
+int mssim_conn_open(struct mssim_server *s, int fd, enum mssim_port port, const char *peer)
+{
+	struct epoll_event ev = { .events = EPOLLIN };
+	struct mssim_conn *c;
+	int one = 1;
+
+	/* Replies are whole messages sent at once: never wait to coalesce them. */
+	if (setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one)) < 0)
+		pqtpm_log(PQTPM_LOG_WARN, "%s: TCP_NODELAY: %s", peer, strerror(errno));
+	c = calloc(1, sizeof(*c));
+	if (!c) {
+		pqtpm_log(PQTPM_LOG_ERROR, "%s: out of memory for a connection", peer);
+		close(fd);
+		return -1;
+	}
+	c->w.kind = MSSIM_WATCH_CONN;
+	c->w.fd = fd;
+	c->w.port = port;
+	c->srv = s;
+	c->id = ++s->next_id;
+	snprintf(c->peer, sizeof(c->peer), "%s", peer);
+	mssim_frame_init(&c->frame, port);
+	if (port == MSSIM_PORT_COMMAND) {
+		c->client = pqtpm_client_new(s->engine);
+		if (!c->client) {
+			pqtpm_log(PQTPM_LOG_ERROR, "%s: the engine refused a new client", peer);
+			close(fd);
+			free(c);
+			return -1;
+		}
+	}
+	ev.data.ptr = &c->w;
+	if (epoll_ctl(s->epfd, EPOLL_CTL_ADD, fd, &ev) < 0) {
+		pqtpm_log(PQTPM_LOG_ERROR, "%s: epoll_ctl: %s", peer, strerror(errno));
+		pqtpm_client_free(c->client);
+		close(fd);
+		free(c);
+		return -1;
+	}
+	c->events = EPOLLIN;
+	c->next = s->conns;
+	if (s->conns)
+		s->conns->prev = c;
+	s->conns = c;
+	s->nconns++;
+	pqtpm_log(PQTPM_LOG_INFO, "conn %u (%s port, %s): opened", c->id, port_name(port), peer);
+	return 0;
+}
+
+static int out_pending(const struct mssim_conn *c)
+{
+	return c->out_off < c->out_len;
+}
+
+/* Sends what is left of the reply in one call. Returns 0 (all sent, or the rest waits for
+ * EPOLLOUT) or -1 (c closed). */
+static int flush(struct mssim_conn *c)
+{
+	ssize_t n;
+
+	n = send(c->w.fd, c->out + c->out_off, c->out_len - c->out_off, MSG_NOSIGNAL);
+	if (n < 0) {
+		if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)
+			return 0;
+		conn_closef(c, PQTPM_LOG_INFO, "send: %s", strerror(errno));
+		return -1;
+	}
+	c->out_off += n;
+	if (c->out_off == c->out_len)
+		c->out_off = c->out_len = 0;
+	return 0;
+}
+
+/* One recv into the frame buffer. Returns 0 or -1 (c closed). */
+static int receive(struct mssim_conn *c)
+{
+	size_t room, pending;
+	uint8_t *space;
+	ssize_t n;
+	int one = 1;
+
+	space = mssim_frame_space(&c->frame, &room);
+	n = recv(c->w.fd, space, room, 0);
+	if (n < 0) {
+		if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)
+			return 0;
+		conn_closef(c, PQTPM_LOG_INFO, "recv: %s", strerror(errno));
+		return -1;
+	}
+	if (n == 0) {
+		pending = mssim_frame_pending(&c->frame);
+		if (pending)
+			conn_closef(c, PQTPM_LOG_INFO, "peer closed mid-frame (%zu bytes unused)",
+				    pending);
+		else
+			conn_closef(c, PQTPM_LOG_INFO, "peer closed");
+		return -1;
+	}
+	mssim_frame_received(&c->frame, n);
+	/* Linux clears TCP_QUICKACK after a while; without it a client that writes header and
+	 * body separately (tpm2-tss 3.2) waits for our delayed ACK, 40 ms a command. */
+	if (setsockopt(c->w.fd, IPPROTO_TCP, TCP_QUICKACK, &one, sizeof(one)) < 0)
+		pqtpm_log(PQTPM_LOG_DEBUG, "conn %u: TCP_QUICKACK: %s", c->id, strerror(errno));
+	return 0;
+}
+
+static void reply_u32(struct mssim_conn *c, uint32_t v)
+{
+	mssim_put_u32(c->out, v);
+	c->out_len = 4;
+}
+
+/* Executes a TPM command: the engine writes its response straight into the output buffer,
+ * between the size and the acknowledgement, so that all three leave in one send. */
+static int run_command(struct mssim_conn *c, const struct mssim_event *ev)
+{
+	size_t rsp_len = 0;
+	int rc;
+
+	rc = pqtpm_engine_execute(c->client, ev->locality, ev->data, ev->len, c->out + 4,
+				  PQTPM_MAX_RESPONSE_SIZE, &rsp_len);
+	if (rc < 0 || rsp_len > PQTPM_MAX_RESPONSE_SIZE) {
+		conn_closef(c, PQTPM_LOG_ERROR, "engine failed to answer a command (%d)", rc);
+		return -1;
+	}
+	mssim_put_u32(c->out, (uint32_t)rsp_len);
+	mssim_put_u32(c->out + 4 + rsp_len, MSSIM_ACK_OK);
+	c->out_len = 4 + rsp_len + 4;
+	return 0;
+}
+
+static void signal_done(struct mssim_conn *c, const struct mssim_event *ev, int rc)
+{
+	if (rc < 0)
+		pqtpm_log(PQTPM_LOG_WARN, "conn %u: %s refused by the engine: %s", c->id,
+			  ev->name, strerror(-rc));
+	reply_u32(c, rc < 0 ? MSSIM_ACK_FAIL : MSSIM_ACK_OK);
+}
+
+/* Acts on one decoded frame, leaving its reply in out. Returns 0 or -1 (c closed). */
+static int act(struct mssim_conn *c, const struct mssim_event *ev)
+{
+	struct pqtpm_engine *e = c->srv->engine;
+
+	if (ev->problem[0] && ev->type != MSSIM_EV_CLOSE)
+		pqtpm_log(PQTPM_LOG_WARN, "conn %u (%s port, %s): %s", c->id,
+			  port_name(c->w.port), c->peer, ev->problem);
+	switch (ev->type) {
+	case MSSIM_EV_NONE:
+		break;
+	case MSSIM_EV_COMMAND:
+		return run_command(c, ev);
+	case MSSIM_EV_SIGNAL:
+		signal_done(c, ev, pqtpm_engine_signal(e, ev->signal));
+		break;
+	case MSSIM_EV_HASH_DATA:
+		signal_done(c, ev, pqtpm_engine_hash_data(e, ev->data, ev->len));
+		break;
+	case MSSIM_EV_CLOSE:
+		/* A protocol error, or the client's TPM_SESSION_END / TPM_STOP. */
+		c->closing = 1;
+		c->close_level = ev->problem[0] ? PQTPM_LOG_WARN : PQTPM_LOG_INFO;
+		snprintf(c->close_why, sizeof(c->close_why), "%s",
+			 ev->problem[0] ? ev->problem : ev->name);
+		/* The reply, if any, goes out before the close. */
+		/* fall through */
+	case MSSIM_EV_REPLY:
+		memcpy(c->out, ev->reply, ev->reply_len);
+		c->out_len = ev->reply_len;
+		break;
+	}
+	return 0;
+}
+
+/* Acts on the complete frames received so far while nothing waits to be sent, and closes
+ * the connection once a closing reply is out. Bounded: each frame consumes at least 4 of the
+ * at most MSSIM_FRAME_CAP buffered bytes. Returns 0 or -1 (c closed). */
+static int process(struct mssim_conn *c)
+{
+	struct mssim_event ev;
+
+	while (!out_pending(c) && !c->closing) {
+		mssim_frame_next(&c->frame, &ev);
+		if (ev.type == MSSIM_EV_NONE)
+			break;
+		if (act(c, &ev) < 0 || (out_pending(c) && flush(c) < 0))
+			return -1;
+	}
+	if (c->closing && !out_pending(c)) {
+		conn_free(c, c->close_level, c->close_why);
+		return -1;
+	}
+	return 0;
+}
+
+/* Waits for room to send while a reply is pending, else for input. May close c. */
+static void want_events(struct mssim_conn *c)
+{
+	struct epoll_event ev;
+	uint32_t want = out_pending(c) ? EPOLLOUT : EPOLLIN;
+
+	if (want == c->events)
+		return;
+	ev.events = want;
+	ev.data.ptr = &c->w;
+	if (epoll_ctl(c->srv->epfd, EPOLL_CTL_MOD, c->w.fd, &ev) < 0) {
+		conn_closef(c, PQTPM_LOG_ERROR, "epoll_ctl: %s", strerror(errno));
+		return;
+	}
+	c->events = want;
+}
+
+void mssim_conn_ready(struct mssim_conn *c)
+{
+	if (out_pending(c)) {
+		if (flush(c) < 0)
+			return;
+	} else if (receive(c) < 0) {
+		return;
+	}
+	if (process(c) < 0)
+		return;
+	want_events(c);
+}

@@ -1,0 +1,32 @@
+#!/bin/sh
+# Installs the Debian packages pqtpm builds and tests with; does nothing when all are present.
+# Uses sudo when not root. A fresh machine needs `apt-get update` once (done here if needed).
+set -eu
+
+PKGS="build-essential pkg-config libwolfssl-dev libcunit1-dev libjansson-dev \
+libtss2-dev libtss2-tcti-mssim0 libtss2-tcti-swtpm0 tpm2-tools swtpm swtpm-tools \
+clang libclang-rt-14-dev valgrind"
+
+missing=""
+for p in $PKGS; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' \
+		|| missing="$missing $p"
+done
+# Node.js and npm (for the cross-checks) may come from elsewhere; Debian's only if absent.
+command -v npm >/dev/null 2>&1 || missing="$missing nodejs npm"
+[ -z "$missing" ] && exit 0
+
+SUDO=""
+[ "$(id -u)" -eq 0 ] || SUDO="sudo"
+echo "install-deps: installing:$missing"
+export DEBIAN_FRONTEND=noninteractive
+# An empty package list means apt-get update never ran on this machine.
+if [ -z "$(ls -A /var/lib/apt/lists 2>/dev/null | grep -v -e lock -e partial)" ]; then
+	$SUDO apt-get update -q
+fi
+# shellcheck disable=SC2086
+$SUDO apt-get install -y -q --no-install-recommends $missing || {
+	$SUDO apt-get update -q
+	# shellcheck disable=SC2086
+	$SUDO apt-get install -y -q --no-install-recommends $missing
+}

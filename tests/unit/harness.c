@@ -1,0 +1,149 @@
+/* Unit-test harness (see harness.h). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine_int.h"
+#include "harness.h"
+
+static void die(const char *what, const char *why)
+{
+	fprintf(stderr, "harness: %s: %s\n", what, why);
+	exit(2);
+}
+
+static void open_with(struct harness *h, const char *dir)
+{
+	struct pqtpm_engine_config cfg = {
+		.state_dir = dir,
+		.log_level = PQTPM_LOG_ERROR,
+		.auto_startup = 1,
+	};
+	char err[256];
+
+	memset(h, 0, sizeof(*h));
+	pqtpm_log_set_level(PQTPM_LOG_ERROR);
+	if (pqtpm_engine_open(&h->e, &cfg, err, sizeof(err)) != 0)
+		die("pqtpm_engine_open", err);
+	h->c = pqtpm_client_new(h->e);
+	if (!h->c)
+		die("pqtpm_client_new", "out of memory");
+}
+
+void harness_open(struct harness *h)
+{
+	open_with(h, NULL);
+}
+
+void harness_open_dir(struct harness *h, const char *dir)
+{
+	open_with(h, dir);
+}
+
+void harness_close(struct harness *h)
+{
+	pqtpm_client_free(h->c);
+	pqtpm_engine_close(h->e);
+	h->c = NULL;
+	h->e = NULL;
+}
+
+void cmd_begin(struct cmdbuf *b, TPM_CC cc)
+{
+	memset(b, 0, sizeof(*b));
+	b->cc = cc;
+	wr_init(&b->auth, b->auth_buf, sizeof(b->auth_buf));
+	wr_init(&b->params, b->param_buf, sizeof(b->param_buf));
+}
+
+void cmd_handle(struct cmdbuf *b, TPM_HANDLE h)
+{
+	if (b->nhandles < 3)
+		b->handles[b->nhandles++] = h;
+}
+
+void cmd_auth_pw_bytes(struct cmdbuf *b, const uint8_t *pw, size_t len)
+{
+	wr_u32(&b->auth, TPM_RS_PW);
+	wr_u16(&b->auth, 0);
+	wr_u8(&b->auth, TPMA_SESSION_CONTINUESESSION);
+	wr_tpm2b(&b->auth, pw, (uint16_t)len);
+	b->nauth++;
+}
+
+void cmd_auth_pw(struct cmdbuf *b, const char *password)
+{
+	cmd_auth_pw_bytes(b, (const uint8_t *)password, strlen(password));
+}
+
+size_t cmd_bytes(const struct cmdbuf *b, uint8_t *out, size_t cap)
+{
+	struct wr w;
+
+	wr_init(&w, out, cap);
+	wr_u16(&w, b->nauth ? TPM_ST_SESSIONS : TPM_ST_NO_SESSIONS);
+	wr_u32(&w, 0);
+	wr_u32(&w, b->cc);
+	for (unsigned i = 0; i < b->nhandles; i++)
+		wr_u32(&w, b->handles[i]);
+	if (b->nauth) {
+		wr_u32(&w, (uint32_t)b->auth.off);
+		wr_bytes(&w, b->auth_buf, b->auth.off);
+	}
+	wr_bytes(&w, b->param_buf, b->params.off);
+	wr_patch_u32(&w, 2, (uint32_t)w.off);
+	return w.off;
+}
+
+TPM_RC harness_raw(struct harness *h, const uint8_t *cmd, size_t len, uint8_t *out,
+		   size_t *outlen)
+{
+	struct rd r;
+	uint16_t tag;
+	uint32_t size, rc;
+
+	if (pqtpm_engine_execute(h->c, h->locality, cmd, len, out, PQTPM_MAX_RESPONSE_SIZE,
+				 outlen) != 0)
+		die("pqtpm_engine_execute", "refused the buffer");
+	rd_init(&r, out, *outlen);
+	if (rd_u16(&r, &tag) || rd_u32(&r, &size) || rd_u32(&r, &rc) || size != *outlen)
+		die("harness_raw", "malformed response header");
+	return rc;
+}
+
+TPM_RC harness_run(struct harness *h, struct cmdbuf *b, struct rd *rsp, TPM_HANDLE *rh)
+{
+	static uint8_t cmd[PQTPM_MAX_COMMAND_SIZE + 1024];
+	const struct cmd_def *def = cmd_lookup(b->cc);
+	size_t len = cmd_bytes(b, cmd, sizeof(cmd));
+	struct rd r;
+	uint16_t tag;
+	uint32_t size, rc, psize;
+
+	rc = harness_raw(h, cmd, len, h->rsp, &h->rsp_len);
+	rd_init(&r, h->rsp, h->rsp_len);
+	rd_u16(&r, &tag);
+	rd_u32(&r, &size);
+	rd_u32(&r, &rc);
+	if (rc != TPM_RC_SUCCESS) {
+		if (rsp)
+			rd_init(rsp, h->rsp, 0);
+		return rc;
+	}
+	if (def && (def->flags & CMD_RHANDLE)) {
+		TPM_HANDLE hh = 0;
+
+		rd_u32(&r, &hh);
+		if (rh)
+			*rh = hh;
+	}
+	if (tag == TPM_ST_SESSIONS) {
+		if (rd_u32(&r, &psize) || psize > rd_left(&r))
+			die("harness_run", "bad parameterSize");
+		if (rsp)
+			rd_init(rsp, h->rsp + r.off, psize);
+	} else if (rsp) {
+		rd_init(rsp, h->rsp + r.off, rd_left(&r));
+	}
+	return rc;
+}

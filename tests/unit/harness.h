@@ -1,0 +1,51 @@
+/* Unit-test harness: an engine in memory (or on a state directory), a client, and a small
+ * command builder, so tests speak TPM commands exactly as clients do. */
+#ifndef PQTPM_TEST_HARNESS_H
+#define PQTPM_TEST_HARNESS_H
+
+#include <pqtpm/engine.h>
+
+#include "marshal.h"
+#include "types.h"
+
+struct harness {
+	struct pqtpm_engine *e;
+	struct pqtpm_client *c;
+	uint8_t rsp[PQTPM_MAX_RESPONSE_SIZE];
+	size_t rsp_len;
+	uint8_t locality;
+};
+
+struct cmdbuf {
+	TPM_CC cc;
+	TPM_HANDLE handles[3];
+	unsigned nhandles;
+	uint8_t auth_buf[512];
+	struct wr auth;
+	unsigned nauth;
+	uint8_t param_buf[PQTPM_MAX_COMMAND_SIZE];
+	struct wr params;
+};
+
+/* In memory, powered on, Startup(CLEAR) done. Aborts the test program on failure. */
+void harness_open(struct harness *h);
+/* The same on a state directory (created if missing). */
+void harness_open_dir(struct harness *h, const char *dir);
+void harness_close(struct harness *h);
+
+void cmd_begin(struct cmdbuf *b, TPM_CC cc);
+void cmd_handle(struct cmdbuf *b, TPM_HANDLE h);
+/* A password session (TPM_RS_PW) with this password; one per authorized handle, in order. */
+void cmd_auth_pw(struct cmdbuf *b, const char *password);
+void cmd_auth_pw_bytes(struct cmdbuf *b, const uint8_t *pw, size_t len);
+
+/* Run; returns the response code. On success rsp is positioned at the response parameters
+ * (authorization area excluded) and *rh holds the response handle, if the command has one. */
+TPM_RC harness_run(struct harness *h, struct cmdbuf *b, struct rd *rsp, TPM_HANDLE *rh);
+/* Assemble the command bytes without running them (for malformed-input tests). */
+size_t cmd_bytes(const struct cmdbuf *b, uint8_t *out, size_t cap);
+/* Raw bytes in, raw response out; returns the response code from the header. */
+TPM_RC harness_raw(struct harness *h, const uint8_t *cmd, size_t len, uint8_t *out,
+		   size_t *outlen);
+
+#endif

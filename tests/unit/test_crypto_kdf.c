@@ -1,0 +1,265 @@
+/* KDFa, KDFe, the deterministic kdf_rng stream and the system DRBG. */
+#include <CUnit/Basic.h>
+#include <string.h>
+
+#include "crypto/crypto.h"
+
+static size_t unhex(const char *hex, uint8_t *out)
+{
+	size_t n = strlen(hex) / 2;
+
+	for (size_t i = 0; i < n; i++) {
+		unsigned v;
+
+		sscanf(hex + 2 * i, "%2x", &v);
+		out[i] = (uint8_t)v;
+	}
+	return n;
+}
+
+struct kdf_case {
+	TPM_ALG_ID hash;
+	const char *key, *label, *u, *v; /* key, u, v in hex */
+	uint32_t bits;
+	const char *out;
+};
+
+/* The TPM reference's KDFa self-test vectors (libtpms KdfTestData.h), then two cross-computed
+ * with Python's hmac module: an odd bit count and a multi-block output with empty inputs. */
+#define SELFTEST_KEY "271fa08bbdc5060ec3dfa928ff9b73123a12da0c"
+#define SELFTEST_U "ce244f395dca7391"
+#define SELFTEST_V "da504031ddf12e83"
+static const struct kdf_case kdfa_cases[] = {
+	{ TPM_ALG_SHA1, SELFTEST_KEY, "KDFSELFTESTLABEL", SELFTEST_U, SELFTEST_V, 160,
+	  "55b5a7184aa07423c47dae766c26a2377d7cf851" },
+	{ TPM_ALG_SHA256, SELFTEST_KEY, "KDFSELFTESTLABEL", SELFTEST_U, SELFTEST_V, 160,
+	  "bb0259e1c8ba607e6a2cd704b69a902e9ade84c4" },
+	{ TPM_ALG_SHA384, SELFTEST_KEY, "KDFSELFTESTLABEL", SELFTEST_U, SELFTEST_V, 160,
+	  "1dce70c9113eb2dba47bd9cfc72bf46f45b09312" },
+	{ TPM_ALG_SHA512, SELFTEST_KEY, "KDFSELFTESTLABEL", SELFTEST_U, SELFTEST_V, 160,
+	  "8be2c1b85b78569b9fa759f5857c56d684810fd3" },
+	{ TPM_ALG_SHA256, SELFTEST_KEY, "KDFSELFTESTLABEL", SELFTEST_U, SELFTEST_V, 131,
+	  "0123de2032a90c8152aa85edb763783a85" },
+	{ TPM_ALG_SHA256, SELFTEST_KEY, "", "", "", 1000,
+	  "afae427b51b66ab707a9c30a57769cda3373dca33895beb0d4fcea438fb6771046225091fc23e855"
+	  "315cc62b37eba701f37c34f786a59a8c2349872bb603d74cedefa44f54e18427ac7c11ec3d5e0980"
+	  "dd80f0ea0e8e074cb80d07f399907e68812a7abb7000e5b5f5810cf9b765070b57991e300f61cb28"
+	  "5f93da33c7" },
+};
+
+/* From github.com/chrisfenner/tpm-test-vectors vectors/kdfe.json (generated with go-tpm). */
+static const struct kdf_case kdfe_cases[] = {
+	{ TPM_ALG_SHA1, "", "STORAGE", "", "c0227aff", 253,
+	  "0f10d821af67e1ec776b390f3b4572bb433efd2b94fa7842d879d24d825ed2f9" },
+	{ TPM_ALG_SHA1, "356f9d00d61b54cf010580b1755d1975905c00", "CFB",
+	  "006c5c2bcdd650f6c836dba98c4734", "8849bd3d05d69f", 7, "58" },
+	{ TPM_ALG_SHA256, "c3e3c34e82ccfa82d8999bf2635bb7cd01f3d65f03ff", "CFB",
+	  "55576a51c0e45b86557535e9ea50d5e7f4a80bb426e7ff", "dffdece923181dc335c1e936ff", 109,
+	  "1106264c89948737c140d2f5b40e" },
+	{ TPM_ALG_SHA256, "e89fc5304cf46c1cf7d1f5de5d3d1ec7eddc80b0386700", "SECRET",
+	  "e602bc959fd97af0405649e0c80e02e9dd64e9d79e698292b043c79dfa9f9261", "", 431,
+	  "3a8e893b8b76cdddbf87845b2567fa7152577829f6a55b73cb82d4a1f0342a051d6e50e20ec2f96b"
+	  "c4de38d7d0d79a9caf99e1d574b9" },
+	{ TPM_ALG_SHA384,
+	  "d3752788fb54bf2c0c91e2698117157b3e4507c64c337746177cb3dded582edd62c2151ff91a5ade"
+	  "73f877cb315fff",
+	  "DUPLICATE",
+	  "0062b7bc996f0ac1c9836ba8bd31d1d5a5608cea46f9080a179f309b4adf94a8ebef4fecf67f",
+	  "ffc03109c3f0d4c78b82d2562442071d3d90bb", 12, "0d2c" },
+	{ TPM_ALG_SHA384, "f35c5045fa68f7a0bbe2445109a7a8737f63d7b918e586a50d583b666452d22dff",
+	  "XOR", "a795344cff", "", 675,
+	  "033580e2217398267903d18be2e79d513dc50c461124aa310ea4483e4edef6f6e3de4706d4ea48e8"
+	  "1a6f72efc1cc1c17a47daa990a39fb7f1b198c2f4ed9140b5ce7a6cc88a075af2a6656caa4c32ba4"
+	  "886dde5a45" },
+	{ TPM_ALG_SHA512, "002024653ef084", "ATH", "25e4ff",
+	  "ff1c8addecb73b1fce8b03e6ffb0b149455a", 255,
+	  "408051eb79531af1d85d5bc85953cf05a6b5e9a695afdca513c4275fb8e4b35f" },
+	{ TPM_ALG_SHA512, "e1d2e700", "SECRET", "",
+	  "fffcf34e848b9cfe54a0be31766d7044b467cab4829e49bcfe38", 590,
+	  "2c0d227eb22e8b002dbe8f27a8eea0d71bde6c87d6749ec0441324b3a0eb11aba611d6b4e8e0ea56"
+	  "9512031df5d806be60f77295d13790c6fa647477be047d72cc84e697c29b5f235251" },
+};
+
+static void run_cases(const struct kdf_case *cases, size_t count, bool kdfa)
+{
+	for (size_t i = 0; i < count; i++) {
+		const struct kdf_case *c = &cases[i];
+		uint8_t key[128], u[128], v[128], want[256], got[256];
+		size_t klen = unhex(c->key, key), ulen = unhex(c->u, u), vlen = unhex(c->v, v);
+		size_t olen = unhex(c->out, want);
+		TPM_RC rc;
+
+		CU_ASSERT_EQUAL(olen, (c->bits + 7) / 8);
+		memset(got, 0xa5, sizeof(got));
+		if (kdfa)
+			rc = crypto_kdfa(c->hash, key, klen, c->label, ulen ? u : NULL, ulen,
+					 vlen ? v : NULL, vlen, c->bits, got);
+		else
+			rc = crypto_kdfe(c->hash, key, klen, c->label, ulen ? u : NULL, ulen,
+					 vlen ? v : NULL, vlen, c->bits, got);
+		CU_ASSERT_EQUAL(rc, TPM_RC_SUCCESS);
+		CU_ASSERT_EQUAL(memcmp(got, want, olen), 0);
+		CU_ASSERT_EQUAL(got[olen], 0xa5); /* nothing written past the output */
+	}
+}
+
+static void test_kdfa(void)
+{
+	uint8_t out[32];
+
+	run_cases(kdfa_cases, sizeof(kdfa_cases) / sizeof(kdfa_cases[0]), true);
+	CU_ASSERT_EQUAL(crypto_kdfa(TPM_ALG_NULL, out, 1, "x", NULL, 0, NULL, 0, 8, out),
+			TPM_RC_HASH);
+}
+
+static void test_kdfe(void)
+{
+	uint8_t out[32];
+
+	run_cases(kdfe_cases, sizeof(kdfe_cases) / sizeof(kdfe_cases[0]), false);
+	CU_ASSERT_EQUAL(crypto_kdfe(TPM_ALG_SM3_256, out, 1, "x", NULL, 0, NULL, 0, 8, out),
+			TPM_RC_HASH);
+}
+
+/* An empty label is the terminating zero alone, the same as "". */
+static void test_kdfa_null_label(void)
+{
+	uint8_t key[20] = { 1 }, a[32], b[32];
+
+	CU_ASSERT_EQUAL(crypto_kdfa(TPM_ALG_SHA256, key, sizeof(key), NULL, NULL, 0, NULL, 0, 256,
+				    a),
+			TPM_RC_SUCCESS);
+	CU_ASSERT_EQUAL(crypto_kdfa(TPM_ALG_SHA256, key, sizeof(key), "", NULL, 0, NULL, 0, 256, b),
+			TPM_RC_SUCCESS);
+	CU_ASSERT_EQUAL(memcmp(a, b, sizeof(a)), 0);
+}
+
+static const char PRIMARY[] = "Primary Object Creation";
+
+static void stream(TPM_ALG_ID hash, const uint8_t *u, size_t ulen, const uint8_t *v,
+		   size_t vlen, const size_t *pieces, size_t npieces, uint8_t *out)
+{
+	static const uint8_t seed[32] = { 0x11, 0x22, 0x33 };
+	struct crypto_kdf_rng k;
+
+	CU_ASSERT_EQUAL(crypto_kdf_rng_init(&k, hash, seed, sizeof(seed), PRIMARY, u, ulen, v,
+					    vlen),
+			TPM_RC_SUCCESS);
+	for (size_t i = 0; i < npieces; i++) {
+		CU_ASSERT_EQUAL(k.rng.read(&k.rng, out, pieces[i]), TPM_RC_SUCCESS);
+		out += pieces[i];
+	}
+	crypto_kdf_rng_wipe(&k);
+}
+
+static void test_kdf_rng_deterministic(void)
+{
+	static const uint8_t u[32] = { 9 }, v[5] = { 1, 2, 3, 4, 5 };
+	const size_t whole[] = { 300 }, split[] = { 1, 31, 32, 33, 64, 0, 139 };
+	uint8_t a[300], b[300], c[300];
+
+	stream(TPM_ALG_SHA256, u, sizeof(u), v, sizeof(v), whole, 1, a);
+	stream(TPM_ALG_SHA256, u, sizeof(u), v, sizeof(v), split, 7, b);
+	CU_ASSERT_EQUAL(memcmp(a, b, sizeof(a)), 0);
+
+	stream(TPM_ALG_SHA256, u, sizeof(u), v, sizeof(v) - 1, whole, 1, c);
+	CU_ASSERT_NOT_EQUAL(memcmp(a, c, sizeof(a)), 0);
+	stream(TPM_ALG_SHA384, u, sizeof(u), v, sizeof(v), whole, 1, c);
+	CU_ASSERT_NOT_EQUAL(memcmp(a, c, sizeof(a)), 0);
+}
+
+/* Block i is HMAC(seed, [i]32 || label || 0 || ctx_u || ctx_v), as the header says. */
+static void test_kdf_rng_definition(void)
+{
+	static const uint8_t seed[32] = { 0x11, 0x22, 0x33 }, u[3] = { 0xaa, 0xbb, 0xcc };
+	uint8_t msg[64], want[64], got[64];
+	size_t len = 0, pieces[] = { 64 };
+
+	for (uint32_t i = 1; i <= 2; i++) {
+		len = 0;
+		msg[len++] = 0;
+		msg[len++] = 0;
+		msg[len++] = 0;
+		msg[len++] = (uint8_t)i;
+		memcpy(msg + len, PRIMARY, sizeof(PRIMARY)); /* with the zero octet */
+		len += sizeof(PRIMARY);
+		memcpy(msg + len, u, sizeof(u));
+		len += sizeof(u);
+		CU_ASSERT_EQUAL(crypto_hmac(TPM_ALG_SHA256, seed, sizeof(seed), msg, len,
+					    want + 32 * (i - 1)),
+				TPM_RC_SUCCESS);
+	}
+	stream(TPM_ALG_SHA256, u, sizeof(u), NULL, 0, pieces, 1, got);
+	CU_ASSERT_EQUAL(memcmp(got, want, sizeof(want)), 0);
+}
+
+static void test_kdf_rng_limits(void)
+{
+	static uint8_t big[800];
+	uint8_t seed[65] = { 0 };
+	struct crypto_kdf_rng k;
+
+	CU_ASSERT_EQUAL(crypto_kdf_rng_init(&k, TPM_ALG_SHA256, seed, 64, PRIMARY, big, 256, big,
+					    256),
+			TPM_RC_SUCCESS);
+	CU_ASSERT_EQUAL(crypto_kdf_rng_init(&k, TPM_ALG_SHA256, seed, 65, PRIMARY, NULL, 0, NULL,
+					    0),
+			TPM_RC_SIZE);
+	CU_ASSERT_EQUAL(crypto_kdf_rng_init(&k, TPM_ALG_SHA256, seed, 32, PRIMARY, big, 800, big,
+					    100),
+			TPM_RC_SIZE);
+	CU_ASSERT_EQUAL(crypto_kdf_rng_init(&k, TPM_ALG_NULL, seed, 32, PRIMARY, NULL, 0, NULL, 0),
+			TPM_RC_HASH);
+	crypto_kdf_rng_wipe(&k);
+}
+
+static bool all_zero(const uint8_t *p, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (p[i])
+			return false;
+	return true;
+}
+
+static void test_system_rng(void)
+{
+	static uint8_t big[200000];
+	uint8_t a[64], b[64];
+	struct crypto_rng *rng = crypto_system_rng();
+
+	CU_ASSERT_EQUAL(crypto_random(a, sizeof(a)), TPM_RC_SUCCESS);
+	CU_ASSERT_EQUAL(rng->read(rng, b, sizeof(b)), TPM_RC_SUCCESS);
+	CU_ASSERT_NOT_EQUAL(memcmp(a, b, sizeof(a)), 0);
+	CU_ASSERT_EQUAL(crypto_random(big, sizeof(big)), TPM_RC_SUCCESS);
+	CU_ASSERT_FALSE(all_zero(big + sizeof(big) - 64, 64));
+	CU_ASSERT_EQUAL(crypto_random(a, 0), TPM_RC_SUCCESS);
+
+	CU_ASSERT_EQUAL(crypto_stir_random((const uint8_t *)"stir", 4), TPM_RC_SUCCESS);
+	CU_ASSERT_EQUAL(crypto_stir_random(NULL, 0), TPM_RC_SUCCESS);
+	CU_ASSERT_EQUAL(crypto_random(a, sizeof(a)), TPM_RC_SUCCESS);
+	CU_ASSERT_EQUAL(crypto_random(b, sizeof(b)), TPM_RC_SUCCESS);
+	CU_ASSERT_NOT_EQUAL(memcmp(a, b, sizeof(a)), 0);
+	CU_ASSERT_FALSE(all_zero(a, sizeof(a)));
+}
+
+int main(void)
+{
+	CU_pSuite s;
+	unsigned failures;
+
+	if (CU_initialize_registry() != CUE_SUCCESS)
+		return 1;
+	s = CU_add_suite("crypto_kdf", NULL, NULL);
+	CU_add_test(s, "KDFa known answers", test_kdfa);
+	CU_add_test(s, "KDFe known answers", test_kdfe);
+	CU_add_test(s, "KDFa with no label", test_kdfa_null_label);
+	CU_add_test(s, "kdf_rng is deterministic", test_kdf_rng_deterministic);
+	CU_add_test(s, "kdf_rng blocks as defined", test_kdf_rng_definition);
+	CU_add_test(s, "kdf_rng input limits", test_kdf_rng_limits);
+	CU_add_test(s, "system rng and stir", test_system_rng);
+	CU_basic_set_mode(CU_BRM_VERBOSE);
+	CU_basic_run_tests();
+	failures = CU_get_number_of_failures();
+	CU_cleanup_registry();
+	return failures ? 1 : 0;
+}

@@ -1,0 +1,614 @@
+/*
+ * ML-DSA (core/crypto/mldsa) against every record of the NIST ACVP subset in tests/vectors
+ * (keygen, siggen through every interface, sigver), plus malformed inputs and round trips.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <CUnit/Basic.h>
+#include <wolfssl/options.h>
+#include <wolfssl/wolfcrypt/hash.h>
+
+#include "crypto/keccak.h"
+#include "crypto/mldsa.h"
+
+/* ---- vector file reader: records of 'key = value' lines separated by blank lines ---- */
+
+#define MAX_FIELDS 32
+
+struct record {
+	int n;
+	char *key[MAX_FIELDS];
+	char *val[MAX_FIELDS];
+};
+
+static void record_free(struct record *r)
+{
+	int i;
+
+	for (i = 0; i < r->n; i++) {
+		free(r->key[i]);
+		free(r->val[i]);
+	}
+	r->n = 0;
+}
+
+/* 1 when a record was read, 0 at the end of the file */
+static int record_read(FILE *f, struct record *r)
+{
+	char *line = NULL, *eq, *end;
+	size_t cap = 0;
+	ssize_t len;
+
+	r->n = 0;
+	while ((len = getline(&line, &cap, f)) >= 0) {
+		while (len > 0 && (line[len - 1] == '\n' || line[len - 1] == '\r'))
+			line[--len] = '\0';
+		if (line[0] == '#')
+			continue;
+		if (len == 0) {
+			if (r->n)
+				break;
+			continue;
+		}
+		eq = strstr(line, " =");
+		if (!eq || r->n == MAX_FIELDS)
+			continue;
+		end = eq + 2;
+		if (*end == ' ')
+			end++;
+		r->key[r->n] = strndup(line, (size_t)(eq - line));
+		r->val[r->n] = strdup(end);
+		r->n++;
+	}
+	free(line);
+	return r->n > 0;
+}
+
+static const char *field(const struct record *r, const char *key)
+{
+	int i;
+
+	for (i = 0; i < r->n; i++)
+		if (strcmp(r->key[i], key) == 0)
+			return r->val[i];
+	return NULL;
+}
+
+static int is(const struct record *r, const char *key, const char *want)
+{
+	const char *v = field(r, key);
+
+	return v && strcmp(v, want) == 0;
+}
+
+/* the field as bytes (malloc'd, at least one byte so an empty string is not NULL) */
+static uint8_t *bytes(const struct record *r, const char *key, size_t *len)
+{
+	const char *hex = field(r, key);
+	uint8_t *out;
+	size_t i, n;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(hex);
+	n = strlen(hex) / 2;
+	out = malloc(n + 1);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(out);
+	for (i = 0; i < n; i++) {
+		unsigned v;
+
+		sscanf(hex + 2 * i, "%2x", &v);
+		out[i] = (uint8_t)v;
+	}
+	if (len)
+		*len = n;
+	return out;
+}
+
+static FILE *open_vectors(const char *name)
+{
+	const char *dir = getenv("PQTPM_VECTORS");
+	char path[4096];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir ? dir : "tests/vectors", name);
+	f = fopen(path, "r");
+	if (!f)
+		fprintf(stderr, "cannot open %s\n", path);
+	return f;
+}
+
+/* ---- helpers ---- */
+
+static int set_of(const struct record *r)
+{
+	const char *s = field(r, "parameterSet");
+
+	if (s && strcmp(s, "ML-DSA-44") == 0)
+		return MLDSA_44;
+	if (s && strcmp(s, "ML-DSA-65") == 0)
+		return MLDSA_65;
+	if (s && strcmp(s, "ML-DSA-87") == 0)
+		return MLDSA_87;
+	return 0;
+}
+
+/* PH for HashML-DSA, independent of the table in the implementation */
+struct prehash {
+	const char *name;
+	uint16_t tpm_alg;	/* 0: no TPM_ALG_ID, tested through the internal interface */
+	uint8_t oid_last;	/* 2.16.840.1.101.3.4.2.x */
+	size_t dlen;
+};
+
+static const struct prehash prehashes[] = {
+	{ "SHA2-224", 0, 0x04, 28 },
+	{ "SHA2-256", 0x000B, 0x01, 32 },
+	{ "SHA2-384", 0x000C, 0x02, 48 },
+	{ "SHA2-512", 0x000D, 0x03, 64 },
+	{ "SHA2-512/256", 0, 0x06, 32 },
+	{ "SHA3-256", 0x0027, 0x08, 32 },
+	{ "SHA3-384", 0x0028, 0x09, 48 },
+	{ "SHA3-512", 0x0029, 0x0A, 64 },
+	{ "SHAKE-128", 0x002A, 0x0B, 32 },
+	{ "SHAKE-256", 0x002B, 0x0C, 64 },
+};
+
+static const struct prehash *prehash_of(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(prehashes) / sizeof(prehashes[0]); i++)
+		if (name && strcmp(prehashes[i].name, name) == 0)
+			return &prehashes[i];
+	return NULL;
+}
+
+static void ph(const struct prehash *h, uint8_t *out, const uint8_t *m, size_t len)
+{
+	int rc = 0;
+
+	if (strcmp(h->name, "SHA2-224") == 0)
+		rc = wc_Sha224Hash(m, (word32)len, out);
+	else if (strcmp(h->name, "SHA2-256") == 0)
+		rc = wc_Sha256Hash(m, (word32)len, out);
+	else if (strcmp(h->name, "SHA2-384") == 0)
+		rc = wc_Sha384Hash(m, (word32)len, out);
+	else if (strcmp(h->name, "SHA2-512") == 0)
+		rc = wc_Sha512Hash(m, (word32)len, out);
+	else if (strcmp(h->name, "SHA2-512/256") == 0)
+		rc = wc_Sha512_256Hash(m, (word32)len, out);
+	else if (strcmp(h->name, "SHA3-256") == 0)
+		rc = wc_Sha3_256Hash(m, (word32)len, out);
+	else if (strcmp(h->name, "SHA3-384") == 0)
+		rc = wc_Sha3_384Hash(m, (word32)len, out);
+	else if (strcmp(h->name, "SHA3-512") == 0)
+		rc = wc_Sha3_512Hash(m, (word32)len, out);
+	else if (strcmp(h->name, "SHAKE-128") == 0)
+		shake128(out, 32, m, len);	/* this wolfSSL build has no SHAKE128 */
+	else if (strcmp(h->name, "SHAKE-256") == 0)
+		rc = wc_Shake256Hash(m, (word32)len, out, 64);
+	CU_ASSERT_EQUAL_FATAL(rc, 0);
+}
+
+/* what a record asks to sign or verify, in every form the API takes */
+struct message {
+	int interface;		/* 'p'ure, 'h'ash, 'i'nternal, 'm'u */
+	uint8_t *msg, *ctx, *mu;
+	size_t msglen, ctxlen;
+	const struct prehash *hash;
+	uint8_t digest[64];
+	uint8_t *mprime;	/* M' built here, for the internal interface */
+	size_t mprime_len;
+};
+
+static void message_load(struct message *m, const struct record *r)
+{
+	memset(m, 0, sizeof(*m));
+	if (is(r, "signatureInterface", "internal")) {
+		if (is(r, "externalMu", "true")) {
+			m->interface = 'm';
+			m->mu = bytes(r, "mu", NULL);
+			return;
+		}
+		m->interface = 'i';
+		m->mprime = bytes(r, "message", &m->mprime_len);
+		return;
+	}
+	m->msg = bytes(r, "message", &m->msglen);
+	m->ctx = bytes(r, "context", &m->ctxlen);
+	m->mprime = malloc(2 + m->ctxlen + 11 + 64 + m->msglen);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(m->mprime);
+	m->mprime[1] = (uint8_t)m->ctxlen;
+	memcpy(m->mprime + 2, m->ctx, m->ctxlen);
+	m->mprime_len = 2 + m->ctxlen;
+	if (is(r, "preHash", "preHash")) {
+		static const uint8_t oid[10] = { 0x06, 0x09, 0x60, 0x86, 0x48, 0x01, 0x65, 0x03, 0x04, 0x02 };
+
+		m->interface = 'h';
+		m->hash = prehash_of(field(r, "hashAlg"));
+		CU_ASSERT_PTR_NOT_NULL_FATAL(m->hash);
+		ph(m->hash, m->digest, m->msg, m->msglen);
+		m->mprime[0] = 1;
+		memcpy(m->mprime + m->mprime_len, oid, sizeof(oid));
+		m->mprime[m->mprime_len + 10] = m->hash->oid_last;
+		memcpy(m->mprime + m->mprime_len + 11, m->digest, m->hash->dlen);
+		m->mprime_len += 11 + m->hash->dlen;
+	} else {
+		CU_ASSERT_FATAL(is(r, "preHash", "pure"));
+		m->interface = 'p';
+		m->mprime[0] = 0;
+		memcpy(m->mprime + m->mprime_len, m->msg, m->msglen);
+		m->mprime_len += m->msglen;
+	}
+}
+
+static void message_free(struct message *m)
+{
+	free(m->msg);
+	free(m->ctx);
+	free(m->mu);
+	free(m->mprime);
+}
+
+/* verification through the record's own interface */
+static int verify_message(int set, const uint8_t *pk, const struct message *m, const uint8_t *sig, size_t siglen)
+{
+	switch (m->interface) {
+	case 'p':
+		return mldsa_verify(set, pk, m->msg, m->msglen, m->ctx, m->ctxlen, sig, siglen);
+	case 'h':
+		if (!m->hash->tpm_alg)
+			return mldsa_verify_internal(set, pk, m->mprime, m->mprime_len, sig, siglen);
+		return mldsa_verify_hash(set, pk, m->hash->tpm_alg, m->digest, m->hash->dlen,
+			m->ctx, m->ctxlen, sig, siglen);
+	case 'i':
+		return mldsa_verify_internal(set, pk, m->mprime, m->mprime_len, sig, siglen);
+	default:
+		return mldsa_verify_mu(set, pk, m->mu, sig, siglen);
+	}
+}
+
+static int sign_message(int set, const uint8_t *sk, const struct message *m, const uint8_t *rnd, uint8_t *sig)
+{
+	switch (m->interface) {
+	case 'p':
+		return mldsa_sign(set, sk, m->msg, m->msglen, m->ctx, m->ctxlen, rnd, sig);
+	case 'h':
+		return mldsa_sign_hash(set, sk, m->hash->tpm_alg, m->digest, m->hash->dlen,
+			m->ctx, m->ctxlen, rnd, sig);
+	case 'i':
+		return mldsa_sign_internal(set, sk, m->mprime, m->mprime_len, rnd, sig);
+	default:
+		return mldsa_sign_mu(set, sk, m->mu, rnd, sig);
+	}
+}
+
+/* mu of a record: given, or H(H(pk) || M') with M' built by the test */
+static void message_mu(int set, const uint8_t *pk, const struct message *m, uint8_t mu[64])
+{
+	if (m->interface == 'm')
+		memcpy(mu, m->mu, 64);
+	else
+		CU_ASSERT_EQUAL_FATAL(mldsa_compute_mu(set, pk, m->mprime, m->mprime_len, mu), 0);
+}
+
+/* ---- ACVP records ---- */
+
+static void test_keygen_vectors(void)
+{
+	FILE *f = open_vectors("mldsa_keygen.txt");
+	static uint8_t pk[MLDSA_MAX_PK_BYTES], sk[MLDSA_MAX_SK_BYTES];
+	struct record r;
+	unsigned count = 0;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+	while (record_read(f, &r)) {
+		int set = set_of(&r);
+		size_t pklen, sklen;
+		uint8_t *seed = bytes(&r, "seed", NULL), *want_pk = bytes(&r, "pk", &pklen),
+			*want_sk = bytes(&r, "sk", &sklen);
+
+		CU_ASSERT_NOT_EQUAL(set, 0);
+		CU_ASSERT_EQUAL(pklen, mldsa_pk_bytes(set));
+		CU_ASSERT_EQUAL(sklen, mldsa_sk_bytes(set));
+		CU_ASSERT_EQUAL(mldsa_keygen(set, seed, pk, sk), 0);
+		CU_ASSERT_EQUAL(memcmp(pk, want_pk, pklen), 0);
+		CU_ASSERT_EQUAL(memcmp(sk, want_sk, sklen), 0);
+		free(seed);
+		free(want_pk);
+		free(want_sk);
+		record_free(&r);
+		count++;
+	}
+	fclose(f);
+	printf("\n    %u keygen records ", count);
+	CU_ASSERT(count > 0);
+}
+
+static void test_siggen_vectors(void)
+{
+	FILE *f = open_vectors("mldsa_siggen.txt");
+	static uint8_t sig[MLDSA_MAX_SIG_BYTES], seed_pk[MLDSA_MAX_PK_BYTES], seed_sk[MLDSA_MAX_SK_BYTES];
+	struct mldsa_expanded *exp;
+	struct record r;
+	unsigned count = 0;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+	exp = malloc(mldsa_expanded_size());
+	CU_ASSERT_PTR_NOT_NULL_FATAL(exp);
+	while (record_read(f, &r)) {
+		int set = set_of(&r);
+		size_t siglen, pklen;
+		uint8_t *want = bytes(&r, "signature", &siglen), *pk = bytes(&r, "pk_derived", &pklen);
+		uint8_t *rnd = is(&r, "deterministic", "true") ? NULL : bytes(&r, "rnd", NULL);
+		uint8_t *sk_field = NULL, mu[64];
+		const uint8_t *sk;
+		struct message m;
+
+		CU_ASSERT_NOT_EQUAL(set, 0);
+		CU_ASSERT_EQUAL(siglen, mldsa_sig_bytes(set));
+		if (is(&r, "keyFormat", "seed")) {
+			uint8_t *seed = bytes(&r, "seed", NULL);
+
+			CU_ASSERT_EQUAL(mldsa_keygen(set, seed, seed_pk, seed_sk), 0);
+			CU_ASSERT_EQUAL(memcmp(seed_pk, pk, pklen), 0);
+			free(seed);
+			sk = seed_sk;
+		} else {
+			CU_ASSERT_FATAL(is(&r, "keyFormat", "expanded"));
+			sk = sk_field = bytes(&r, "sk", NULL);
+		}
+		message_load(&m, &r);
+		/* through the record's interface */
+		memset(sig, 0xee, sizeof(sig));
+		CU_ASSERT_EQUAL(sign_message(set, sk, &m, rnd, sig), 0);
+		CU_ASSERT_EQUAL(memcmp(sig, want, siglen), 0);
+		/* through an expanded key and mu */
+		message_mu(set, pk, &m, mu);
+		memset(sig, 0xee, sizeof(sig));
+		CU_ASSERT_EQUAL_FATAL(mldsa_expand(set, sk, exp), 0);
+		CU_ASSERT_EQUAL(mldsa_sign_mu_expanded(exp, mu, rnd, sig), 0);
+		CU_ASSERT_EQUAL(memcmp(sig, want, siglen), 0);
+		mldsa_expanded_wipe(exp);
+		/* and M' built here through the internal interface */
+		if (m.interface != 'm') {
+			CU_ASSERT_EQUAL(mldsa_sign_internal(set, sk, m.mprime, m.mprime_len, rnd, sig), 0);
+			CU_ASSERT_EQUAL(memcmp(sig, want, siglen), 0);
+		}
+		/* the signature verifies under the matching public key, also from mu */
+		CU_ASSERT_EQUAL(verify_message(set, pk, &m, want, siglen), 0);
+		CU_ASSERT_EQUAL(mldsa_verify_mu(set, pk, mu, want, siglen), 0);
+		message_free(&m);
+		free(sk_field);
+		free(rnd);
+		free(pk);
+		free(want);
+		record_free(&r);
+		count++;
+	}
+	fclose(f);
+	free(exp);
+	printf("\n    %u siggen records ", count);
+	CU_ASSERT(count > 0);
+}
+
+static void test_sigver_vectors(void)
+{
+	FILE *f = open_vectors("mldsa_sigver.txt");
+	struct record r;
+	unsigned count = 0;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+	while (record_read(f, &r)) {
+		int set = set_of(&r), want = is(&r, "testPassed", "true") ? 0 : -1;
+		size_t siglen;
+		uint8_t *pk = bytes(&r, "pk", NULL), *sig = bytes(&r, "signature", &siglen), mu[64];
+		struct message m;
+
+		CU_ASSERT_NOT_EQUAL(set, 0);
+		CU_ASSERT(want == 0 || is(&r, "testPassed", "false"));
+		message_load(&m, &r);
+		CU_ASSERT_EQUAL(verify_message(set, pk, &m, sig, siglen), want);
+		message_mu(set, pk, &m, mu);
+		CU_ASSERT_EQUAL(mldsa_verify_mu(set, pk, mu, sig, siglen), want);
+		if (m.interface != 'm')
+			CU_ASSERT_EQUAL(mldsa_verify_internal(set, pk, m.mprime, m.mprime_len, sig, siglen), want);
+		message_free(&m);
+		free(pk);
+		free(sig);
+		record_free(&r);
+		count++;
+	}
+	fclose(f);
+	printf("\n    %u sigver records ", count);
+	CU_ASSERT(count > 0);
+}
+
+/* ---- API behaviour ---- */
+
+static void seed_for(uint8_t seed[32], unsigned i)
+{
+	unsigned j;
+
+	for (j = 0; j < 32; j++)
+		seed[j] = (uint8_t)(i * 31 + j * 7 + 1);
+}
+
+static void test_malformed(void)
+{
+	static uint8_t pk[MLDSA_MAX_PK_BYTES], sk[MLDSA_MAX_SK_BYTES], sig[MLDSA_MAX_SIG_BYTES];
+	static const int bad_sets[] = { 0, 4, -1 };
+	uint8_t seed[32], mu[64] = { 0 }, ctx[256] = { 0 }, digest[64] = { 0 };
+	const uint8_t msg[] = "message";
+	struct mldsa_expanded *exp = malloc(mldsa_expanded_size());
+	size_t i, siglen = mldsa_sig_bytes(MLDSA_44);
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(exp);
+	seed_for(seed, 1);
+	for (i = 0; i < 3; i++) {
+		int set = bad_sets[i];
+
+		CU_ASSERT_EQUAL(mldsa_pk_bytes(set), 0);
+		CU_ASSERT_EQUAL(mldsa_sk_bytes(set), 0);
+		CU_ASSERT_EQUAL(mldsa_sig_bytes(set), 0);
+		CU_ASSERT_EQUAL(mldsa_keygen(set, seed, pk, sk), -1);
+		CU_ASSERT_EQUAL(mldsa_sign(set, sk, msg, sizeof(msg), NULL, 0, NULL, sig), -1);
+		CU_ASSERT_EQUAL(mldsa_sign_mu(set, sk, mu, NULL, sig), -1);
+		CU_ASSERT_EQUAL(mldsa_verify(set, pk, msg, sizeof(msg), NULL, 0, sig, siglen), -1);
+		CU_ASSERT_EQUAL(mldsa_verify_mu(set, pk, mu, sig, siglen), -1);
+		CU_ASSERT_EQUAL(mldsa_compute_mu(set, pk, msg, sizeof(msg), mu), -1);
+		CU_ASSERT_EQUAL(mldsa_expand(set, sk, exp), -1);
+	}
+	CU_ASSERT_EQUAL_FATAL(mldsa_keygen(MLDSA_44, seed, pk, sk), 0);
+	CU_ASSERT_EQUAL_FATAL(mldsa_sign(MLDSA_44, sk, msg, sizeof(msg), ctx, 255, NULL, sig), 0);
+	CU_ASSERT_EQUAL(mldsa_verify(MLDSA_44, pk, msg, sizeof(msg), ctx, 255, sig, siglen), 0);
+	/* signature length other than the set's */
+	CU_ASSERT_EQUAL(mldsa_verify(MLDSA_44, pk, msg, sizeof(msg), ctx, 255, sig, siglen - 1), -1);
+	CU_ASSERT_EQUAL(mldsa_verify(MLDSA_44, pk, msg, sizeof(msg), ctx, 255, sig, siglen + 1), -1);
+	CU_ASSERT_EQUAL(mldsa_verify(MLDSA_44, pk, msg, sizeof(msg), ctx, 255, sig, 0), -1);
+	/* context of 256 bytes */
+	CU_ASSERT_EQUAL(mldsa_sign(MLDSA_44, sk, msg, sizeof(msg), ctx, 256, NULL, sig), -1);
+	CU_ASSERT_EQUAL(mldsa_verify(MLDSA_44, pk, msg, sizeof(msg), ctx, 256, sig, siglen), -1);
+	CU_ASSERT_EQUAL(mldsa_sign_hash(MLDSA_44, sk, 0x000B, digest, 32, ctx, 256, NULL, sig), -1);
+	CU_ASSERT_EQUAL(mldsa_verify_hash(MLDSA_44, pk, 0x000B, digest, 32, ctx, 256, sig, siglen), -1);
+	/* unknown hash (SHA-1, none) and digest length not the hash's */
+	CU_ASSERT_EQUAL(mldsa_sign_hash(MLDSA_44, sk, 0x0004, digest, 20, NULL, 0, NULL, sig), -1);
+	CU_ASSERT_EQUAL(mldsa_sign_hash(MLDSA_44, sk, 0x0000, digest, 32, NULL, 0, NULL, sig), -1);
+	CU_ASSERT_EQUAL(mldsa_verify_hash(MLDSA_44, pk, 0x0010, digest, 32, NULL, 0, sig, siglen), -1);
+	CU_ASSERT_EQUAL(mldsa_sign_hash(MLDSA_44, sk, 0x000B, digest, 31, NULL, 0, NULL, sig), -1);
+	CU_ASSERT_EQUAL(mldsa_sign_hash(MLDSA_44, sk, 0x002B, digest, 32, NULL, 0, NULL, sig), -1);
+	CU_ASSERT_EQUAL(mldsa_verify_hash(MLDSA_44, pk, 0x000D, digest, 48, NULL, 0, sig, siglen), -1);
+	/* missing buffers */
+	CU_ASSERT_EQUAL(mldsa_keygen(MLDSA_44, NULL, pk, sk), -1);
+	CU_ASSERT_EQUAL(mldsa_sign(MLDSA_44, sk, NULL, 5, NULL, 0, NULL, sig), -1);
+	CU_ASSERT_EQUAL(mldsa_sign(MLDSA_44, sk, msg, sizeof(msg), NULL, 3, NULL, sig), -1);
+	CU_ASSERT_EQUAL(mldsa_verify(MLDSA_44, pk, msg, sizeof(msg), NULL, 0, NULL, siglen), -1);
+	CU_ASSERT_EQUAL(mldsa_sign_mu_expanded(NULL, mu, NULL, sig), -1);
+	/* an empty message is fine */
+	CU_ASSERT_EQUAL(mldsa_sign(MLDSA_44, sk, NULL, 0, NULL, 0, NULL, sig), 0);
+	CU_ASSERT_EQUAL(mldsa_verify(MLDSA_44, pk, NULL, 0, NULL, 0, sig, siglen), 0);
+	free(exp);
+}
+
+/* a malformed hint encoding is rejected (HintBitUnpack returns bottom) */
+static void test_bad_hints(void)
+{
+	static uint8_t pk[MLDSA_MAX_PK_BYTES], sk[MLDSA_MAX_SK_BYTES], sig[MLDSA_MAX_SIG_BYTES];
+	const size_t siglen = mldsa_sig_bytes(MLDSA_65), omega = 55, k = 6;
+	uint8_t seed[32], *y = sig + siglen - omega - k;
+	const uint8_t msg[] = "hints";
+	unsigned i;
+
+	seed_for(seed, 2);
+	CU_ASSERT_EQUAL_FATAL(mldsa_keygen(MLDSA_65, seed, pk, sk), 0);
+	CU_ASSERT_EQUAL_FATAL(mldsa_sign(MLDSA_65, sk, msg, sizeof(msg), NULL, 0, NULL, sig), 0);
+	CU_ASSERT_EQUAL_FATAL(mldsa_verify(MLDSA_65, pk, msg, sizeof(msg), NULL, 0, sig, siglen), 0);
+	/* a count above omega */
+	y[omega + k - 1] = (uint8_t)(omega + 1);
+	CU_ASSERT_EQUAL(mldsa_verify(MLDSA_65, pk, msg, sizeof(msg), NULL, 0, sig, siglen), -1);
+	/* counts that decrease */
+	CU_ASSERT_EQUAL_FATAL(mldsa_sign(MLDSA_65, sk, msg, sizeof(msg), NULL, 0, NULL, sig), 0);
+	for (i = 0; i < k && y[omega + i] == 0; i++)
+		;
+	CU_ASSERT_FATAL(i < k - 1);
+	y[omega + k - 1] = 0;
+	CU_ASSERT_EQUAL(mldsa_verify(MLDSA_65, pk, msg, sizeof(msg), NULL, 0, sig, siglen), -1);
+	/* nonzero padding after the last position */
+	CU_ASSERT_EQUAL_FATAL(mldsa_sign(MLDSA_65, sk, msg, sizeof(msg), NULL, 0, NULL, sig), 0);
+	CU_ASSERT_FATAL(y[omega + k - 1] < omega);
+	y[omega - 1] = 1;
+	CU_ASSERT_EQUAL(mldsa_verify(MLDSA_65, pk, msg, sizeof(msg), NULL, 0, sig, siglen), -1);
+	/* positions not increasing within a polynomial */
+	CU_ASSERT_EQUAL_FATAL(mldsa_sign(MLDSA_65, sk, msg, sizeof(msg), NULL, 0, NULL, sig), 0);
+	CU_ASSERT_FATAL(y[omega] >= 2);
+	y[1] = y[0];
+	CU_ASSERT_EQUAL(mldsa_verify(MLDSA_65, pk, msg, sizeof(msg), NULL, 0, sig, siglen), -1);
+}
+
+static void test_round_trips(void)
+{
+	static uint8_t pk[MLDSA_MAX_PK_BYTES], sk[MLDSA_MAX_SK_BYTES], sig[MLDSA_MAX_SIG_BYTES],
+		sig2[MLDSA_MAX_SIG_BYTES];
+	struct mldsa_expanded *exp = malloc(mldsa_expanded_size());
+	uint8_t seed[32], rnd[32], mu[64], digest[64], msg[100], ctx[8] = "context", other[8] = "contexu";
+	int set;
+	unsigned i;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(exp);
+	for (set = MLDSA_44; set <= MLDSA_87; set++) {
+		size_t siglen = mldsa_sig_bytes(set);
+
+		for (i = 0; i < 8; i++) {
+			seed_for(seed, 10 * (unsigned)set + i);
+			seed_for(rnd, 100 + i);
+			memset(msg, (int)i, sizeof(msg));
+			CU_ASSERT_EQUAL_FATAL(mldsa_keygen(set, seed, pk, sk), 0);
+			/* pure, hedged: verifies, fails with another context, message or a flipped bit */
+			CU_ASSERT_EQUAL(mldsa_sign(set, sk, msg, sizeof(msg), ctx, sizeof(ctx), rnd, sig), 0);
+			CU_ASSERT_EQUAL(mldsa_verify(set, pk, msg, sizeof(msg), ctx, sizeof(ctx), sig, siglen), 0);
+			CU_ASSERT_EQUAL(mldsa_verify(set, pk, msg, sizeof(msg), other, sizeof(other), sig, siglen), -1);
+			CU_ASSERT_EQUAL(mldsa_verify(set, pk, msg, sizeof(msg), NULL, 0, sig, siglen), -1);
+			CU_ASSERT_EQUAL(mldsa_verify(set, pk, msg, sizeof(msg) - 1, ctx, sizeof(ctx), sig, siglen), -1);
+			sig[(i * 997) % siglen] ^= 0x10;
+			CU_ASSERT_EQUAL(mldsa_verify(set, pk, msg, sizeof(msg), ctx, sizeof(ctx), sig, siglen), -1);
+			/* deterministic signing repeats; the expanded key gives the same signature */
+			CU_ASSERT_EQUAL(mldsa_sign(set, sk, msg, sizeof(msg), ctx, sizeof(ctx), NULL, sig), 0);
+			CU_ASSERT_EQUAL(mldsa_sign(set, sk, msg, sizeof(msg), ctx, sizeof(ctx), NULL, sig2), 0);
+			CU_ASSERT_EQUAL(memcmp(sig, sig2, siglen), 0);
+			{
+				uint8_t mprime[2 + sizeof(ctx) + sizeof(msg)] = { 0, sizeof(ctx) };
+
+				memcpy(mprime + 2, ctx, sizeof(ctx));
+				memcpy(mprime + 2 + sizeof(ctx), msg, sizeof(msg));
+				CU_ASSERT_EQUAL(mldsa_compute_mu(set, pk, mprime, sizeof(mprime), mu), 0);
+			}
+			CU_ASSERT_EQUAL_FATAL(mldsa_expand(set, sk, exp), 0);
+			CU_ASSERT_EQUAL(mldsa_sign_mu_expanded(exp, mu, NULL, sig2), 0);
+			CU_ASSERT_EQUAL(memcmp(sig, sig2, siglen), 0);
+			mldsa_expanded_wipe(exp);
+			/* a pure signature is not a HashML-DSA one and the other way round */
+			shake256(digest, 64, msg, sizeof(msg));
+			CU_ASSERT_EQUAL(mldsa_sign_hash(set, sk, 0x002B, digest, 64, ctx, sizeof(ctx), rnd, sig2), 0);
+			CU_ASSERT_EQUAL(mldsa_verify_hash(set, pk, 0x002B, digest, 64, ctx, sizeof(ctx), sig2, siglen), 0);
+			CU_ASSERT_EQUAL(mldsa_verify_hash(set, pk, 0x002B, digest, 64, other, sizeof(other), sig2, siglen), -1);
+			CU_ASSERT_EQUAL(mldsa_verify_hash(set, pk, 0x0029, digest, 64, ctx, sizeof(ctx), sig2, siglen), -1);
+			CU_ASSERT_EQUAL(mldsa_verify(set, pk, digest, 64, ctx, sizeof(ctx), sig2, siglen), -1);
+			CU_ASSERT_EQUAL(mldsa_verify_hash(set, pk, 0x002B, digest, 64, ctx, sizeof(ctx), sig, siglen), -1);
+			/* internal and mu */
+			CU_ASSERT_EQUAL(mldsa_sign_internal(set, sk, msg, sizeof(msg), rnd, sig), 0);
+			CU_ASSERT_EQUAL(mldsa_verify_internal(set, pk, msg, sizeof(msg), sig, siglen), 0);
+			CU_ASSERT_EQUAL(mldsa_compute_mu(set, pk, msg, sizeof(msg), mu), 0);
+			CU_ASSERT_EQUAL(mldsa_verify_mu(set, pk, mu, sig, siglen), 0);
+			mu[0] ^= 1;
+			CU_ASSERT_EQUAL(mldsa_verify_mu(set, pk, mu, sig, siglen), -1);
+			CU_ASSERT_EQUAL(mldsa_sign_mu(set, sk, mu, NULL, sig), 0);
+			CU_ASSERT_EQUAL(mldsa_verify_mu(set, pk, mu, sig, siglen), 0);
+		}
+	}
+	free(exp);
+}
+
+int main(void)
+{
+	CU_pSuite s;
+	unsigned failures;
+
+	if (CU_initialize_registry() != CUE_SUCCESS)
+		return 1;
+	s = CU_add_suite("mldsa", NULL, NULL);
+	if (!s || !CU_add_test(s, "ACVP keyGen records", test_keygen_vectors)
+	    || !CU_add_test(s, "ACVP sigGen records (all interfaces)", test_siggen_vectors)
+	    || !CU_add_test(s, "ACVP sigVer records", test_sigver_vectors)
+	    || !CU_add_test(s, "malformed inputs", test_malformed)
+	    || !CU_add_test(s, "malformed hint encodings", test_bad_hints)
+	    || !CU_add_test(s, "sign/verify round trips", test_round_trips)) {
+		CU_cleanup_registry();
+		return 1;
+	}
+	CU_basic_set_mode(CU_BRM_VERBOSE);
+	CU_basic_run_tests();
+	failures = CU_get_number_of_failures();
+	CU_cleanup_registry();
+	return failures ? 1 : 0;
+}

@@ -1,0 +1,423 @@
+/*
+ * ML-KEM (core/crypto/mlkem) against every record of the NIST ACVP subset in tests/vectors
+ * (keyGen, encapsulation, decapsulation with implicit rejection, key checks), plus malformed
+ * inputs and round trips.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <CUnit/Basic.h>
+
+#include "crypto/keccak.h"
+#include "crypto/mlkem.h"
+
+/* ---- vector file reader: records of 'key = value' lines separated by blank lines ---- */
+
+#define MAX_FIELDS 32
+
+struct record {
+	int n;
+	char *key[MAX_FIELDS];
+	char *val[MAX_FIELDS];
+};
+
+static void record_free(struct record *r)
+{
+	int i;
+
+	for (i = 0; i < r->n; i++) {
+		free(r->key[i]);
+		free(r->val[i]);
+	}
+	r->n = 0;
+}
+
+/* 1 when a record was read, 0 at the end of the file */
+static int record_read(FILE *f, struct record *r)
+{
+	char *line = NULL, *eq, *end;
+	size_t cap = 0;
+	ssize_t len;
+
+	r->n = 0;
+	while ((len = getline(&line, &cap, f)) >= 0) {
+		while (len > 0 && (line[len - 1] == '\n' || line[len - 1] == '\r'))
+			line[--len] = '\0';
+		if (line[0] == '#')
+			continue;
+		if (len == 0) {
+			if (r->n)
+				break;
+			continue;
+		}
+		eq = strstr(line, " =");
+		if (!eq || r->n == MAX_FIELDS)
+			continue;
+		end = eq + 2;
+		if (*end == ' ')
+			end++;
+		r->key[r->n] = strndup(line, (size_t)(eq - line));
+		r->val[r->n] = strdup(end);
+		r->n++;
+	}
+	free(line);
+	return r->n > 0;
+}
+
+static const char *field(const struct record *r, const char *key)
+{
+	int i;
+
+	for (i = 0; i < r->n; i++)
+		if (strcmp(r->key[i], key) == 0)
+			return r->val[i];
+	return NULL;
+}
+
+static int is(const struct record *r, const char *key, const char *want)
+{
+	const char *v = field(r, key);
+
+	return v && strcmp(v, want) == 0;
+}
+
+/* the field as bytes (malloc'd, at least one byte so an empty string is not NULL) */
+static uint8_t *bytes(const struct record *r, const char *key, size_t *len)
+{
+	const char *hex = field(r, key);
+	uint8_t *out;
+	size_t i, n;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(hex);
+	n = strlen(hex) / 2;
+	out = malloc(n + 1);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(out);
+	for (i = 0; i < n; i++) {
+		unsigned v;
+
+		sscanf(hex + 2 * i, "%2x", &v);
+		out[i] = (uint8_t)v;
+	}
+	if (len)
+		*len = n;
+	return out;
+}
+
+static FILE *open_vectors(const char *name)
+{
+	const char *dir = getenv("PQTPM_VECTORS");
+	char path[4096];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir ? dir : "tests/vectors", name);
+	f = fopen(path, "r");
+	if (!f)
+		fprintf(stderr, "cannot open %s\n", path);
+	return f;
+}
+
+/* ---- helpers ---- */
+
+static int set_of(const struct record *r)
+{
+	const char *s = field(r, "parameterSet");
+
+	if (s && strcmp(s, "ML-KEM-512") == 0)
+		return MLKEM_512;
+	if (s && strcmp(s, "ML-KEM-768") == 0)
+		return MLKEM_768;
+	if (s && strcmp(s, "ML-KEM-1024") == 0)
+		return MLKEM_1024;
+	return 0;
+}
+
+static int passed(const struct record *r)
+{
+	CU_ASSERT(is(r, "testPassed", "true") || is(r, "testPassed", "false"));
+	return is(r, "testPassed", "true");
+}
+
+/* the implicit-rejection key J(z || c), z being the last 32 bytes of dk */
+static void rejection_key(uint8_t k[32], int set, const uint8_t *dk, const uint8_t *ct)
+{
+	struct keccak_ctx j;
+
+	shake256_init(&j);
+	keccak_absorb(&j, dk + mlkem_dk_bytes(set) - 32, 32);
+	keccak_absorb(&j, ct, mlkem_ct_bytes(set));
+	keccak_finalize(&j);
+	keccak_squeeze(&j, k, 32);
+}
+
+/* ---- ACVP records ---- */
+
+static void test_keygen_vectors(void)
+{
+	FILE *f = open_vectors("mlkem_keygen.txt");
+	static uint8_t ek[MLKEM_MAX_EK_BYTES], dk[MLKEM_MAX_DK_BYTES];
+	struct record r;
+	unsigned count = 0;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+	while (record_read(f, &r)) {
+		int set = set_of(&r);
+		size_t eklen, dklen;
+		uint8_t *d = bytes(&r, "d", NULL), *z = bytes(&r, "z", NULL), *want_ek = bytes(&r, "ek", &eklen),
+			*want_dk = bytes(&r, "dk", &dklen);
+
+		CU_ASSERT_NOT_EQUAL(set, 0);
+		CU_ASSERT_EQUAL(eklen, mlkem_ek_bytes(set));
+		CU_ASSERT_EQUAL(dklen, mlkem_dk_bytes(set));
+		CU_ASSERT_EQUAL(mlkem_keygen(set, d, z, ek, dk), 0);
+		CU_ASSERT_EQUAL(memcmp(ek, want_ek, eklen), 0);
+		CU_ASSERT_EQUAL(memcmp(dk, want_dk, dklen), 0);
+		CU_ASSERT_EQUAL(mlkem_check_ek(set, ek, eklen), 0);
+		CU_ASSERT_EQUAL(mlkem_check_dk(set, dk, dklen), 0);
+		free(d);
+		free(z);
+		free(want_ek);
+		free(want_dk);
+		record_free(&r);
+		count++;
+	}
+	fclose(f);
+	printf("\n    %u keyGen records ", count);
+	CU_ASSERT(count > 0);
+}
+
+static void test_encap_vectors(void)
+{
+	FILE *f = open_vectors("mlkem_encap.txt");
+	static uint8_t ct[MLKEM_MAX_CT_BYTES];
+	uint8_t ss[32];
+	struct record r;
+	unsigned count = 0;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+	while (record_read(f, &r)) {
+		int set = set_of(&r);
+		size_t ctlen, klen;
+		uint8_t *ek = bytes(&r, "ek", NULL), *dk = bytes(&r, "dk", NULL), *m = bytes(&r, "m", NULL),
+			*want_ct = bytes(&r, "c", &ctlen), *want_k = bytes(&r, "k", &klen);
+
+		CU_ASSERT_NOT_EQUAL(set, 0);
+		CU_ASSERT_EQUAL(ctlen, mlkem_ct_bytes(set));
+		CU_ASSERT_EQUAL(klen, 32);
+		CU_ASSERT_EQUAL(mlkem_encaps(set, ek, m, ct, ss), 0);
+		CU_ASSERT_EQUAL(memcmp(ct, want_ct, ctlen), 0);
+		CU_ASSERT_EQUAL(memcmp(ss, want_k, 32), 0);
+		/* and back through decapsulation */
+		memset(ss, 0, sizeof(ss));
+		CU_ASSERT_EQUAL(mlkem_decaps(set, dk, want_ct, ss), 0);
+		CU_ASSERT_EQUAL(memcmp(ss, want_k, 32), 0);
+		free(ek);
+		free(dk);
+		free(m);
+		free(want_ct);
+		free(want_k);
+		record_free(&r);
+		count++;
+	}
+	fclose(f);
+	printf("\n    %u encapsulation records ", count);
+	CU_ASSERT(count > 0);
+}
+
+static void test_decap_vectors(void)
+{
+	FILE *f = open_vectors("mlkem_decap.txt");
+	static uint8_t ek[MLKEM_MAX_EK_BYTES], dk_seed[MLKEM_MAX_DK_BYTES];
+	uint8_t ss[32], j[32];
+	struct record r;
+	unsigned count = 0, rejected = 0;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+	while (record_read(f, &r)) {
+		int set = set_of(&r);
+		size_t dklen, ctlen;
+		uint8_t *dk = bytes(&r, "dk", &dklen), *ct = bytes(&r, "c", &ctlen), *want_k = bytes(&r, "k", NULL);
+
+		CU_ASSERT_NOT_EQUAL(set, 0);
+		CU_ASSERT_EQUAL(dklen, mlkem_dk_bytes(set));
+		CU_ASSERT_EQUAL(ctlen, mlkem_ct_bytes(set));
+		if (is(&r, "keyFormat", "seed")) {
+			uint8_t *d = bytes(&r, "d", NULL), *z = bytes(&r, "z", NULL);
+
+			CU_ASSERT_EQUAL(mlkem_keygen(set, d, z, ek, dk_seed), 0);
+			CU_ASSERT_EQUAL(memcmp(dk_seed, dk, dklen), 0);
+			free(d);
+			free(z);
+		} else {
+			CU_ASSERT(is(&r, "keyFormat", "expanded"));
+		}
+		memset(ss, 0, sizeof(ss));
+		CU_ASSERT_EQUAL(mlkem_decaps(set, dk, ct, ss), 0);
+		CU_ASSERT_EQUAL(memcmp(ss, want_k, 32), 0);
+		/* a modified ciphertext gets exactly J(z || c) */
+		rejection_key(j, set, dk, ct);
+		if (is(&r, "reason", "modified ciphertext")) {
+			CU_ASSERT_EQUAL(memcmp(want_k, j, 32), 0);
+			rejected++;
+		} else {
+			CU_ASSERT(is(&r, "reason", "valid decapsulation"));
+			CU_ASSERT_NOT_EQUAL(memcmp(want_k, j, 32), 0);
+		}
+		free(dk);
+		free(ct);
+		free(want_k);
+		record_free(&r);
+		count++;
+	}
+	fclose(f);
+	printf("\n    %u decapsulation records (%u implicit rejections) ", count, rejected);
+	CU_ASSERT(count > 0);
+	CU_ASSERT(rejected > 0);
+}
+
+static void test_keycheck_vectors(void)
+{
+	FILE *f = open_vectors("mlkem_keycheck.txt");
+	static uint8_t ct[MLKEM_MAX_CT_BYTES];
+	uint8_t ss[32], m[32] = { 1 };
+	struct record r;
+	unsigned count = 0;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+	while (record_read(f, &r)) {
+		int set = set_of(&r), want = passed(&r) ? 0 : -1;
+		size_t len;
+
+		CU_ASSERT_NOT_EQUAL(set, 0);
+		if (is(&r, "function", "encapsulationKeyCheck")) {
+			uint8_t *ek = bytes(&r, "ek", &len);
+
+			CU_ASSERT_EQUAL(mlkem_check_ek(set, ek, len), want);
+			CU_ASSERT_EQUAL(mlkem_encaps(set, ek, m, ct, ss), want);
+			free(ek);
+		} else {
+			uint8_t *dk = bytes(&r, "dk", &len);
+
+			CU_ASSERT(is(&r, "function", "decapsulationKeyCheck"));
+			CU_ASSERT_EQUAL(mlkem_check_dk(set, dk, len), want);
+			memset(ct, 0x5a, sizeof(ct));
+			CU_ASSERT_EQUAL(mlkem_decaps(set, dk, ct, ss), want);
+			free(dk);
+		}
+		record_free(&r);
+		count++;
+	}
+	fclose(f);
+	printf("\n    %u key check records ", count);
+	CU_ASSERT(count > 0);
+}
+
+/* ---- API behaviour ---- */
+
+static void seed_for(uint8_t seed[32], unsigned i)
+{
+	unsigned j;
+
+	for (j = 0; j < 32; j++)
+		seed[j] = (uint8_t)(i * 29 + j * 11 + 3);
+}
+
+static void test_malformed(void)
+{
+	static uint8_t ek[MLKEM_MAX_EK_BYTES], dk[MLKEM_MAX_DK_BYTES], ct[MLKEM_MAX_CT_BYTES];
+	static const int bad_sets[] = { 0, 4, -1 };
+	uint8_t d[32], z[32], m[32], ss[32];
+	size_t i;
+
+	seed_for(d, 1);
+	seed_for(z, 2);
+	seed_for(m, 3);
+	for (i = 0; i < 3; i++) {
+		int set = bad_sets[i];
+
+		CU_ASSERT_EQUAL(mlkem_ek_bytes(set), 0);
+		CU_ASSERT_EQUAL(mlkem_dk_bytes(set), 0);
+		CU_ASSERT_EQUAL(mlkem_ct_bytes(set), 0);
+		CU_ASSERT_EQUAL(mlkem_keygen(set, d, z, ek, dk), -1);
+		CU_ASSERT_EQUAL(mlkem_encaps(set, ek, m, ct, ss), -1);
+		CU_ASSERT_EQUAL(mlkem_decaps(set, dk, ct, ss), -1);
+		CU_ASSERT_EQUAL(mlkem_check_ek(set, ek, 800), -1);
+		CU_ASSERT_EQUAL(mlkem_check_dk(set, dk, 1632), -1);
+	}
+	CU_ASSERT_EQUAL_FATAL(mlkem_keygen(MLKEM_768, d, z, ek, dk), 0);
+	CU_ASSERT_EQUAL(mlkem_check_ek(MLKEM_768, ek, 1184), 0);
+	CU_ASSERT_EQUAL(mlkem_check_ek(MLKEM_768, ek, 1183), -1);
+	CU_ASSERT_EQUAL(mlkem_check_ek(MLKEM_768, ek, 1185), -1);
+	CU_ASSERT_EQUAL(mlkem_check_ek(MLKEM_512, ek, 1184), -1);
+	CU_ASSERT_EQUAL(mlkem_check_dk(MLKEM_768, dk, 2400), 0);
+	CU_ASSERT_EQUAL(mlkem_check_dk(MLKEM_768, dk, 2399), -1);
+	CU_ASSERT_EQUAL(mlkem_check_dk(MLKEM_1024, dk, 2400), -1);
+	CU_ASSERT_EQUAL(mlkem_check_ek(MLKEM_768, NULL, 1184), -1);
+	CU_ASSERT_EQUAL(mlkem_check_dk(MLKEM_768, NULL, 2400), -1);
+	CU_ASSERT_EQUAL(mlkem_keygen(MLKEM_768, NULL, z, ek, dk), -1);
+	CU_ASSERT_EQUAL(mlkem_encaps(MLKEM_768, NULL, m, ct, ss), -1);
+	CU_ASSERT_EQUAL(mlkem_encaps(MLKEM_768, ek, NULL, ct, ss), -1);
+	CU_ASSERT_EQUAL(mlkem_decaps(MLKEM_768, dk, NULL, ss), -1);
+	CU_ASSERT_EQUAL(mlkem_decaps(MLKEM_768, NULL, ct, ss), -1);
+	/* the last coefficient set to q = 3329 = 0xd01 fails the modulus check */
+	ek[1151] = 0xd0;
+	ek[1150] = (uint8_t)((ek[1150] & 0x0f) | 0x10);
+	CU_ASSERT_EQUAL(mlkem_check_ek(MLKEM_768, ek, 1184), -1);
+	CU_ASSERT_EQUAL(mlkem_encaps(MLKEM_768, ek, m, ct, ss), -1);
+	/* a dk whose stored ek no longer matches its hash */
+	dk[2400 - 64] ^= 1;
+	CU_ASSERT_EQUAL(mlkem_check_dk(MLKEM_768, dk, 2400), -1);
+	CU_ASSERT_EQUAL(mlkem_decaps(MLKEM_768, dk, ct, ss), -1);
+}
+
+static void test_round_trips(void)
+{
+	static uint8_t ek[MLKEM_MAX_EK_BYTES], dk[MLKEM_MAX_DK_BYTES], ct[MLKEM_MAX_CT_BYTES];
+	uint8_t d[32], z[32], m[32], ss[32], ss2[32], j[32];
+	int set;
+	unsigned i;
+
+	for (set = MLKEM_512; set <= MLKEM_1024; set++) {
+		size_t ctlen = mlkem_ct_bytes(set);
+
+		for (i = 0; i < 16; i++) {
+			seed_for(d, 10 * (unsigned)set + i);
+			seed_for(z, 100 + i);
+			seed_for(m, 200 + i);
+			CU_ASSERT_EQUAL_FATAL(mlkem_keygen(set, d, z, ek, dk), 0);
+			CU_ASSERT_EQUAL(mlkem_encaps(set, ek, m, ct, ss), 0);
+			CU_ASSERT_EQUAL(mlkem_decaps(set, dk, ct, ss2), 0);
+			CU_ASSERT_EQUAL(memcmp(ss, ss2, 32), 0);
+			/* one flipped bit anywhere in c gives J(z || c) */
+			ct[(i * 389) % ctlen] ^= (uint8_t)(1 << (i % 8));
+			CU_ASSERT_EQUAL(mlkem_decaps(set, dk, ct, ss2), 0);
+			rejection_key(j, set, dk, ct);
+			CU_ASSERT_EQUAL(memcmp(ss2, j, 32), 0);
+			CU_ASSERT_NOT_EQUAL(memcmp(ss2, ss, 32), 0);
+		}
+	}
+}
+
+int main(void)
+{
+	CU_pSuite s;
+	unsigned failures;
+
+	if (CU_initialize_registry() != CUE_SUCCESS)
+		return 1;
+	s = CU_add_suite("mlkem", NULL, NULL);
+	if (!s || !CU_add_test(s, "ACVP keyGen records", test_keygen_vectors)
+	    || !CU_add_test(s, "ACVP encapsulation records", test_encap_vectors)
+	    || !CU_add_test(s, "ACVP decapsulation records", test_decap_vectors)
+	    || !CU_add_test(s, "ACVP key check records", test_keycheck_vectors)
+	    || !CU_add_test(s, "malformed inputs", test_malformed)
+	    || !CU_add_test(s, "encaps/decaps round trips", test_round_trips)) {
+		CU_cleanup_registry();
+		return 1;
+	}
+	CU_basic_set_mode(CU_BRM_VERBOSE);
+	CU_basic_run_tests();
+	failures = CU_get_number_of_failures();
+	CU_cleanup_registry();
+	return failures ? 1 : 0;
+}
