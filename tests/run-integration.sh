@@ -33,6 +33,7 @@ logs=$(mktemp -d "${TMPDIR:-/tmp}/pqtpm-integration.XXXXXX")
 trap 'rm -rf "$logs"' EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
+trap 'trap "" PIPE; exit 141' PIPE
 
 pass=0
 fail=0
@@ -97,6 +98,7 @@ run_prog() {
 		. "$idir/lib.sh"
 		if [ ! -x "$bin" ]; then
 			bad "$name not built ($bin missing)"
+			_FINISHED=1
 			exit 1
 		fi
 		tpm_start

@@ -1,7 +1,8 @@
-/* Context management for objects (Part 3 §28): ContextSave, ContextLoad, FlushContext.
- * A resource manager (tpm2-abrmd) saves and reloads every object and sequence around every
- * command, so a round trip gives back exactly the object that was saved. Session contexts
- * come with the sessions issue, through the same protection (context_blob.h). */
+/* Context management (Part 3 §28): ContextSave, ContextLoad, FlushContext. A resource
+ * manager (tpm2-abrmd) saves and reloads every object and sequence around every command, so
+ * a round trip gives back exactly the object that was saved. FlushContext also ends sessions;
+ * saving and loading session contexts comes with the sessions issue, through the same
+ * protection (context_blob.h). */
 #include <stdlib.h>
 
 #include "context_blob.h"

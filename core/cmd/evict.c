@@ -69,8 +69,9 @@ static TPM_RC make_persistent(struct cmd *c, const struct object *o, TPM_HANDLE 
 	return rc;
 }
 
-static TPM_RC evict(struct cmd *c, struct object *o, TPM_HANDLE ph)
+static TPM_RC evict(struct cmd *c, TPM_HANDLE ph)
 {
+	struct object *o = c->obj[1];
 	struct persist *ps = &c->e->ps;
 	TPM_RC rc;
 	int slot;
@@ -92,6 +93,7 @@ static TPM_RC evict(struct cmd *c, struct object *o, TPM_HANDLE ph)
 		return rc;
 	}
 	object_wipe_free(o);
+	c->obj[1] = NULL;
 	return TPM_RC_SUCCESS;
 }
 
@@ -105,7 +107,7 @@ static TPM_RC evict_control(struct cmd *c)
 		return rc_param(TPM_RC_VALUE, 1);
 	if ((o->handle >> 24) == TPM_HT_TRANSIENT)
 		return make_persistent(c, o, ph);
-	return evict(c, o, ph);
+	return evict(c, ph);
 }
 
 const struct cmd_def cmds_evict[] = {

@@ -80,13 +80,14 @@ static TPM_RC seq_alloc(struct cmd *c, enum object_kind kind, const struct tpm2b
 	return TPM_RC_SUCCESS;
 }
 
-/* Start one hash per allocated PCR bank. */
-static TPM_RC event_start(struct pqtpm_engine *e, struct object *o)
+/* One hash per algorithm a PCR bank can have, allocated or not, as PCR_Event answers; only
+ * the allocated banks are extended. */
+static TPM_RC event_start(struct object *o)
 {
-	for (unsigned i = 0; i < e->nbanks; i++) {
-		o->event_alg[i] = e->banks[i].alg;
+	for (size_t i = 0; i < pcr_bank_alg_count() && i < MAX_PCR_BANKS; i++) {
+		o->event_alg[i] = pcr_bank_alg(i);
 		TRY(crypto_hash_start(&o->event[i], o->event_alg[i]));
-		o->event_banks = i + 1;
+		o->event_banks = (unsigned)i + 1;
 	}
 	return TPM_RC_SUCCESS;
 }
@@ -105,7 +106,7 @@ static TPM_RC hash_sequence_start(struct cmd *c)
 	crypto_wipe(&auth, sizeof(auth));
 	TRY(rc);
 	if (alg == TPM_ALG_NULL)
-		rc = event_start(c->e, o);
+		rc = event_start(o);
 	else
 		rc = crypto_hash_start(&o->hash, alg);
 	if (rc != TPM_RC_SUCCESS) {

@@ -160,4 +160,11 @@ TPM_RC crypto_ecc_params(uint16_t curve, struct crypto_ecc_params *out);
 TPM_RC crypto_aes(TPM_ALG_ID mode, bool encrypt, const uint8_t *key, size_t keylen,
 		  uint8_t *iv, const uint8_t *in, uint8_t *out, size_t len);
 
+/* ---- teardown ----
+ * wolfSSL keeps per-thread ECC tables (fixed-point caches, ~0.8 MB per cached point; they make
+ * ECDSA ~100x faster): a thread that used ECC calls crypto_thread_cleanup before it exits, or
+ * they leak. crypto_cleanup also frees the DRBG (for process exit; a later call reseeds it). */
+void crypto_thread_cleanup(void);
+void crypto_cleanup(void);
+
 #endif

@@ -96,7 +96,7 @@ static TPM_RC load_public(ecc_key *key, uint16_t curve, const uint8_t *x, size_t
 
 static void unload(ecc_key *key)
 {
-	wc_ecc_free(key);
+	(void)wc_ecc_free(key); /* only fails for a NULL key */
 	crypto_wipe(key, sizeof(*key));
 }
 
@@ -275,4 +275,9 @@ TPM_RC crypto_ecdh(uint16_t curve, const uint8_t *d, const uint8_t *qx, size_t q
 		rc = multiply(&peer, c, d, zx, zy);
 	unload(&peer);
 	return rc;
+}
+
+void crypto_thread_cleanup(void)
+{
+	wc_ecc_fp_free();
 }

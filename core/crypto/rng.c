@@ -1,5 +1,7 @@
 /* The engine-wide DRBG: one wolfSSL Hash_DRBG seeded from the OS, created on first use and
- * serialized by a mutex (a WC_RNG is not thread-safe).
+ * serialized by a mutex (a WC_RNG is not thread-safe). It is created under that mutex rather
+ * than with pthread_once so that it can be seeded again: after fork (wolfSSL does not notice,
+ * and a child replaying its parent's stream would reuse ECDSA nonces) and after crypto_cleanup.
  *
  * StirRandom: Debian's wolfSSL exports no reseed with additional input (wc_RNG_DRBG_Reseed is
  * internal), so stirred data is hashed into a 64-byte SHA-512 pool, and once anything has been
@@ -10,25 +12,51 @@
 
 #include "wolf.h"
 
-static pthread_once_t drbg_once = PTHREAD_ONCE_INIT;
 static pthread_mutex_t drbg_lock = PTHREAD_MUTEX_INITIALIZER;
 static WC_RNG drbg;
-static bool drbg_ready;
+static bool drbg_ready, drbg_forked, wolf_ready, atfork_ready;
 
 static uint8_t pool[WC_SHA512_DIGEST_SIZE];
 static bool pool_stirred;
 static uint64_t pool_counter;
 
-static void drbg_init(void)
+/* Nobody holds the lock across fork, and the child seeds afresh. */
+static void before_fork(void)
 {
-	drbg_ready = wolfCrypt_Init() == 0 && wc_InitRng(&drbg) == 0;
+	pthread_mutex_lock(&drbg_lock);
+}
+
+static void after_fork_parent(void)
+{
+	pthread_mutex_unlock(&drbg_lock);
+}
+
+static void after_fork_child(void)
+{
+	drbg_forked = true;
+	pthread_mutex_unlock(&drbg_lock);
+}
+
+/* Caller holds the lock. */
+static bool drbg_seed(void)
+{
+	if (drbg_ready && !drbg_forked)
+		return true;
+	if (drbg_ready)
+		(void)wc_FreeRng(&drbg); /* the parent's state: nothing to do if freeing fails */
+	drbg_ready = drbg_forked = false;
+	if (!wolf_ready)
+		wolf_ready = wolfCrypt_Init() == 0;
+	if (!atfork_ready)
+		atfork_ready = pthread_atfork(before_fork, after_fork_parent, after_fork_child) == 0;
+	drbg_ready = wolf_ready && atfork_ready && wc_InitRng(&drbg) == 0;
+	return drbg_ready;
 }
 
 WC_RNG *crypto_wolf_rng_acquire(void)
 {
-	pthread_once(&drbg_once, drbg_init);
 	pthread_mutex_lock(&drbg_lock);
-	if (drbg_ready)
+	if (drbg_seed())
 		return &drbg;
 	pthread_mutex_unlock(&drbg_lock);
 	return NULL;
@@ -106,6 +134,21 @@ TPM_RC crypto_stir_random(const uint8_t *data, size_t len)
 	crypto_wipe(&h, sizeof(h));
 	crypto_wolf_rng_release();
 	return rc;
+}
+
+void crypto_cleanup(void)
+{
+	pthread_mutex_lock(&drbg_lock);
+	/* at teardown a failure leaves nothing to do */
+	if (drbg_ready)
+		(void)wc_FreeRng(&drbg);
+	if (wolf_ready)
+		(void)wolfCrypt_Cleanup();
+	drbg_ready = wolf_ready = false;
+	crypto_wipe(pool, sizeof(pool));
+	pool_stirred = false;
+	pthread_mutex_unlock(&drbg_lock);
+	crypto_thread_cleanup();
 }
 
 static TPM_RC system_read(struct crypto_rng *rng, uint8_t *out, size_t len)

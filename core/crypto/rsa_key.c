@@ -72,6 +72,6 @@ TPM_RC crypto_rsa_load(RsaKey *key, const struct crypto_rsa *rsa)
 
 void crypto_rsa_unload(RsaKey *key)
 {
-	wc_FreeRsaKey(key);
+	(void)wc_FreeRsaKey(key); /* only fails for a NULL key */
 	crypto_wipe(key, sizeof(*key));
 }

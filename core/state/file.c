@@ -206,7 +206,9 @@ static int sync_dir(const char *dir)
 }
 
 /* Temp file, fsync, rename over the state file, fsync the directory. On a failure before
- * the rename the temp file goes and the old state file stays as it was. */
+ * the rename the temp file goes and the old state file stays as it was. A failed fsync of
+ * the directory is reported too: then either file may be what a crash leaves, as if the
+ * crash had come first. */
 static int write_atomically(const char *dir, const uint8_t *buf, size_t len)
 {
 	char tmp[PATH_MAX], final[PATH_MAX];

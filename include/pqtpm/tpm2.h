@@ -554,6 +554,10 @@ typedef uint16_t TPM_ALG_ID;
 #define TPM_RC_P 0x040
 #define TPM_RC_S 0x800
 #define TPM_RC_1 0x100
+#define TPM_RC_2 0x200
+#define TPM_RC_3 0x300
+#define TPM_RC_4 0x400
+#define TPM_RC_5 0x500
 #define TPM_RC_N_MASK 0xF00
 
 /* v1.59 additions not in every header */

@@ -62,6 +62,7 @@ _lib_cleanup() {
 trap _lib_cleanup EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM HUP
+trap 'trap "" PIPE; exit 141' PIPE
 
 ok() {
 	PASS=$((PASS + 1))

@@ -644,6 +644,26 @@ static void test_flush(void)
 	CU_ASSERT_EQUAL(flush(&h, 0x01000000u), P1(TPM_RC_VALUE));
 }
 
+static void test_flush_session(void)
+{
+	static const uint8_t nonce[16] = "nonce of caller";
+	TPM_HANDLE session = 0;
+	struct cmdbuf b;
+
+	cmd_begin(&b, TPM_CC_StartAuthSession);
+	cmd_handle(&b, TPM_RH_NULL); /* tpmKey */
+	cmd_handle(&b, TPM_RH_NULL); /* bind */
+	wr_tpm2b(&b.params, nonce, sizeof(nonce));
+	wr_u16(&b.params, 0); /* encryptedSalt */
+	wr_u8(&b.params, TPM_SE_HMAC);
+	wr_u16(&b.params, TPM_ALG_NULL); /* symmetric */
+	wr_u16(&b.params, TPM_ALG_SHA256);
+	CU_ASSERT_EQUAL_FATAL(harness_run(&h, &b, NULL, &session), TPM_RC_SUCCESS);
+	CU_ASSERT_EQUAL(session >> 24, TPM_HT_HMAC_SESSION);
+	CU_ASSERT_EQUAL(flush(&h, session), TPM_RC_SUCCESS);
+	CU_ASSERT_EQUAL(flush(&h, session), P1(TPM_RC_HANDLE));
+}
+
 /* ---- EvictControl ---- */
 
 static void test_evict_persist_and_use(void)
@@ -848,6 +868,7 @@ int main(void)
 	CU_add_test(s, "stClear refused after TPM Restart", test_stclear_refused_after_restart);
 	CU_add_test(s, "object memory full", test_object_memory);
 	CU_add_test(s, "FlushContext", test_flush);
+	CU_add_test(s, "FlushContext of a session", test_flush_session);
 	s = CU_add_suite("evict", setup, teardown);
 	CU_add_test(s, "persist, use from another client, evict", test_evict_persist_and_use);
 	CU_add_test(s, "EvictControl errors", test_evict_errors);

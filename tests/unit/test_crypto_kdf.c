@@ -1,6 +1,8 @@
 /* KDFa, KDFe, the deterministic kdf_rng stream and the system DRBG. */
 #include <CUnit/Basic.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "crypto/crypto.h"
 
@@ -242,6 +244,42 @@ static void test_system_rng(void)
 	CU_ASSERT_FALSE(all_zero(a, sizeof(a)));
 }
 
+/* A forked child must not replay its parent's stream (ECDSA nonces would repeat). */
+static void test_system_rng_after_fork(void)
+{
+	uint8_t parent[32], child[32] = { 0 };
+	int fds[2], status;
+	pid_t pid;
+
+	CU_ASSERT_EQUAL(crypto_random(parent, 1), TPM_RC_SUCCESS); /* seeded before the fork */
+	CU_ASSERT_EQUAL_FATAL(pipe(fds), 0);
+	pid = fork();
+	CU_ASSERT_FATAL(pid >= 0);
+	if (pid == 0) {
+		uint8_t out[32];
+		bool ok = crypto_random(out, sizeof(out)) == TPM_RC_SUCCESS &&
+			  write(fds[1], out, sizeof(out)) == (ssize_t)sizeof(out);
+
+		_exit(ok ? 0 : 1);
+	}
+	close(fds[1]);
+	CU_ASSERT_EQUAL(crypto_random(parent, sizeof(parent)), TPM_RC_SUCCESS);
+	CU_ASSERT_EQUAL(read(fds[0], child, sizeof(child)), (ssize_t)sizeof(child));
+	close(fds[0]);
+	CU_ASSERT_EQUAL(waitpid(pid, &status, 0), pid);
+	CU_ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	CU_ASSERT_NOT_EQUAL(memcmp(parent, child, sizeof(child)), 0);
+}
+
+/* After crypto_cleanup the DRBG seeds itself again on next use. */
+static void test_system_rng_cleanup(void)
+{
+	uint8_t a[16];
+
+	crypto_cleanup();
+	CU_ASSERT_EQUAL(crypto_random(a, sizeof(a)), TPM_RC_SUCCESS);
+}
+
 int main(void)
 {
 	CU_pSuite s;
@@ -257,9 +295,12 @@ int main(void)
 	CU_add_test(s, "kdf_rng blocks as defined", test_kdf_rng_definition);
 	CU_add_test(s, "kdf_rng input limits", test_kdf_rng_limits);
 	CU_add_test(s, "system rng and stir", test_system_rng);
+	CU_add_test(s, "system rng differs after fork", test_system_rng_after_fork);
+	CU_add_test(s, "system rng after cleanup", test_system_rng_cleanup);
 	CU_basic_set_mode(CU_BRM_VERBOSE);
 	CU_basic_run_tests();
 	failures = CU_get_number_of_failures();
 	CU_cleanup_registry();
+	crypto_cleanup();
 	return failures ? 1 : 0;
 }

@@ -411,5 +411,6 @@ int main(void)
 	CU_basic_run_tests();
 	failures = CU_get_number_of_failures();
 	CU_cleanup_registry();
+	crypto_cleanup();
 	return failures ? 1 : 0;
 }

@@ -518,39 +518,52 @@ static TPM_RC event_complete(TPM_HANDLE pcr, TPM_HANDLE seq, const void *data, u
 	return harness_run(&h, &b, rsp, NULL);
 }
 
+/* A digest for every bank algorithm; the allocated banks of PCR 16 extended with theirs. */
 static void test_event_sequence_extends(void)
 {
 	static const char ev[] = "an event in two parts";
-	uint8_t before[MAX_PCR_BANKS][MAX_DIGEST_SIZE];
+	uint8_t before[MAX_PCR_BANKS][MAX_DIGEST_SIZE] = { { 0 } };
+	size_t nalg = pcr_bank_alg_count();
+	unsigned allocated = 0;
 	TPM_HANDLE seq = 0;
 	struct rd rsp;
 	uint32_t count;
 
-	CU_ASSERT_FATAL(h.e->nbanks > 0);
-	for (unsigned i = 0; i < h.e->nbanks; i++)
-		memcpy(before[i], pcr_value(h.e, h.e->banks[i].alg, 16), MAX_DIGEST_SIZE);
+	CU_ASSERT_FATAL(nalg > 0 && nalg <= MAX_PCR_BANKS);
+	for (size_t i = 0; i < nalg; i++) {
+		const uint8_t *v = pcr_value(h.e, pcr_bank_alg(i), 16);
+
+		if (v)
+			memcpy(before[i], v, crypto_hash_size(pcr_bank_alg(i)));
+	}
 	CU_ASSERT_EQUAL_FATAL(seq_start("ev", TPM_ALG_NULL, &seq), 0);
 	CU_ASSERT_EQUAL(seq_update(seq, "ev", ev, 9), 0);
 	CU_ASSERT_EQUAL_FATAL(event_complete(16, seq, ev + 9, sizeof(ev) - 10, &rsp), 0);
 	CU_ASSERT_EQUAL_FATAL(rd_u32(&rsp, &count), 0);
-	CU_ASSERT_EQUAL_FATAL(count, h.e->nbanks);
+	CU_ASSERT_EQUAL_FATAL(count, nalg);
 	for (unsigned i = 0; i < count; i++) {
 		TPM_ALG_ID alg = 0;
+		const uint8_t *now;
 		size_t n;
 		uint8_t got[MAX_DIGEST_SIZE], want[MAX_DIGEST_SIZE], cat[2 * MAX_DIGEST_SIZE];
 
 		CU_ASSERT_EQUAL(rd_u16(&rsp, &alg), 0);
-		CU_ASSERT_EQUAL(alg, h.e->banks[i].alg);
+		CU_ASSERT_EQUAL(alg, pcr_bank_alg(i));
 		n = crypto_hash_size(alg);
 		CU_ASSERT_EQUAL_FATAL(rd_bytes(&rsp, got, n), 0);
 		CU_ASSERT_EQUAL(crypto_hash(alg, ev, sizeof(ev) - 1, want), 0);
 		CU_ASSERT_EQUAL(memcmp(got, want, n), 0);
+		now = pcr_value(h.e, alg, 16);
+		if (!now)
+			continue;
 		/* PCR 16 = H(old || digest) */
+		allocated++;
 		memcpy(cat, before[i], n);
 		memcpy(cat + n, want, n);
 		CU_ASSERT_EQUAL(crypto_hash(alg, cat, 2 * n, want), 0);
-		CU_ASSERT_EQUAL(memcmp(pcr_value(h.e, alg, 16), want, n), 0);
+		CU_ASSERT_EQUAL(memcmp(now, want, n), 0);
 	}
+	CU_ASSERT_EQUAL(allocated, h.e->nbanks);
 	CU_ASSERT_EQUAL(rd_left(&rsp), 0);
 	CU_ASSERT_EQUAL(seq_update(seq, "ev", "x", 1), TPM_RC_REFERENCE_H0);
 }
@@ -567,7 +580,7 @@ static void test_event_sequence_null_pcr(void)
 	CU_ASSERT_EQUAL_FATAL(seq_start("ev", TPM_ALG_NULL, &seq), 0);
 	CU_ASSERT_EQUAL_FATAL(event_complete(TPM_RH_NULL, seq, "abc", 3, &rsp), 0);
 	CU_ASSERT_EQUAL(rd_u32(&rsp, &count), 0);
-	CU_ASSERT_EQUAL(count, h.e->nbanks);
+	CU_ASSERT_EQUAL(count, pcr_bank_alg_count());
 	CU_ASSERT_EQUAL(memcmp(pcr_value(h.e, alg, 16), before, MAX_DIGEST_SIZE), 0);
 }
 

@@ -204,9 +204,11 @@ static void fill_persist(struct persist *ps, unsigned nobj, bool mldsa)
 	ps->saved_state_valid = true;
 	random_bytes(&ps->context_epoch, sizeof(ps->context_epoch));
 	ps->generation = 41;
-	for (unsigned i = 0; i < nobj; i++)
-		ps->persistent[(2 * i) % MAX_PERSISTENT_OBJECTS + (2 * i) / MAX_PERSISTENT_OBJECTS] =
-			make_object(0x81000100 + i, hierarchies[i % 3], mldsa);
+	for (unsigned i = 0; i < nobj; i++) {
+		unsigned slot = (2 * i) % MAX_PERSISTENT_OBJECTS + (2 * i) / MAX_PERSISTENT_OBJECTS;
+
+		ps->persistent[slot] = make_object(0x81000100 + i, hierarchies[i % 3], mldsa);
+	}
 }
 
 static size_t marshal(TPM_RC (*fn)(struct wr *, const void *), const void *v, uint8_t *buf)
@@ -267,7 +269,8 @@ static void assert_same_object(const struct object *a, const struct object *b)
 	CU_ASSERT_EQUAL(b->name.size, a->name.size);
 	CU_ASSERT_EQUAL(memcmp(b->name.b, a->name.b, a->name.size), 0);
 	CU_ASSERT_EQUAL(b->qualified_name.size, a->qualified_name.size);
-	CU_ASSERT_EQUAL(memcmp(b->qualified_name.b, a->qualified_name.b, a->qualified_name.size), 0);
+	CU_ASSERT_EQUAL(memcmp(b->qualified_name.b, a->qualified_name.b, a->qualified_name.size),
+			0);
 }
 
 static void assert_same_persist(const struct persist *a, const struct persist *b)
@@ -692,7 +695,7 @@ static void test_dir_prepare_modes(void)
 	new_dir(dir, sizeof(dir));
 	path_in(a, sizeof(a), dir, "a");
 	path_in(abc, sizeof(abc), dir, "a/b/c");
-	/* a umask that would leave the owner without write permission: created dirs are still 0700 */
+	/* a umask that takes the owner's write permission: created dirs are still 0700 */
 	old = umask(0277);
 	CU_ASSERT_EQUAL(state_dir_prepare(abc, err, sizeof(err)), 0);
 	umask(old);

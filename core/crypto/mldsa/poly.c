@@ -48,7 +48,8 @@ void mldsa_poly_shiftl(struct mldsa_poly *a)
  * 1 if some |c| >= bound, for reduced coefficients (|c| <= 6283008) and 0 < bound < q / 2.
  * A reduced coefficient whose centered value is small is that value, and one whose centered
  * value is large is large too, so this is the infinity-norm check of FIPS 204.
- * Every coefficient is looked at without a branch: where a rejected y failed must not leak.
+ * Every coefficient is looked at without a branch (the sign mask and the borrow bit rely on the
+ * compiler not introducing one): where a rejected y failed must not leak.
  */
 int mldsa_poly_exceeds(const struct mldsa_poly *a, int32_t bound)
 {

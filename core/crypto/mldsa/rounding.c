@@ -5,7 +5,8 @@
  * Decompose(r) for r in [0, q): r1 = ceil((r - gamma2) / (2 gamma2)) puts r0 = r - 2 gamma2 r1 in
  * (-gamma2, gamma2]; the top value r1 = (q - 1) / (2 gamma2) wraps to 0 with r0 - 1.
  * The division is a multiplication by ceil(2^48 / (2 gamma2)), exact because
- * (r + gamma2) * 2 gamma2 < 2^48, and the wrap is a mask: constant time for the secret w.
+ * (r + gamma2) * 2 gamma2 < 2^48, and the wrap is a mask: constant time for the secret w, as
+ * long as the compiler keeps the mask arithmetic branch-free (gcc and clang do).
  */
 struct decomposer {
 	int32_t gamma2, m;	/* m = (q - 1) / (2 gamma2) */
