@@ -81,10 +81,23 @@ static void power_on(struct pqtpm_engine *e)
 	e->clock_base_ms = monotonic_ms();
 }
 
+/* Power loss: loaded objects and sessions are volatile; clients stay connected. */
+static void flush_volatile(struct pqtpm_engine *e)
+{
+	for (struct pqtpm_client *cl = e->clients; cl; cl = cl->next) {
+		for (int i = 0; i < MAX_CLIENT_OBJECTS; i++) {
+			object_wipe_free(cl->objects[i]);
+			cl->objects[i] = NULL;
+		}
+		session_release_all(cl);
+	}
+}
+
 static void power_off(struct pqtpm_engine *e)
 {
 	if (!e->powered)
 		return;
+	flush_volatile(e);
 	engine_clock_sync(e);
 	e->powered = false;
 	e->started = false;
@@ -127,6 +140,7 @@ static void free_all(struct pqtpm_engine *e)
 {
 	while (e->clients)
 		client_destroy(e->clients);
+	session_drop_saved(e);
 	for (int i = 0; i < MAX_PERSISTENT_OBJECTS; i++) {
 		object_wipe_free(e->ps.persistent[i]);
 		e->ps.persistent[i] = NULL;

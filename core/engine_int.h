@@ -17,6 +17,7 @@
 #define MAX_CLIENT_OBJECTS 32	 /* transient objects and sequences per client */
 #define MAX_PERSISTENT_OBJECTS 32
 #define MAX_CLIENT_SESSIONS 16	 /* loaded sessions per client */
+#define MAX_SAVED_SESSIONS 64	 /* context-saved sessions, engine-wide */
 #define MAX_CLIENTS_TOTAL 1024
 #define PRIMARY_SEED_SIZE 64	 /* bytes; the largest hash we support */
 #define PCR_NUM TPM_PCR_COUNT
@@ -59,7 +60,6 @@ struct pqtpm_client {
 	struct object *objects[MAX_CLIENT_OBJECTS];
 	struct session *sessions[MAX_CLIENT_SESSIONS];
 	uint32_t next_handle;	/* low 24 bits of the next transient handle to try */
-	uint32_t next_session;	/* low 24 bits of the next session handle to try */
 	struct pqtpm_client *next, *prev;
 };
 
@@ -130,6 +130,11 @@ struct pqtpm_engine {
 
 	struct pqtpm_client *clients;
 	unsigned nclients;
+
+	/* Sessions live on when context-saved: a saved session belongs to no client until a
+	 * ContextLoad, so tools may save it in one connection and load it in the next. */
+	struct session *saved_sessions[MAX_SAVED_SESSIONS];
+	uint32_t next_session;	/* low 24 bits of the next session handle to try */
 };
 
 /* ---- command context ---- */

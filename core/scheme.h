@@ -20,7 +20,8 @@ TPM_RC scheme_sign(const struct tpmt_public *pub, const struct tpmt_scheme *in,
 TPM_RC scheme_sign_allowed(struct pqtpm_engine *e, const struct object *key,
 			   const struct tpm2b_digest *digest, const struct tpmt_ticket *validation);
 
-/* Sign digest with key under scheme (from scheme_sign). */
+/* Sign digest with key under scheme (from scheme_sign); TPM_RC_AUTH_UNAVAILABLE for a key
+ * without its private part. */
 TPM_RC scheme_sign_digest(const struct object *key, const struct tpmt_scheme *scheme,
 			  const struct tpm2b_digest *digest, struct tpmt_signature *sig);
 

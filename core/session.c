@@ -17,6 +17,17 @@ struct session *session_find(struct pqtpm_client *cl, TPM_HANDLE h)
 	return NULL;
 }
 
+static bool handle_in_use(struct pqtpm_engine *e, TPM_HANDLE h)
+{
+	for (struct pqtpm_client *cl = e->clients; cl; cl = cl->next)
+		if (session_find(cl, h))
+			return true;
+	for (int i = 0; i < MAX_SAVED_SESSIONS; i++)
+		if (e->saved_sessions[i] && e->saved_sessions[i]->handle == h)
+			return true;
+	return false;
+}
+
 TPM_RC session_alloc(struct pqtpm_client *cl, uint8_t type, struct session **out)
 {
 	TPM_HANDLE base = type == TPM_SE_HMAC ? TPM_HR_HMAC_SESSION : TPM_HR_POLICY_SESSION;
@@ -34,9 +45,10 @@ TPM_RC session_alloc(struct pqtpm_client *cl, uint8_t type, struct session **out
 	s = calloc(1, sizeof(*s));
 	if (!s)
 		return TPM_RC_SESSION_MEMORY;
+	/* unique across clients: a saved session may be loaded by another connection */
 	do {
-		s->handle = base | (cl->next_session++ & 0xFFFFFFu);
-	} while (session_find(cl, s->handle));
+		s->handle = base | (cl->e->next_session++ & 0xFFFFFFu);
+	} while (handle_in_use(cl->e, s->handle));
 	s->type = type;
 	slots(cl)[slot] = s;
 	*out = s;
@@ -59,6 +71,37 @@ void session_release_all(struct pqtpm_client *cl)
 			session_release(cl, slots(cl)[i]);
 }
 
+void session_drop_saved(struct pqtpm_engine *e)
+{
+	for (int i = 0; i < MAX_SAVED_SESSIONS; i++) {
+		if (e->saved_sessions[i]) {
+			crypto_wipe(e->saved_sessions[i], sizeof(struct session));
+			free(e->saved_sessions[i]);
+			e->saved_sessions[i] = NULL;
+		}
+	}
+}
+
+bool session_flush(struct pqtpm_client *cl, TPM_HANDLE h)
+{
+	struct session *s = session_find(cl, h);
+	struct pqtpm_engine *e = cl->e;
+
+	if (s) {
+		session_release(cl, s);
+		return true;
+	}
+	for (int i = 0; i < MAX_SAVED_SESSIONS; i++) {
+		if (e->saved_sessions[i] && e->saved_sessions[i]->handle == h) {
+			crypto_wipe(e->saved_sessions[i], sizeof(struct session));
+			free(e->saved_sessions[i]);
+			e->saved_sessions[i] = NULL;
+			return true;
+		}
+	}
+	return false;
+}
+
 unsigned session_count(struct pqtpm_engine *e)
 {
 	unsigned n = 0;
@@ -66,6 +109,8 @@ unsigned session_count(struct pqtpm_engine *e)
 	for (struct pqtpm_client *cl = e->clients; cl; cl = cl->next)
 		for (int i = 0; i < MAX_CLIENT_SESSIONS; i++)
 			n += cl->sessions[i] != NULL;
+	for (int i = 0; i < MAX_SAVED_SESSIONS; i++)
+		n += e->saved_sessions[i] != NULL;
 	return n;
 }
 

@@ -25,12 +25,22 @@ struct session {
 	uint8_t locality;		/* PolicyLocality mask; 0 = any */
 	bool pcr_counter_set;		/* PolicyPCR: the update counter it saw */
 	uint32_t pcr_counter;
+	uint64_t saved_sequence;	/* of its context, while saved */
 };
 
 struct session *session_find(struct pqtpm_client *cl, TPM_HANDLE h);
 TPM_RC session_alloc(struct pqtpm_client *cl, uint8_t type, struct session **out);
 void session_release(struct pqtpm_client *cl, struct session *s);
 void session_release_all(struct pqtpm_client *cl);
+/* Saved sessions die at TPM Reset and Restart (Part 1 §30.2). */
+void session_drop_saved(struct pqtpm_engine *e);
+/* Flush a loaded session of this client or any saved session; false if there is none. */
+bool session_flush(struct pqtpm_client *cl, TPM_HANDLE h);
+
+/* ContextSave and ContextLoad of sessions (cmd/context.c): saving moves the session out of
+ * the client into the engine's saved list; loading moves it into the loading client. */
+TPM_RC session_context_save(struct cmd *c, TPM_HANDLE h, struct tpms_context *ctx);
+TPM_RC session_context_load(struct cmd *c, const struct tpms_context *ctx, TPM_HANDLE *h);
 unsigned session_count(struct pqtpm_engine *e);
 void session_policy_reset(struct session *s);
 

@@ -6,6 +6,7 @@
  * In every case the hierarchies are enabled again and platformAuth/platformPolicy cleared. */
 #include "startup.h"
 #include "pcr.h"
+#include "session.h"
 
 static TPM_RC new_null_hierarchy(struct pqtpm_engine *e)
 {
@@ -35,6 +36,8 @@ TPM_RC startup_run(struct pqtpm_engine *e, uint16_t type)
 	} else {
 		e->ps.restart_count++;
 	}
+	if (type == TPM_SU_CLEAR)
+		session_drop_saved(e);
 	if (type == TPM_SU_CLEAR || e->nbanks == 0)
 		pcr_reset_all(e, true);
 

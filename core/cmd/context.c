@@ -1,8 +1,7 @@
 /* Context management (Part 3 §28): ContextSave, ContextLoad, FlushContext. A resource
  * manager (tpm2-abrmd) saves and reloads every object and sequence around every command, so
- * a round trip gives back exactly the object that was saved. FlushContext also ends sessions;
- * saving and loading session contexts comes with the sessions issue, through the same
- * protection (context_blob.h). */
+ * a round trip gives back exactly the object that was saved. Sessions are saved, loaded and
+ * flushed through session.h (session_context.c), with the same protection (context_blob.h). */
 #include <stdlib.h>
 
 #include "context_blob.h"
@@ -171,13 +170,13 @@ static TPM_RC context_save(struct cmd *c)
 	struct tpms_context *ctx;
 	TPM_RC rc;
 
-	/* saveHandle names a session if it resolved to no object: sessions issue */
-	if (!c->obj[0])
-		return rc_handle(TPM_RC_HANDLE, 1);
 	ctx = malloc(sizeof(*ctx));
 	if (!ctx)
 		return TPM_RC_MEMORY;
-	rc = save_object(c->e, c->obj[0], ctx);
+	if (c->obj[0])
+		rc = save_object(c->e, c->obj[0], ctx);
+	else
+		rc = session_context_save(c, c->handle[0], ctx);
 	if (rc == TPM_RC_SUCCESS)
 		rc = wr_context(&c->out, ctx);
 	free(ctx);
@@ -223,9 +222,15 @@ static TPM_RC context_load(struct cmd *c)
 		goto out;
 	}
 	rc = rd_context(&c->in, ctx);
-	/* A session context names a saved session: none exist before the sessions issue. */
-	if (rc == TPM_RC_SUCCESS && !is_object_context(ctx->saved_handle))
-		rc = TPM_RC_HANDLE;
+	if (rc == TPM_RC_SUCCESS && !is_object_context(ctx->saved_handle)) {
+		uint8_t ht = (uint8_t)(ctx->saved_handle >> 24);
+
+		if (ht == TPM_HT_HMAC_SESSION || ht == TPM_HT_POLICY_SESSION)
+			rc = session_context_load(c, ctx, &c->rsp_handle);
+		else
+			rc = rc_param(TPM_RC_HANDLE, 1);
+		goto out;
+	}
 	if (rc == TPM_RC_SUCCESS)
 		rc = open_object(c->e, ctx, tmp);
 	if (rc != TPM_RC_SUCCESS) {
@@ -261,14 +266,8 @@ static TPM_RC flush_context(struct cmd *c)
 		object_release(c->client, o);
 		return TPM_RC_SUCCESS;
 	case TPM_HT_HMAC_SESSION:
-	case TPM_HT_POLICY_SESSION: {
-		struct session *s = session_find(c->client, h);
-
-		if (!s)
-			return rc_param(TPM_RC_HANDLE, 1);
-		session_release(c->client, s);
-		return TPM_RC_SUCCESS;
-	}
+	case TPM_HT_POLICY_SESSION:
+		return session_flush(c->client, h) ? TPM_RC_SUCCESS : rc_param(TPM_RC_HANDLE, 1);
 	default:
 		/* TPMI_DH_CONTEXT: only transient objects and sessions */
 		return rc_param(TPM_RC_VALUE, 1);

@@ -20,12 +20,6 @@ static bool is_storage(uint32_t attrs)
 	return has(attrs, A_RESTRICTED) && has(attrs, A_DECRYPT);
 }
 
-static bool is_asymmetric(TPM_ALG_ID type)
-{
-	return type == TPM_ALG_RSA || type == TPM_ALG_ECC || type == TPM_ALG_MLDSA ||
-	       type == TPM_ALG_HASH_MLDSA || type == TPM_ALG_MLKEM;
-}
-
 static TPM_RC check_attributes(const struct tpmt_public *pub)
 {
 	uint32_t a = pub->attributes;
@@ -38,7 +32,6 @@ static TPM_RC check_attributes(const struct tpmt_public *pub)
 		if (pub->type != TPM_ALG_KEYEDHASH && !has(a, A_SIGN))
 			return TPM_RC_ATTRIBUTES;
 	}
-	/* an unrestricted RSA or ECC key may both sign and decrypt (its scheme is then NULL) */
 	if ((pub->type == TPM_ALG_MLDSA || pub->type == TPM_ALG_HASH_MLDSA) && has(a, A_DECRYPT))
 		return TPM_RC_ATTRIBUTES;
 	if (pub->type == TPM_ALG_MLKEM && has(a, A_SIGN))
@@ -65,14 +58,17 @@ static TPM_RC check_storage_sym(const struct tpmt_public *pub)
 	return TPM_RC_SUCCESS;
 }
 
-/* RSA and ECC schemes: a restricted signing key needs one, a storage key has none, and any
- * other key may leave it NULL; what is given must suit the key's use. */
+/* RSA and ECC schemes: a restricted signing key needs one, a storage key has none, an
+ * unrestricted key that both signs and decrypts has none either, and any other key may leave
+ * it NULL; what is given must suit the key's use. */
 static TPM_RC check_asym_scheme(const struct tpmt_public *pub, TPM_ALG_ID sign1,
 				TPM_ALG_ID sign2, TPM_ALG_ID dec1, TPM_ALG_ID dec2)
 {
 	TPM_ALG_ID s = pub->scheme.scheme;
 	uint32_t a = pub->attributes;
 
+	if (has(a, A_SIGN) && has(a, A_DECRYPT))
+		return s == TPM_ALG_NULL ? TPM_RC_SUCCESS : TPM_RC_SCHEME;
 	if (s == TPM_ALG_NULL)
 		return has(a, A_SIGN) && has(a, A_RESTRICTED) ? TPM_RC_SCHEME : TPM_RC_SUCCESS;
 	if (has(a, A_SIGN))

@@ -100,7 +100,8 @@ static int transient_handles(ESYS_CONTEXT *ctx, UINT32 *count)
 	TSS2_RC rc;
 
 	rc = Esys_GetCapability(ctx, ESYS_TR_NONE, ESYS_TR_NONE, ESYS_TR_NONE, TPM2_CAP_HANDLES,
-				TPM2_TRANSIENT_FIRST, TPM2_MAX_CAP_HANDLES, &more, &cap);
+				0x80000000u /* TPM2_TRANSIENT_FIRST: its macro overflows int */,
+				TPM2_MAX_CAP_HANDLES, &more, &cap);
 	if (!check_rc(rc, "GetCapability(handles-transient)"))
 		return 0;
 	*count = cap->data.handles.count;

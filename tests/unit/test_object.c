@@ -306,6 +306,13 @@ static void test_check_public(void)
 	p.key_bits = 2048;
 	p.exponent = 3;
 	CU_ASSERT_EQUAL(object_check_public(&p, true), TPM_RC_RANGE);
+	/* an unrestricted key may sign and decrypt, without a scheme */
+	tmpl(&p, TPM_ALG_RSA, SIGNING | TPMA_OBJECT_DECRYPT);
+	p.key_bits = 2048;
+	CU_ASSERT_EQUAL(object_check_public(&p, true), TPM_RC_SUCCESS);
+	p.scheme.scheme = TPM_ALG_RSASSA;
+	p.scheme.hash_alg = TPM_ALG_SHA256;
+	CU_ASSERT_EQUAL(object_check_public(&p, true), TPM_RC_SCHEME);
 
 	/* keyedHash: sign wants HMAC, decrypt XOR, neither (sealed data) nothing */
 	tmpl(&p, TPM_ALG_KEYEDHASH, SEALED);
