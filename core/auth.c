@@ -81,6 +81,9 @@ static TPM_RC role_allows_auth_value(const struct cmd *c, unsigned slot)
 		return TPM_RC_AUTH_UNAVAILABLE;
 	if (!o || o->kind != OBJ_KEY)
 		return TPM_RC_SUCCESS;
+	/* a public-only key (LoadExternal) has no authValue to prove */
+	if (!o->has_sensitive)
+		return TPM_RC_AUTH_UNAVAILABLE;
 	if (role == AUTH_USER && !(o->pub.attributes & TPMA_OBJECT_USERWITHAUTH))
 		return TPM_RC_AUTH_UNAVAILABLE;
 	if (role == AUTH_ADMIN && (o->pub.attributes & TPMA_OBJECT_ADMINWITHPOLICY))
@@ -307,6 +310,13 @@ TPM_RC auth_respond(struct cmd *c, struct auth_area *a, uint8_t *params, size_t 
 		struct auth_session *as = &a->s[i];
 		struct session *s = as->s;
 		struct tpm2b_digest rp_hash, hmac;
+
+		/* A command that changed a hierarchy's authValue (HierarchyChangeAuth, Clear)
+		 * answers with the new one, as the caller expects (Part 1 §19.6.5). */
+		if (s && as->slot >= 0 && !c->obj[as->slot] && hier_get(c->e, c->handle[as->slot])) {
+			TRY(entity_auth(c, (unsigned)as->slot, &as->auth));
+			trim(&as->auth);
+		}
 
 		if (!s) {
 			/* a password session always reports continueSession (Part 1 §19.6.4) */

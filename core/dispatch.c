@@ -125,6 +125,9 @@ static TPM_RC run(struct cmd *c, const uint8_t *cmd, size_t len, struct auth_are
 		return TPM_RC_INITIALIZE;
 	if (!c->def)
 		return TPM_RC_COMMAND_CODE;
+	/* failure mode: only what tells the caller about it still works (Part 1 §12.3) */
+	if (c->e->self_test_failed && cc != TPM_CC_GetTestResult && cc != TPM_CC_GetCapability)
+		return TPM_RC_FAILURE;
 	TRY(resolve_handles(c, &r));
 	TRY(auth_parse(c, &r, a));
 	/* Handlers read a copy: parameter decryption works in place. */

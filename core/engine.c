@@ -63,6 +63,11 @@ uint64_t engine_clock_ms(struct pqtpm_engine *e)
 	return e->ps.clock + (monotonic_ms() - e->clock_base_ms);
 }
 
+uint64_t engine_time_ms(struct pqtpm_engine *e)
+{
+	return monotonic_ms() - e->power_on_ms;
+}
+
 void engine_clock_sync(struct pqtpm_engine *e)
 {
 	uint64_t now = monotonic_ms();
@@ -79,6 +84,12 @@ static void power_on(struct pqtpm_engine *e)
 	e->powered = true;
 	e->started = false;
 	e->clock_base_ms = monotonic_ms();
+	e->power_on_ms = e->clock_base_ms;
+	/* _TPM_Init: nothing of a half-done H-CRTM or of the last self test survives */
+	e->hcrtm_active = false;
+	e->hcrtm_pre_startup = false;
+	e->self_tested = false;
+	e->self_test_failed = false;
 }
 
 /* Power loss: loaded objects and sessions are volatile; clients stay connected. */
@@ -190,7 +201,7 @@ int pqtpm_engine_open(struct pqtpm_engine **out, const struct pqtpm_engine_confi
 	}
 	power_on(e);
 	if (cfg->auto_startup) {
-		TPM_RC trc = startup_run(e, TPM_SU_CLEAR);
+		TPM_RC trc = startup_run(e, TPM_SU_CLEAR, 0);
 
 		if (trc != TPM_RC_SUCCESS) {
 			if (errlen)

@@ -120,7 +120,8 @@ struct pqtpm_engine {
 	uint32_t pcr_update_counter;
 	uint8_t startup_locality;	/* of the last Startup: PCR 0's reset value (pcr.c) */
 
-	uint64_t clock_base_ms;		/* monotonic ms at power on, for the clock */
+	uint64_t clock_base_ms;		/* monotonic ms of the last clock sync */
+	uint64_t power_on_ms;		/* monotonic ms at the last power on (TPMS_TIME_INFO.time) */
 	uint64_t context_counter;	/* TPMS_CONTEXT.sequence for objects */
 
 	/* H-CRTM sequence (platform port hash signals) */
@@ -230,6 +231,8 @@ static inline void engine_dirty(struct pqtpm_engine *e)
 }
 
 uint64_t engine_clock_ms(struct pqtpm_engine *e);
+/* Milliseconds since the last power on (_TPM_Init). */
+uint64_t engine_time_ms(struct pqtpm_engine *e);
 /* Fold the time elapsed since the last sync into ps.clock (before saving it). */
 void engine_clock_sync(struct pqtpm_engine *e);
 void engine_log(struct pqtpm_engine *e, enum pqtpm_log_level lvl, const char *fmt, ...)

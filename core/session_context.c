@@ -62,15 +62,16 @@ TPM_RC session_context_load(struct cmd *c, const struct tpms_context *ctx, TPM_H
 	int slot, free_slot = -1;
 	TPM_RC rc;
 
+	/* a session that is not saved (flushed, loaded, never existed): TPM_RC_HANDLE */
+	slot = saved_slot(e, ctx->saved_handle);
+	if (slot < 0)
+		return rc_param(TPM_RC_HANDLE, 1);
 	rc = context_unprotect(e, ctx, CONTEXT_TYPE_SESSION, plain, &entity);
 	if (rc == TPM_RC_SUCCESS && (rd_u32(&entity, &handle) || rd_u64(&entity, &sequence) ||
 				     rd_left(&entity) != 0 || handle != ctx->saved_handle))
 		rc = TPM_RC_INTEGRITY;
 	if (rc != TPM_RC_SUCCESS)
 		return rc_param(rc, 1);
-	slot = saved_slot(e, handle);
-	if (slot < 0)
-		return rc_param(TPM_RC_HANDLE, 1);
 	/* only the context of the last save loads: older ones are replays */
 	if (e->saved_sessions[slot]->saved_sequence != sequence)
 		return rc_param(TPM_RC_INTEGRITY, 1);

@@ -15,7 +15,7 @@ static TPM_RC new_null_hierarchy(struct pqtpm_engine *e)
 	return crypto_random((uint8_t *)&e->ps.context_epoch, sizeof(e->ps.context_epoch));
 }
 
-TPM_RC startup_run(struct pqtpm_engine *e, uint16_t type)
+TPM_RC startup_run(struct pqtpm_engine *e, uint16_t type, uint8_t locality)
 {
 	bool after_state = e->ps.orderly && e->ps.saved_state_valid;
 	struct hierarchy *ph = &e->ps.hier[HIER_PLATFORM];
@@ -26,6 +26,7 @@ TPM_RC startup_run(struct pqtpm_engine *e, uint16_t type)
 		return rc_param(TPM_RC_VALUE, 1);
 	if (type == TPM_SU_STATE && !after_state)
 		return rc_param(TPM_RC_VALUE, 1);
+	e->startup_locality = locality;
 
 	if (type == TPM_SU_CLEAR && !after_state) {
 		e->ps.reset_count++;
@@ -38,8 +39,7 @@ TPM_RC startup_run(struct pqtpm_engine *e, uint16_t type)
 	}
 	if (type == TPM_SU_CLEAR)
 		session_drop_saved(e);
-	if (type == TPM_SU_CLEAR || e->nbanks == 0)
-		pcr_reset_all(e, true);
+	pcr_reset_all(e, type == TPM_SU_CLEAR);
 
 	e->ph_enable = e->sh_enable = e->eh_enable = true;
 	e->ps.ph_enable_nv = true;

@@ -6,6 +6,6 @@
 
 /* Startup(type) as the command does it; used by the command and by in-process users that
  * ask the engine to start itself (auto_startup). */
-TPM_RC startup_run(struct pqtpm_engine *e, uint16_t type);
+TPM_RC startup_run(struct pqtpm_engine *e, uint16_t type, uint8_t locality);
 
 #endif

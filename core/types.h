@@ -27,6 +27,7 @@
 #define PCR_SELECT_MAX 3	/* 24 PCRs */
 #define MAX_DATA 1024		/* TPM2B_MAX_BUFFER */
 #define MAX_BUFFER 1024
+#define TPMA_OBJECT_RESERVED 0xFFF0F309u /* TPMA_OBJECT bits 0, 3, 8, 9, 12-15, 20-31 */
 
 struct tpm2b_digest {
 	uint16_t size;
@@ -160,6 +161,7 @@ TPM_RC wr_tpm2b_digest(struct wr *w, const struct tpm2b_digest *d);
 TPM_RC rd_tpm2b_name(struct rd *r, struct tpm2b_name *n);
 TPM_RC wr_tpm2b_name(struct wr *w, const struct tpm2b_name *n);
 TPM_RC rd_hash_alg(struct rd *r, TPM_ALG_ID *alg, bool allow_null); /* TPMI_ALG_HASH */
+TPM_RC rd_rh_hierarchy(struct rd *r, TPM_HANDLE *h, bool allow_null); /* TPMI_RH_HIERARCHY */
 TPM_RC rd_sym_def(struct rd *r, struct tpmt_sym_def *s, bool allow_null);	/* TPMT_SYM_DEF */
 TPM_RC rd_sym_def_object(struct rd *r, struct tpmt_sym_def *s, bool allow_null);
 TPM_RC wr_sym_def(struct wr *w, const struct tpmt_sym_def *s);

@@ -6,8 +6,6 @@
 
 #include "types.h"
 
-#define TPMA_OBJECT_RESERVED 0xFFF0F309u /* bits 0, 3, 8, 9, 12-15, 20-31 */
-
 #define MLDSA_SEED_BYTES 32 /* TPM2B_PRIVATE_KEY_MLDSA: the seed xi */
 #define MLKEM_SEED_BYTES 64 /* TPM2B_PRIVATE_KEY_MLKEM: d || z */
 #define MAX_MLKEM_PUBLIC 1568
@@ -76,16 +74,16 @@ static TPM_RC rd_pq_set(struct rd *r, uint16_t *set)
 	return *set >= 1 && *set <= 3 ? TPM_RC_SUCCESS : TPM_RC_PARMS;
 }
 
-/* TPMI_RH_HIERARCHY+ */
-static TPM_RC rd_hierarchy(struct rd *r, TPM_HANDLE *h)
+TPM_RC rd_rh_hierarchy(struct rd *r, TPM_HANDLE *h, bool allow_null)
 {
 	TRY(rd_u32(r, h));
 	switch (*h) {
 	case TPM_RH_OWNER:
 	case TPM_RH_PLATFORM:
 	case TPM_RH_ENDORSEMENT:
-	case TPM_RH_NULL:
 		return TPM_RC_SUCCESS;
+	case TPM_RH_NULL:
+		return allow_null ? TPM_RC_SUCCESS : TPM_RC_VALUE;
 	default:
 		return TPM_RC_VALUE;
 	}
@@ -652,7 +650,7 @@ TPM_RC rd_ticket(struct rd *r, struct tpmt_ticket *t)
 	default:
 		return TPM_RC_TAG;
 	}
-	TRY(rd_hierarchy(r, &t->hierarchy));
+	TRY(rd_rh_hierarchy(r, &t->hierarchy, true));
 	return rd_tpm2b_digest(r, &t->digest);
 }
 
@@ -679,7 +677,7 @@ TPM_RC rd_context(struct rd *r, struct tpms_context *c)
 	TRY(rd_u32(r, &c->saved_handle));
 	if (!saved_handle_ok(c->saved_handle))
 		return TPM_RC_VALUE;
-	TRY(rd_hierarchy(r, &c->hierarchy));
+	TRY(rd_rh_hierarchy(r, &c->hierarchy, true));
 	return rd_tpm2b(r, c->blob, sizeof(c->blob), &c->blob_size);
 }
 

@@ -95,6 +95,7 @@ run_prog() {
 	local name=$1 bin=$BUILD_DIR/tests/$1
 	(
 		set -eu
+		# shellcheck source=tests/integration/lib.sh
 		. "$idir/lib.sh"
 		if [ ! -x "$bin" ]; then
 			bad "$name not built ($bin missing)"

@@ -3,15 +3,6 @@
  * parameters, add parameter and handle numbers to the codes, and write the responses. */
 #include "object/object.h"
 
-/* TPMI_RH_HIERARCHY+ */
-static TPM_RC rd_hierarchy(struct rd *r, TPM_HANDLE *h)
-{
-	TRY(rd_u32(r, h));
-	if (hier_index(*h) < 0 || *h == TPM_RH_LOCKOUT)
-		return TPM_RC_VALUE;
-	return TPM_RC_SUCCESS;
-}
-
 static TPM_RC rd_private(struct rd *r, struct tpm2b_private *p)
 {
 	return rd_tpm2b(r, p->b, sizeof(p->b), &p->size);
@@ -179,7 +170,7 @@ static TPM_RC load_external(struct cmd *c)
 	if (rc == TPM_RC_SUCCESS)
 		rc = rc_param(rd_tpm2b_public(&c->in, &pub), 2);
 	if (rc == TPM_RC_SUCCESS)
-		rc = rc_param(rd_hierarchy(&c->in, &hierarchy), 3);
+		rc = rc_param(rd_rh_hierarchy(&c->in, &hierarchy, true), 3);
 	if (rc == TPM_RC_SUCCESS)
 		rc = check_external(c, &pub, &sens, hierarchy);
 	if (rc == TPM_RC_SUCCESS)

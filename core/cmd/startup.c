@@ -7,7 +7,7 @@ static TPM_RC startup(struct cmd *c)
 	uint16_t type;
 
 	TRYP(1, rd_u16(&c->in, &type));
-	return startup_run(c->e, type);
+	return startup_run(c->e, type, c->locality);
 }
 
 static TPM_RC shutdown(struct cmd *c)

@@ -51,20 +51,18 @@ static void sieve_step(struct sieve *s)
 		s->rem[i] = (uint16_t)((s->rem[i] + 2) % s->prime[i]);
 }
 
-/* gcd(p - 1, e) == 1 and p probably prime. */
-static int acceptable(const mp_int *p, const mp_int *e, mp_int *tmp, bool *ok)
+/* TPM_RC_SUCCESS if gcd(p - 1, e) = 1 and p is probably prime, TPM_RC_NO_RESULT if not. */
+static TPM_RC check_candidate(const mp_int *p, const mp_int *e, mp_int *tmp)
 {
-	int prime = 0;
+	int prime = MP_NO;
 
-	*ok = false;
 	if (mp_sub_d(p, 1, tmp) != MP_OKAY || mp_gcd(tmp, e, tmp) != MP_OKAY)
-		return -1;
+		return TPM_RC_FAILURE;
 	if (!mp_isone(tmp))
-		return 0;
+		return TPM_RC_NO_RESULT;
 	if (mp_prime_is_prime(p, MR_ROUNDS, &prime) != MP_OKAY)
-		return -1;
-	*ok = prime == MP_YES;
-	return 0;
+		return TPM_RC_FAILURE;
+	return prime == MP_YES ? TPM_RC_SUCCESS : TPM_RC_NO_RESULT;
 }
 
 static TPM_RC find_prime(struct crypto_rng *rng, size_t bytes, const mp_int *e,
@@ -77,14 +75,11 @@ static TPM_RC find_prime(struct crypto_rng *rng, size_t bytes, const mp_int *e,
 		rc = rng->read(rng, buf, bytes);
 		if (rc != TPM_RC_SUCCESS)
 			break;
-		rc = TPM_RC_NO_RESULT;
 		buf[0] |= 0xc0;
 		buf[bytes - 1] |= 1;
-		if (mp_read_unsigned_bin(p, buf, (word32)bytes) != MP_OKAY) {
-			rc = TPM_RC_FAILURE;
-			break;
-		}
-		for (size_t i = 0; i < s->count; i++) {
+		rc = mp_read_unsigned_bin(p, buf, (word32)bytes) == MP_OKAY ? TPM_RC_NO_RESULT :
+									     TPM_RC_FAILURE;
+		for (size_t i = 0; i < s->count && rc == TPM_RC_NO_RESULT; i++) {
 			mp_digit r;
 
 			if (mp_mod_d(p, s->prime[i], &r) != MP_OKAY)
@@ -92,15 +87,11 @@ static TPM_RC find_prime(struct crypto_rng *rng, size_t bytes, const mp_int *e,
 			s->rem[i] = (uint16_t)r;
 		}
 		for (int step = 0; step < SEARCH_WINDOW && rc == TPM_RC_NO_RESULT; step++) {
-			bool ok = false;
-
 			if (mp_count_bits(p) != (int)bytes * 8)
 				break; /* stepped past the top: draw again */
-			if (sieve_passes(s) && acceptable(p, e, tmp, &ok) != 0)
-				rc = TPM_RC_FAILURE;
-			else if (ok)
-				rc = TPM_RC_SUCCESS;
-			else if (mp_add_d(p, 2, p) != MP_OKAY)
+			if (sieve_passes(s))
+				rc = check_candidate(p, e, tmp);
+			if (rc == TPM_RC_NO_RESULT && mp_add_d(p, 2, p) != MP_OKAY)
 				rc = TPM_RC_FAILURE;
 			sieve_step(s);
 		}
@@ -126,8 +117,10 @@ static TPM_RC generate(struct crypto_rng *rng, int bits, mp_int *e, mp_int *p, m
 	sieve_primes(&s);
 	rc = find_prime(rng, (size_t)bits / 16, e, &s, p, tmp);
 	for (int tries = 0; rc == TPM_RC_SUCCESS; tries++) {
-		if (tries == MAX_DRAWS)
-			return TPM_RC_NO_RESULT;
+		if (tries == MAX_DRAWS) {
+			rc = TPM_RC_NO_RESULT;
+			break;
+		}
 		rc = find_prime(rng, (size_t)bits / 16, e, &s, q, tmp);
 		if (rc != TPM_RC_SUCCESS || !far_apart(p, q, tmp, bits))
 			continue;
@@ -136,7 +129,7 @@ static TPM_RC generate(struct crypto_rng *rng, int bits, mp_int *e, mp_int *p, m
 		else if (mp_count_bits(n) == bits)
 			break;
 	}
-	crypto_wipe(&s, sizeof(s));
+	crypto_wipe(&s, sizeof(s)); /* the residues say something about the primes */
 	return rc;
 }
 

@@ -5,7 +5,6 @@
 #include "crypto/mlkem.h"
 #include "object.h"
 
-#define RESERVED_ATTRS 0xFFF0F309u
 #define A_SIGN TPMA_OBJECT_SIGN_ENCRYPT
 #define A_DECRYPT TPMA_OBJECT_DECRYPT
 #define A_RESTRICTED TPMA_OBJECT_RESTRICTED
@@ -174,7 +173,7 @@ static TPM_RC check_unique(const struct tpmt_public *pub)
 
 TPM_RC object_check_public(const struct tpmt_public *pub, bool is_template)
 {
-	if (pub->attributes & RESERVED_ATTRS)
+	if (pub->attributes & TPMA_OBJECT_RESERVED)
 		return TPM_RC_RESERVED_BITS;
 	if (pub->name_alg == TPM_ALG_NULL) {
 		/* only a public key loaded with LoadExternal may have no Name */

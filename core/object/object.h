@@ -47,7 +47,9 @@ TPM_RC object_create_primary(struct pqtpm_engine *e, TPM_HANDLE hierarchy,
  * the object name, AES-CFB with keys from KDFa of the parent's seed). */
 TPM_RC object_wrap(const struct object *parent, const struct tpmt_public *pub,
 		   const struct tpmt_sensitive *sens, struct tpm2b_private *out);
-/* Fails with TPM_RC_INTEGRITY if the blob was altered or belongs to another parent/name. */
+/* TPM_RC_INTEGRITY if the blob was altered or belongs to another parent or Name,
+ * TPM_RC_SENSITIVE if what the HMAC vouches for is no TPM2B_SENSITIVE of pub's type,
+ * TPM_RC_SIZE for an empty blob. */
 TPM_RC object_unwrap(const struct object *parent, const struct tpmt_public *pub,
 		     const struct tpm2b_private *in, struct tpmt_sensitive *sens);
 

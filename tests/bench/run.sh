@@ -12,6 +12,7 @@ root=$(cd "$(dirname "$0")/../.." && pwd)
 BUILD_DIR=${1:-build}
 case $BUILD_DIR in /*) ;; *) BUILD_DIR=$root/$BUILD_DIR ;; esac
 export BUILD_DIR
+# shellcheck source=tests/integration/lib.sh
 . "$root/tests/integration/lib.sh"
 
 bench=$BUILD_DIR/bench/tpm_bench
@@ -86,7 +87,7 @@ echo "swtpm: Debian's $(swtpm --version 2>/dev/null | head -n 1 | sed 's/,.*//')
 [ -n "$client_wrap" ] && echo "CPU: servers pinned to CPU 1, client to CPU 0."
 
 for b in "$BUILD_DIR"/bench/*; do
-	[ -x "$b" ] && [ -f "$b" ] || continue
+	if [ ! -f "$b" ] || [ ! -x "$b" ]; then continue; fi
 	[ "$(basename "$b")" = tpm_bench ] && continue
 	echo
 	echo "== $(basename "$b")"

@@ -2,6 +2,7 @@
 # tpm2-tools, hierarchies: changeauth (owner, endorsement, lockout), clear (platform and
 # lockout): auth values go back to empty, the owner seed changes, owner persistent keys go.
 set -eu
+# shellcheck source=tests/integration/lib.sh
 . "$(dirname "$0")/lib.sh"
 
 K=$T/k

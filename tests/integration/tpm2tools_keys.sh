@@ -3,6 +3,7 @@
 # RSAPSS, ECDSA; cross-checked with openssl), RSA encrypt/decrypt, persistence across a server
 # restart (evictcontrol), flushcontext, context files (ContextSave/ContextLoad).
 set -eu
+# shellcheck source=tests/integration/lib.sh
 . "$(dirname "$0")/lib.sh"
 
 K=$T/k

@@ -2,6 +2,7 @@
 # tpm2-tools, symmetric and data: hash, HMAC (known key, checked with openssl), AES CFB/CBC
 # encrypt/decrypt (round trip and known key), sealing (create -i, unseal).
 set -eu
+# shellcheck source=tests/integration/lib.sh
 . "$(dirname "$0")/lib.sh"
 
 K=$T/k

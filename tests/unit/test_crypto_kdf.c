@@ -244,31 +244,45 @@ static void test_system_rng(void)
 	CU_ASSERT_FALSE(all_zero(a, sizeof(a)));
 }
 
-/* A forked child must not replay its parent's stream (ECDSA nonces would repeat). */
-static void test_system_rng_after_fork(void)
-{
-	uint8_t parent[32], child[32] = { 0 };
-	int fds[2], status;
-	pid_t pid;
+/* A forked child must not replay its parent's stream (ECDSA nonces would repeat). The child
+ * is forked in main before CUnit allocates anything, so that it exits with nothing allocated
+ * (valgrind follows fork). */
+static int child_pipe = -1;
+static pid_t child_pid = -1;
+static uint8_t parent_after_fork[32];
 
-	CU_ASSERT_EQUAL(crypto_random(parent, 1), TPM_RC_SUCCESS); /* seeded before the fork */
-	CU_ASSERT_EQUAL_FATAL(pipe(fds), 0);
-	pid = fork();
-	CU_ASSERT_FATAL(pid >= 0);
-	if (pid == 0) {
-		uint8_t out[32];
+static void fork_random_child(void)
+{
+	uint8_t seeded[1], out[32];
+	int fds[2];
+
+	if (crypto_random(seeded, sizeof(seeded)) != TPM_RC_SUCCESS || pipe(fds) != 0)
+		return;
+	child_pid = fork();
+	if (child_pid == 0) {
 		bool ok = crypto_random(out, sizeof(out)) == TPM_RC_SUCCESS &&
 			  write(fds[1], out, sizeof(out)) == (ssize_t)sizeof(out);
 
+		crypto_cleanup();
 		_exit(ok ? 0 : 1);
 	}
 	close(fds[1]);
-	CU_ASSERT_EQUAL(crypto_random(parent, sizeof(parent)), TPM_RC_SUCCESS);
-	CU_ASSERT_EQUAL(read(fds[0], child, sizeof(child)), (ssize_t)sizeof(child));
-	close(fds[0]);
-	CU_ASSERT_EQUAL(waitpid(pid, &status, 0), pid);
+	child_pipe = fds[0];
+	if (crypto_random(parent_after_fork, sizeof(parent_after_fork)) != TPM_RC_SUCCESS)
+		memset(parent_after_fork, 0, sizeof(parent_after_fork));
+}
+
+static void test_system_rng_after_fork(void)
+{
+	uint8_t child[32] = { 0 };
+	int status;
+
+	CU_ASSERT_FATAL(child_pid > 0 && child_pipe >= 0);
+	CU_ASSERT_EQUAL(read(child_pipe, child, sizeof(child)), (ssize_t)sizeof(child));
+	close(child_pipe);
+	CU_ASSERT_EQUAL(waitpid(child_pid, &status, 0), child_pid);
 	CU_ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
-	CU_ASSERT_NOT_EQUAL(memcmp(parent, child, sizeof(child)), 0);
+	CU_ASSERT_NOT_EQUAL(memcmp(parent_after_fork, child, sizeof(child)), 0);
 }
 
 /* After crypto_cleanup the DRBG seeds itself again on next use. */
@@ -285,6 +299,7 @@ int main(void)
 	CU_pSuite s;
 	unsigned failures;
 
+	fork_random_child();
 	if (CU_initialize_registry() != CUE_SUCCESS)
 		return 1;
 	s = CU_add_suite("crypto_kdf", NULL, NULL);

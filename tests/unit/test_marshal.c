@@ -631,6 +631,17 @@ static void test_ticket(void)
 	buf[5] = 0x0A; /* TPM_RH_LOCKOUT is no hierarchy */
 	rd_init(&r, buf, sizeof(tk));
 	CU_ASSERT_EQUAL(rd_ticket(&r, &t), TPM_RC_VALUE);
+
+	/* TPMI_RH_HIERARCHY and TPMI_RH_HIERARCHY+ */
+	rd_init(&r, (const uint8_t[]){ 0x40, 0, 0, 0x07 }, 4);
+	CU_ASSERT_EQUAL(rd_rh_hierarchy(&r, &t.hierarchy, false), TPM_RC_VALUE);
+	rd_init(&r, (const uint8_t[]){ 0x40, 0, 0, 0x07 }, 4);
+	CU_ASSERT_EQUAL(rd_rh_hierarchy(&r, &t.hierarchy, true), TPM_RC_SUCCESS);
+	rd_init(&r, (const uint8_t[]){ 0x40, 0, 0, 0x0C }, 4);
+	CU_ASSERT_EQUAL(rd_rh_hierarchy(&r, &t.hierarchy, false), TPM_RC_SUCCESS);
+	CU_ASSERT_EQUAL(t.hierarchy, TPM_RH_PLATFORM);
+	rd_init(&r, (const uint8_t[]){ 0x40, 0, 0, 0x0B }, 3);
+	CU_ASSERT_EQUAL(rd_rh_hierarchy(&r, &t.hierarchy, false), TPM_RC_INSUFFICIENT);
 }
 
 static void test_context(void)

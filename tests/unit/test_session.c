@@ -202,8 +202,9 @@ static TPM_RC change_owner_auth(struct csess *s, const char *old, const char *ne
 	wr_tpm2b(&b.params, new, (uint16_t)strlen(new));
 	add_session(s, &b, old, attrs);
 	rc = harness_run(&h, &b, NULL, NULL);
+	/* the response is authorized with the new authValue (unless the session is bound) */
 	if (rc == TPM_RC_SUCCESS)
-		check_response(s, TPM_CC_HierarchyChangeAuth, false, old);
+		check_response(s, TPM_CC_HierarchyChangeAuth, false, old ? new : NULL);
 	return rc;
 }
 
