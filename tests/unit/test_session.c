@@ -466,6 +466,71 @@ static void test_salted_ecc(void)
 			TPM_RC_VALUE | TPM_RC_P | TPM_RC_2);
 }
 
+static TPM_RC context_save(TPM_HANDLE handle, struct tpms_context *ctx)
+{
+	struct cmdbuf b;
+	struct rd rsp;
+	TPM_RC rc;
+
+	cmd_begin(&b, TPM_CC_ContextSave);
+	cmd_handle(&b, handle);
+	rc = harness_run(&h, &b, &rsp, NULL);
+	if (rc == TPM_RC_SUCCESS)
+		CU_ASSERT_EQUAL(rd_context(&rsp, ctx), TPM_RC_SUCCESS);
+	return rc;
+}
+
+static TPM_RC context_load(const struct tpms_context *ctx, TPM_HANDLE *handle)
+{
+	struct cmdbuf b;
+
+	cmd_begin(&b, TPM_CC_ContextLoad);
+	wr_context(&b.params, ctx);
+	return harness_run(&h, &b, NULL, handle);
+}
+
+/* A saved session leaves its client: another connection may load it (tpm2-tools saves a
+ * session in one process and uses it in the next); an old context cannot be replayed. */
+static void test_session_context(void)
+{
+	static struct tpms_context first, second;
+	struct pqtpm_client *mine = h.c;
+	struct csess s;
+	TPM_HANDLE loaded = 0;
+
+	CU_ASSERT_EQUAL_FATAL(start(&s, TPM_RH_NULL, TPM_RH_NULL, NULL, NULL, 0, NULL, 0,
+				    TPM_ALG_NULL),
+			      TPM_RC_SUCCESS);
+	CU_ASSERT_EQUAL_FATAL(context_save(s.handle, &first), TPM_RC_SUCCESS);
+	CU_ASSERT_EQUAL(first.saved_handle, s.handle);
+	/* saved: not usable until loaded */
+	CU_ASSERT_EQUAL(change_owner_auth(&s, "", "", 1), TPM_RC_REFERENCE_S0);
+
+	h.c = pqtpm_client_new(h.e);
+	pqtpm_client_free(mine); /* the connection that started it is gone */
+	CU_ASSERT_EQUAL_FATAL(context_load(&first, &loaded), TPM_RC_SUCCESS);
+	CU_ASSERT_EQUAL(loaded, s.handle);
+	CU_ASSERT_EQUAL(change_owner_auth(&s, "", "", 1), TPM_RC_SUCCESS);
+
+	CU_ASSERT_EQUAL_FATAL(context_save(s.handle, &second), TPM_RC_SUCCESS);
+	CU_ASSERT_EQUAL(context_load(&first, &loaded), TPM_RC_INTEGRITY | TPM_RC_P | TPM_RC_1);
+	second.blob[40] ^= 1;
+	CU_ASSERT_EQUAL(context_load(&second, &loaded), TPM_RC_INTEGRITY | TPM_RC_P | TPM_RC_1);
+	second.blob[40] ^= 1;
+	CU_ASSERT_EQUAL(context_load(&second, &loaded), TPM_RC_SUCCESS);
+	CU_ASSERT_EQUAL(change_owner_auth(&s, "", "", 1), TPM_RC_SUCCESS);
+	/* flushed: its context no longer loads */
+	CU_ASSERT_EQUAL_FATAL(context_save(s.handle, &second), TPM_RC_SUCCESS);
+	{
+		struct cmdbuf b;
+
+		cmd_begin(&b, TPM_CC_FlushContext);
+		wr_u32(&b.params, s.handle);
+		CU_ASSERT_EQUAL(harness_run(&h, &b, NULL, NULL), TPM_RC_SUCCESS);
+	}
+	CU_ASSERT_EQUAL(context_load(&second, &loaded), TPM_RC_HANDLE | TPM_RC_P | TPM_RC_1);
+}
+
 static void test_start_errors(void)
 {
 	struct cmdbuf b;
@@ -509,6 +574,7 @@ int main(void)
 	CU_add_test(s, "salted with RSA", test_salted_rsa);
 	CU_add_test(s, "salted with ECC", test_salted_ecc);
 	CU_add_test(s, "StartAuthSession errors", test_start_errors);
+	CU_add_test(s, "session contexts", test_session_context);
 	CU_basic_set_mode(CU_BRM_VERBOSE);
 	CU_basic_run_tests();
 	failures = CU_get_number_of_failures();
