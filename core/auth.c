@@ -3,6 +3,8 @@
 #include <string.h>
 
 #include "auth.h"
+#include "da.h"
+#include "policy.h"
 
 TPM_RC auth_parse(struct cmd *c, struct rd *r, struct auth_area *a)
 {
@@ -108,7 +110,7 @@ static const struct tpm2b_digest *entity_policy(struct cmd *c, unsigned slot, TP
 
 /* A policy session's assertions against this command (Part 1 §19.7.2). */
 static TPM_RC check_policy(struct cmd *c, struct auth_session *as, unsigned n, TPM_CC cc,
-			   const struct tpm2b_digest *cp_hash)
+			   const struct tpm2b_digest *cp_hash, const uint8_t *params, size_t plen)
 {
 	struct session *s = as->s;
 	const struct tpm2b_digest *policy;
@@ -131,7 +133,7 @@ static TPM_RC check_policy(struct cmd *c, struct auth_session *as, unsigned n, T
 	    (s->cp_hash.size != cp_hash->size ||
 	     memcmp(s->cp_hash.b, cp_hash->b, cp_hash->size) != 0))
 		return rc_session(TPM_RC_POLICY_FAIL, n);
-	return TPM_RC_SUCCESS;
+	return policy_check_use(c, s, (unsigned)as->slot, n, params, plen); /* the other asserts */
 }
 
 static bool bound_to(const struct session *s, const struct tpm2b_name *name,
@@ -189,6 +191,17 @@ static TPM_RC attach_session(struct cmd *c, struct auth_area *a, unsigned i, uns
 	return TPM_RC_SUCCESS;
 }
 
+/* DA (da.c): the handle slot whose authValue session as checks, -1 if none (a policy session
+ * checks it only after PolicyAuthValue or PolicyPassword). */
+static int da_slot(const struct auth_session *as)
+{
+	const struct session *s = as->s;
+
+	if (s && s->type != TPM_SE_HMAC && !s->need_auth_value && !s->need_password)
+		return -1;
+	return as->slot;
+}
+
 static TPM_RC check_session(struct cmd *c, struct auth_area *a, unsigned i, TPM_CC cc,
 			    const uint8_t *params, size_t plen)
 {
@@ -203,9 +216,10 @@ static TPM_RC check_session(struct cmd *c, struct auth_area *a, unsigned i, TPM_
 		TRY(entity_auth(c, (unsigned)as->slot, &as->auth));
 		trim(&as->auth);
 	}
+	TRY(da_check(c, da_slot(as)));
 	if (!s) {
 		if (!password_matches(&as->hmac, &as->auth))
-			return rc_session(TPM_RC_AUTH_FAIL, n);
+			return rc_session(da_failure(c, da_slot(as)), n);
 		return TPM_RC_SUCCESS;
 	}
 	TRY(session_cp_hash(c, s->auth_hash, cc, params, plen, &cp_hash));
@@ -217,11 +231,11 @@ static TPM_RC check_session(struct cmd *c, struct auth_area *a, unsigned i, TPM_
 			TRY(rc_handle(role_allows_auth_value(c, (unsigned)as->slot), as->slot + 1));
 			as->auth_in_hmac = !bound_to(s, &name, &as->auth);
 		} else {
-			TRY(check_policy(c, as, n, cc, &cp_hash));
+			TRY(check_policy(c, as, n, cc, &cp_hash, params, plen));
 			as->auth_in_hmac = s->need_auth_value;
 			if (s->need_password) {
 				if (!password_matches(&as->hmac, &as->auth))
-					return rc_session(TPM_RC_AUTH_FAIL, n);
+					return rc_session(da_failure(c, da_slot(as)), n);
 				return TPM_RC_SUCCESS;
 			}
 		}
@@ -238,7 +252,7 @@ static TPM_RC check_session(struct cmd *c, struct auth_area *a, unsigned i, TPM_
 			 &s->nonce_tpm, extra, nextra, as->attrs, &expect));
 	ok = as->hmac.size == expect.size && crypto_ct_equal(as->hmac.b, expect.b, expect.size);
 	crypto_wipe(&expect, sizeof(expect));
-	return ok ? TPM_RC_SUCCESS : rc_session(TPM_RC_AUTH_FAIL, n);
+	return ok ? TPM_RC_SUCCESS : rc_session(da_failure(c, da_slot(as)), n);
 }
 
 /* Decrypt the first parameter: a TPM2B whose size is checked against what is there before

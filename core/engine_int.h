@@ -11,6 +11,7 @@
 #include <pqtpm/tpm2.h>
 
 #include "crypto/crypto.h"
+#include "crypto/keccak.h"
 #include "marshal.h"
 #include "types.h"
 
@@ -28,6 +29,23 @@ enum object_kind {
 	OBJ_HASH_SEQ,	/* HashSequenceStart */
 	OBJ_HMAC_SEQ,	/* HMAC_Start */
 	OBJ_EVENT_SEQ,	/* HashSequenceStart with TPM_ALG_NULL */
+	OBJ_SIGN_SEQ,	/* SignSequenceStart (cmd/pq_seq.c) */
+	OBJ_VERIFY_SEQ,	/* VerifySequenceStart (cmd/pq_seq.c) */
+};
+
+/* A sign or verify sequence (v1.85). The message is never kept: it feeds, as it arrives,
+ * the ML-DSA message representative mu = H(tr || M') (pure ML-DSA), or a hash of the message
+ * (HashML-DSA and the classical schemes, in object.hash), and for a verify sequence the
+ * message ticket's HMAC (in object.hmac). */
+struct sig_seq {
+	struct tpm2b_name key_name;	/* the key at Start; Complete must name the same */
+	TPM_HANDLE key_hierarchy;
+	TPM_ALG_ID scheme;		/* MLDSA, HASH_MLDSA, RSASSA, RSAPSS, ECDSA, HMAC */
+	TPM_ALG_ID hash_alg;		/* the hash object.hash runs (not for MLDSA) */
+	uint16_t parameter_set;		/* MLDSA, HASH_MLDSA */
+	struct tpm2b_signature_ctx ctx;	/* the context string (HASH_MLDSA needs it at the end) */
+	struct keccak_ctx mu;		/* MLDSA: SHAKE256 over tr || 0 || |ctx| || ctx || M */
+	bool ticket;			/* VERIFY_SEQ: object.hmac runs the message ticket */
 };
 
 struct object {
@@ -50,6 +68,12 @@ struct object {
 	bool seq_ticket_ok;	/* HASH_SEQ: no data began with TPM_GENERATED_VALUE */
 	uint8_t seq_first[4];	/* first bytes seen, to decide the above */
 	uint8_t seq_first_len;
+	struct sig_seq sig;	/* SIGN_SEQ, VERIFY_SEQ */
+	/* An ML-DSA key's expanded secret key, made at its first signature (scheme.c) and freed
+	 * with the object. Valid only while mldsa_owner == this object: a struct copy of the
+	 * object (EvictControl, ContextLoad) neither uses nor frees the original's. */
+	struct mldsa_expanded *mldsa_exp;
+	const struct object *mldsa_owner;
 };
 
 /* ---- clients: a connection; owns its transient objects and sessions ---- */
@@ -74,6 +98,32 @@ struct hierarchy {
 	uint8_t proof[PRIMARY_SEED_SIZE];	/* ticket HMAC key (Part 1: proof values) */
 };
 
+/* Dictionary-attack state (da.c, Part 1 §19.8). Times are Clock values in ms. The three
+ * parameters hold the defaults until DictionaryAttackParameters sets them (params_set). */
+struct da_state {
+	uint32_t failed_tries;
+	bool params_set;
+	uint32_t max_tries;
+	uint32_t recovery_time;		/* s */
+	uint32_t lockout_recovery;	/* s */
+	uint64_t heal_from;		/* failedTries drops by one each recoveryTime after this */
+	bool lockout_locked;		/* a lockoutAuth failure: refused until it recovers */
+	uint64_t lockout_from;		/* when it failed */
+	uint64_t lockout_boot;		/* resetCount:restartCount then (lockoutRecovery 0) */
+};
+
+/* PCRs 0-15 as Shutdown(STATE) saved them, for Startup(STATE) in a later process (startup.c) */
+#define PCR_SAVED_NUM 16
+struct pcr_saved {
+	uint8_t nbanks;				/* 0: nothing saved */
+	TPM_ALG_ID alg[MAX_PCR_BANKS];
+	uint8_t value[MAX_PCR_BANKS][PCR_SAVED_NUM][MAX_DIGEST_SIZE];
+};
+
+struct nv_store; /* nv/nv.h */
+struct nv_ram;
+struct nv_index;
+
 /* ---- persistent state: everything in the state file ---- */
 struct persist {
 	struct hierarchy hier[HIER_COUNT];	/* NULL's seed/auth are not saved */
@@ -87,8 +137,19 @@ struct persist {
 	bool orderly;				/* last shutdown was orderly */
 	bool saved_state_valid;			/* Shutdown(STATE) saved what Startup(STATE) needs */
 	uint64_t context_epoch;			/* random per reset: binds saved contexts */
+	struct da_state da;			/* dictionary-attack counters (da.c) */
 	struct object *persistent[MAX_PERSISTENT_OBJECTS];
 	uint64_t generation;			/* bumped on each write, for other processes */
+	bool clock_safe;			/* TPMS_CLOCK_INFO.safe */
+	struct pcr_saved pcr_saved;		/* by Shutdown(STATE) */
+	struct nv_store *nv;			/* NV indices (nv/nv.h); never NULL in an engine */
+};
+
+/* Which version of the state file this process has in memory (state/file.c). */
+struct state_file_id {
+	bool known;
+	uint64_t dev, ino, size;
+	int64_t mtime_ns, ctime_ns;
 };
 
 struct pcr_bank {
@@ -112,6 +173,13 @@ struct pqtpm_engine {
 	bool self_test_failed;		/* a self test failed: failure mode (cmd/testing.c) */
 
 	struct persist ps;
+	struct persist ps_snap;		/* ps as the command found it (dispatch.c), for a rollback */
+	struct nv_store *nv_snap;	/* the NV store as the command found it, once it changes */
+	bool nv_snapped;
+	struct nv_ram *nv_ram;		/* orderly counters ahead of the store (nv/orderly.c) */
+	bool state_locked;		/* a command holds <state_dir>/pqtpm.lock ... */
+	int state_lock_fd;		/* ... through this descriptor */
+	struct state_file_id state_id;	/* the state file ps was loaded from or saved to */
 	uint8_t null_seed[PRIMARY_SEED_SIZE];
 	uint8_t null_proof[PRIMARY_SEED_SIZE];
 
@@ -182,6 +250,7 @@ struct cmd {
 	uint16_t tag;			/* TPM_ST_SESSIONS / NO_SESSIONS */
 	TPM_HANDLE handle[3];		/* as sent */
 	struct object *obj[3];		/* resolved objects, NULL for other handle kinds */
+	struct nv_index *nv[3];		/* resolved NV indices (nv/nv.h), NULL for others */
 	struct rd in;			/* parameters */
 	struct wr out;			/* response parameters */
 	TPM_HANDLE rsp_handle;		/* for CMD_RHANDLE */
@@ -213,6 +282,8 @@ TPM_RC object_alloc(struct pqtpm_client *cl, enum object_kind kind, struct objec
 void object_release(struct pqtpm_client *cl, struct object *o); /* wipes and frees */
 struct object *object_find(struct pqtpm_client *cl, TPM_HANDLE h); /* transient or persistent */
 void object_wipe_free(struct object *o);
+/* Wipe and free what an object owns outside itself (scheme.c: the expanded ML-DSA key). */
+void object_free_caches(struct object *o);
 unsigned object_count_loaded(struct pqtpm_engine *e);
 
 int hier_index(TPM_HANDLE h); /* HIER_* or -1 */

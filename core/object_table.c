@@ -38,6 +38,7 @@ void object_wipe_free(struct object *o)
 {
 	if (!o)
 		return;
+	object_free_caches(o);
 	crypto_wipe(o, sizeof(*o));
 	free(o);
 }

@@ -1,6 +1,8 @@
 /* Key schemes: choosing them and running them (see scheme.h). */
+#include <stdlib.h>
 #include <string.h>
 
+#include "crypto/mldsa.h"
 #include "scheme.h"
 #include "ticket.h"
 
@@ -15,8 +17,31 @@ static bool sign_scheme_fits(TPM_ALG_ID type, const struct tpmt_scheme *s)
 		return type == TPM_ALG_ECC && crypto_hash_size(s->hash_alg) != 0;
 	case TPM_ALG_HMAC:
 		return type == TPM_ALG_KEYEDHASH && crypto_hash_size(s->hash_alg) != 0;
+	case TPM_ALG_MLDSA:
+		return type == TPM_ALG_MLDSA;
+	case TPM_ALG_HASH_MLDSA:
+		return type == TPM_ALG_HASH_MLDSA && crypto_hash_size(s->hash_alg) != 0;
 	default:
 		return false;
+	}
+}
+
+void scheme_of_key(const struct tpmt_public *pub, struct tpmt_scheme *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->kdf = TPM_ALG_NULL;
+	switch (pub->type) {
+	case TPM_ALG_MLDSA:
+		out->scheme = TPM_ALG_MLDSA;
+		out->hash_alg = TPM_ALG_NULL;
+		break;
+	case TPM_ALG_HASH_MLDSA:
+		out->scheme = TPM_ALG_HASH_MLDSA;
+		out->hash_alg = pub->pre_hash;
+		break;
+	default:
+		*out = pub->scheme;
+		break;
 	}
 }
 
@@ -38,7 +63,10 @@ static TPM_RC pick(const struct tpmt_scheme *key, const struct tpmt_scheme *in,
 TPM_RC scheme_sign(const struct tpmt_public *pub, const struct tpmt_scheme *in,
 		   struct tpmt_scheme *out)
 {
-	TRY(pick(&pub->scheme, in, out));
+	struct tpmt_scheme key;
+
+	scheme_of_key(pub, &key);
+	TRY(pick(&key, in, out));
 	return sign_scheme_fits(pub->type, out) ? TPM_RC_SUCCESS : TPM_RC_SCHEME;
 }
 
@@ -92,7 +120,250 @@ static TPM_RC sign_hmac(const struct object *key, TPM_ALG_ID hash,
 			   digest->size, sig->sig);
 }
 
-TPM_RC scheme_sign_digest(const struct object *key, const struct tpmt_scheme *scheme,
+/* ---- ML-DSA ---- */
+
+/* PH for HashML-DSA: the DER of the NIST OID 2.16.840.1.101.3.4.2.x of the hashes the TPM has
+ * (FIPS 204 §5.4.1). core/crypto keeps its own table private, so this repeats its three rows. */
+static bool hash_oid(TPM_ALG_ID alg, uint8_t oid[11])
+{
+	static const uint8_t prefix[10] = { 0x06, 0x09, 0x60, 0x86, 0x48,
+					    0x01, 0x65, 0x03, 0x04, 0x02 };
+
+	memcpy(oid, prefix, sizeof(prefix));
+	switch (alg) {
+	case TPM_ALG_SHA256:
+		oid[10] = 0x01;
+		return true;
+	case TPM_ALG_SHA384:
+		oid[10] = 0x02;
+		return true;
+	case TPM_ALG_SHA512:
+		oid[10] = 0x03;
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* tr = H(pk, 64); the public key was checked for its length when the object was loaded. */
+static void mldsa_tr(const struct tpmt_public *pub, uint8_t tr[64])
+{
+	shake256(tr, 64, pub->unique.b, pub->unique.size);
+}
+
+/* mu over tr || mode || |ctx| || ctx, the message to follow */
+static void mu_head(const struct tpmt_public *pub, uint8_t mode, const uint8_t *ctx,
+		    size_t ctxlen, struct keccak_ctx *h)
+{
+	uint8_t tr[64], head[2] = { mode, (uint8_t)ctxlen };
+
+	mldsa_tr(pub, tr);
+	shake256_init(h);
+	keccak_absorb(h, tr, sizeof(tr));
+	keccak_absorb(h, head, sizeof(head));
+	keccak_absorb(h, ctx, ctxlen);
+}
+
+void scheme_mldsa_mu_begin(const struct tpmt_public *pub, const uint8_t *ctx, size_t ctxlen,
+			   struct keccak_ctx *h)
+{
+	mu_head(pub, 0, ctx, ctxlen, h);
+}
+
+void scheme_mldsa_mu_end(struct keccak_ctx *h, uint8_t mu[SCHEME_MU_BYTES])
+{
+	keccak_finalize(h);
+	keccak_squeeze(h, mu, SCHEME_MU_BYTES);
+	keccak_wipe(h, sizeof(*h));
+}
+
+TPM_RC scheme_mldsa_mu_hash(const struct tpmt_public *pub, TPM_ALG_ID hash, const uint8_t *digest,
+			    size_t dlen, const uint8_t *ctx, size_t ctxlen,
+			    uint8_t mu[SCHEME_MU_BYTES])
+{
+	struct keccak_ctx h;
+	uint8_t oid[11];
+
+	if (!hash_oid(hash, oid))
+		return TPM_RC_HASH;
+	if (dlen != crypto_hash_size(hash))
+		return TPM_RC_SIZE;
+	if (ctxlen > MAX_SIGNATURE_CTX)
+		return TPM_RC_SIZE;
+	mu_head(pub, 1, ctx, ctxlen, &h);
+	keccak_absorb(&h, oid, sizeof(oid));
+	keccak_absorb(&h, digest, dlen);
+	scheme_mldsa_mu_end(&h, mu);
+	return TPM_RC_SUCCESS;
+}
+
+/* The key's expanded secret key, made from the seed at the first signature and kept. */
+static TPM_RC mldsa_expanded_of(struct object *key, const struct mldsa_expanded **out)
+{
+	uint8_t pk[MLDSA_MAX_PK_BYTES], sk[MLDSA_MAX_SK_BYTES];
+	struct mldsa_expanded *k;
+	int err;
+
+	if (key->mldsa_exp && key->mldsa_owner == key) {
+		*out = key->mldsa_exp;
+		return TPM_RC_SUCCESS;
+	}
+	key->mldsa_exp = NULL; /* a copy's view of another object's: not ours to use or free */
+	key->mldsa_owner = NULL;
+	if (!key->has_sensitive)
+		return TPM_RC_AUTH_UNAVAILABLE;
+	if (key->sens.sensitive.size != MLDSA_SEED_BYTES ||
+	    !mldsa_pk_bytes(key->pub.parameter_set))
+		return TPM_RC_KEY;
+	k = malloc(mldsa_expanded_size());
+	if (!k)
+		return TPM_RC_MEMORY;
+	err = mldsa_keygen(key->pub.parameter_set, key->sens.sensitive.b, pk, sk);
+	if (!err)
+		err = mldsa_expand(key->pub.parameter_set, sk, k);
+	crypto_wipe(sk, sizeof(sk));
+	if (err) {
+		mldsa_expanded_wipe(k);
+		free(k);
+		return TPM_RC_FAILURE;
+	}
+	key->mldsa_exp = k;
+	key->mldsa_owner = key;
+	*out = k;
+	return TPM_RC_SUCCESS;
+}
+
+void object_free_caches(struct object *o)
+{
+	if (o->mldsa_exp && o->mldsa_owner == o) {
+		mldsa_expanded_wipe(o->mldsa_exp);
+		free(o->mldsa_exp);
+	}
+	o->mldsa_exp = NULL;
+	o->mldsa_owner = NULL;
+}
+
+TPM_RC scheme_mldsa_sign_mu(struct object *key, const uint8_t mu[SCHEME_MU_BYTES],
+			    struct tpmt_signature *sig)
+{
+	const struct mldsa_expanded *k;
+	uint8_t rnd[MLDSA_RND_BYTES];
+	int err;
+	TPM_RC rc;
+
+	if (key->pub.type != TPM_ALG_MLDSA && key->pub.type != TPM_ALG_HASH_MLDSA)
+		return TPM_RC_KEY;
+	TRY(mldsa_expanded_of(key, &k));
+	rc = crypto_random(rnd, sizeof(rnd));
+	if (rc != TPM_RC_SUCCESS)
+		return rc;
+	memset(sig, 0, sizeof(*sig));
+	err = mldsa_sign_mu_expanded(k, mu, rnd, sig->sig);
+	crypto_wipe(rnd, sizeof(rnd));
+	if (err)
+		return TPM_RC_FAILURE;
+	sig->size = (uint16_t)mldsa_sig_bytes(key->pub.parameter_set);
+	sig->sig_alg = key->pub.type;
+	sig->hash = key->pub.type == TPM_ALG_HASH_MLDSA ? key->pub.pre_hash : TPM_ALG_NULL;
+	return TPM_RC_SUCCESS;
+}
+
+TPM_RC scheme_mldsa_verify_mu(const struct object *key, const uint8_t mu[SCHEME_MU_BYTES],
+			      const struct tpmt_signature *sig)
+{
+	const struct tpmt_public *pub = &key->pub;
+
+	if (sig->sig_alg != pub->type)
+		return TPM_RC_SCHEME;
+	if (pub->type == TPM_ALG_HASH_MLDSA && sig->hash != pub->pre_hash)
+		return TPM_RC_SCHEME;
+	if (pub->type != TPM_ALG_MLDSA && pub->type != TPM_ALG_HASH_MLDSA)
+		return TPM_RC_SCHEME;
+	if (sig->size != mldsa_sig_bytes(pub->parameter_set))
+		return TPM_RC_SIGNATURE;
+	if (mldsa_verify_mu(pub->parameter_set, pub->unique.b, mu, sig->sig, sig->size) != 0)
+		return TPM_RC_SIGNATURE;
+	return TPM_RC_SUCCESS;
+}
+
+/* HashML-DSA over a digest with an empty context (TPM2_Sign, attestation) */
+static TPM_RC sign_hash_mldsa(struct object *key, const struct tpm2b_digest *digest,
+			      struct tpmt_signature *sig)
+{
+	uint8_t mu[SCHEME_MU_BYTES];
+	TPM_RC rc;
+
+	rc = scheme_mldsa_mu_hash(&key->pub, key->pub.pre_hash, digest->b, digest->size, NULL, 0,
+				  mu);
+	if (rc == TPM_RC_SUCCESS)
+		rc = scheme_mldsa_sign_mu(key, mu, sig);
+	crypto_wipe(mu, sizeof(mu));
+	return rc;
+}
+
+static TPM_RC verify_hash_mldsa(const struct object *key, const struct tpm2b_digest *digest,
+				const struct tpmt_signature *sig)
+{
+	uint8_t mu[SCHEME_MU_BYTES];
+
+	if (sig->sig_alg != TPM_ALG_HASH_MLDSA || sig->hash != key->pub.pre_hash)
+		return TPM_RC_SCHEME;
+	if (scheme_mldsa_mu_hash(&key->pub, key->pub.pre_hash, digest->b, digest->size, NULL, 0,
+				 mu) != TPM_RC_SUCCESS)
+		return TPM_RC_SIGNATURE;
+	return scheme_mldsa_verify_mu(key, mu, sig);
+}
+
+TPM_RC scheme_sign_message(struct object *key, const struct tpmt_scheme *scheme,
+			   const uint8_t *data, size_t len, struct tpmt_signature *sig)
+{
+	struct tpm2b_digest digest;
+	struct keccak_ctx h;
+	uint8_t mu[SCHEME_MU_BYTES];
+	TPM_RC rc;
+
+	if (!key->has_sensitive)
+		return TPM_RC_AUTH_UNAVAILABLE;
+	if (scheme->scheme == TPM_ALG_MLDSA) {
+		if (key->pub.type != TPM_ALG_MLDSA)
+			return TPM_RC_SCHEME;
+		scheme_mldsa_mu_begin(&key->pub, NULL, 0, &h);
+		keccak_absorb(&h, data, len);
+		scheme_mldsa_mu_end(&h, mu);
+		rc = scheme_mldsa_sign_mu(key, mu, sig);
+		crypto_wipe(mu, sizeof(mu));
+		return rc;
+	}
+	digest.size = (uint16_t)crypto_hash_size(scheme->hash_alg);
+	if (digest.size == 0)
+		return TPM_RC_SCHEME;
+	TRY(crypto_hash(scheme->hash_alg, data, len, digest.b));
+	return scheme_sign_digest(key, scheme, &digest, sig);
+}
+
+TPM_RC scheme_verify_message(const struct object *key, const uint8_t *data, size_t len,
+			     const struct tpmt_signature *sig)
+{
+	struct tpm2b_digest digest;
+	struct keccak_ctx h;
+	uint8_t mu[SCHEME_MU_BYTES];
+
+	if (key->pub.type == TPM_ALG_MLDSA) {
+		scheme_mldsa_mu_begin(&key->pub, NULL, 0, &h);
+		keccak_absorb(&h, data, len);
+		scheme_mldsa_mu_end(&h, mu);
+		return scheme_mldsa_verify_mu(key, mu, sig);
+	}
+	digest.size = (uint16_t)crypto_hash_size(sig->hash);
+	if (digest.size == 0)
+		return TPM_RC_SCHEME;
+	TRY(crypto_hash(sig->hash, data, len, digest.b));
+	return scheme_verify(key, &digest, sig);
+}
+
+/* ---- signing a digest ---- */
+
+TPM_RC scheme_sign_digest(struct object *key, const struct tpmt_scheme *scheme,
 			  const struct tpm2b_digest *digest, struct tpmt_signature *sig)
 {
 	/* a public-only key (LoadExternal) has nothing to sign with */
@@ -108,7 +379,9 @@ TPM_RC scheme_sign_digest(const struct object *key, const struct tpmt_scheme *sc
 		return sign_ecdsa(key, digest, sig);
 	case TPM_ALG_KEYEDHASH:
 		return sign_hmac(key, scheme->hash_alg, digest, sig);
-	default:
+	case TPM_ALG_HASH_MLDSA:
+		return sign_hash_mldsa(key, digest, sig);
+	default: /* pure ML-DSA signs messages, not digests */
 		return TPM_RC_SCHEME;
 	}
 }
@@ -178,6 +451,8 @@ TPM_RC scheme_verify(const struct object *key, const struct tpm2b_digest *digest
 		return verify_ecdsa(key, digest, sig);
 	case TPM_ALG_KEYEDHASH:
 		return verify_hmac(key, digest, sig);
+	case TPM_ALG_HASH_MLDSA:
+		return verify_hash_mldsa(key, digest, sig);
 	default:
 		return TPM_RC_SCHEME;
 	}

@@ -7,6 +7,10 @@
 
 #include "engine_int.h"
 
+/* The scheme a key signs with of itself: RSA, ECC, keyedHash: its public area's (maybe NULL);
+ * ML-DSA: {MLDSA}; HashML-DSA: {HASH_MLDSA, its pre-hash}. */
+void scheme_of_key(const struct tpmt_public *pub, struct tpmt_scheme *out);
+
 /* The signing scheme for key pub and the command's inScheme: key scheme NULL → inScheme (not
  * NULL); inScheme NULL → the key's; both set → they must be equal (scheme and hash). The
  * scheme must also fit the key type. TPM_RC_SCHEME otherwise. */
@@ -21,9 +25,42 @@ TPM_RC scheme_sign_allowed(struct pqtpm_engine *e, const struct object *key,
 			   const struct tpm2b_digest *digest, const struct tpmt_ticket *validation);
 
 /* Sign digest with key under scheme (from scheme_sign); TPM_RC_AUTH_UNAVAILABLE for a key
- * without its private part. */
-TPM_RC scheme_sign_digest(const struct object *key, const struct tpmt_scheme *scheme,
+ * without its private part. HashML-DSA signs the digest as PH(M) with an empty context; pure
+ * ML-DSA signs no digest (TPM_RC_SCHEME). key is not const: an ML-DSA key keeps its expanded
+ * secret key for the next signature. */
+TPM_RC scheme_sign_digest(struct object *key, const struct tpmt_scheme *scheme,
 			  const struct tpm2b_digest *digest, struct tpmt_signature *sig);
+
+/* Sign, or check, arbitrary bytes as an attestation structure is signed (docs/pq-decisions.md):
+ * ML-DSA: pure ML-DSA over the bytes with an empty context; HashML-DSA and the classical
+ * schemes: the bytes hashed with the scheme's hash, then signed as a digest. scheme as from
+ * scheme_sign. Codes as scheme_sign_digest and scheme_verify. */
+TPM_RC scheme_sign_message(struct object *key, const struct tpmt_scheme *scheme,
+			   const uint8_t *data, size_t len, struct tpmt_signature *sig);
+TPM_RC scheme_verify_message(const struct object *key, const uint8_t *data, size_t len,
+			     const struct tpmt_signature *sig);
+
+/* ---- ML-DSA pieces for the v1.85 commands (cmd/pq_*.c) ----
+ * mu is FIPS 204's message representative H(tr || M', 64), tr = H(pk, 64). */
+#define SCHEME_MU_BYTES 64
+/* Pure ML-DSA: start mu over tr || 0 || |ctx| || ctx; the message is absorbed after it. */
+void scheme_mldsa_mu_begin(const struct tpmt_public *pub, const uint8_t *ctx, size_t ctxlen,
+			   struct keccak_ctx *h);
+void scheme_mldsa_mu_end(struct keccak_ctx *h, uint8_t mu[SCHEME_MU_BYTES]);
+/* HashML-DSA: mu over tr || 1 || |ctx| || ctx || OID(hash) || digest. TPM_RC_HASH for a hash
+ * without an OID here, TPM_RC_SIZE for a digest of another length. */
+TPM_RC scheme_mldsa_mu_hash(const struct tpmt_public *pub, TPM_ALG_ID hash, const uint8_t *digest,
+			    size_t dlen, const uint8_t *ctx, size_t ctxlen,
+			    uint8_t mu[SCHEME_MU_BYTES]);
+/* Sign mu with the key (hedged, fresh randomness): sig gets sig_alg (MLDSA, or HASH_MLDSA with
+ * hash for a HashML-DSA key), size and bytes. TPM_RC_AUTH_UNAVAILABLE without a private part. */
+TPM_RC scheme_mldsa_sign_mu(struct object *key, const uint8_t mu[SCHEME_MU_BYTES],
+			    struct tpmt_signature *sig);
+/* Check sig over mu: TPM_RC_SCHEME if sig is not of the key's kind (MLDSA for an ML-DSA key,
+ * HASH_MLDSA with the key's hash for a HashML-DSA key), TPM_RC_SIGNATURE if its length is not
+ * the parameter set's or it does not verify. */
+TPM_RC scheme_mldsa_verify_mu(const struct object *key, const uint8_t mu[SCHEME_MU_BYTES],
+			      const struct tpmt_signature *sig);
 
 /* Check sig over digest with key: TPM_RC_SIGNATURE if it does not verify, TPM_RC_SCHEME if
  * the signature's scheme does not fit the key, TPM_RC_HANDLE (handle 1) for an HMAC key

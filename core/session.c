@@ -125,6 +125,9 @@ void session_policy_reset(struct session *s)
 	s->name_hash.size = 0;
 	s->locality = 0;
 	s->pcr_counter_set = false;
+	s->need_pp = false;
+	s->template_hash.size = 0;
+	s->timeout = 0;
 }
 
 TPM_RC entity_name(struct cmd *c, unsigned slot, struct tpm2b_name *out)

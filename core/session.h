@@ -25,6 +25,9 @@ struct session {
 	uint8_t locality;		/* PolicyLocality mask; 0 = any */
 	bool pcr_counter_set;		/* PolicyPCR: the update counter it saw */
 	uint32_t pcr_counter;
+	bool need_pp;			/* PolicyPhysicalPresence */
+	struct tpm2b_digest template_hash; /* PolicyTemplate */
+	uint64_t timeout;		/* PolicySigned/Secret/Ticket: expiry in Clock ms; 0 = none */
 	uint64_t saved_sequence;	/* of its context, while saved */
 };
 

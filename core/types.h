@@ -136,12 +136,24 @@ struct tpmt_signature {
 	struct tpm2b_ecc_parameter r, s;
 };
 
-/* TPMT_TK_CREATION, TPMT_TK_VERIFIED, TPMT_TK_HASHCHECK, TPMT_TK_AUTH */
+/* TPMT_TK_CREATION, TPMT_TK_VERIFIED, TPMT_TK_HASHCHECK, TPMT_TK_AUTH. digest is the HMAC
+ * (v1.85 calls it hmac in TPMT_TK_VERIFIED). metadata: TPMU_TK_VERIFIED_META, on the wire only
+ * for TPM_ST_DIGEST_VERIFIED (the hash or XOF that made the verified digest). */
 struct tpmt_ticket {
 	uint16_t tag;
 	TPM_HANDLE hierarchy;
 	struct tpm2b_digest digest;
+	TPM_ALG_ID metadata;
 };
+
+/* TPM2B_SIGNATURE_CTX (v1.85): the ML-DSA context string, 0 to 255 bytes */
+#define MAX_SIGNATURE_CTX 255
+struct tpm2b_signature_ctx {
+	uint16_t size;
+	uint8_t b[MAX_SIGNATURE_CTX];
+};
+/* TPM2B_SIGNATURE_HINT (v1.85): EdDSA only; every scheme here takes it empty */
+#define MAX_SIGNATURE_HINT 256
 
 /* TPMS_CONTEXT */
 struct tpms_context {
@@ -185,6 +197,10 @@ TPM_RC wr_pcr_selection(struct wr *w, const struct tpml_pcr_selection *s);
 TPM_RC rd_signature(struct rd *r, struct tpmt_signature *s);
 TPM_RC wr_signature(struct wr *w, const struct tpmt_signature *s);
 TPM_RC rd_ticket(struct rd *r, struct tpmt_ticket *t);
+/* TPM2B_SIGNATURE_CTX (TPM_RC_SIZE beyond 255 bytes), TPM2B_SIGNATURE_HINT (read, then
+ * TPM_RC_VALUE unless empty: no scheme here takes a hint) */
+TPM_RC rd_signature_ctx(struct rd *r, struct tpm2b_signature_ctx *c);
+TPM_RC rd_signature_hint(struct rd *r);
 TPM_RC wr_ticket(struct wr *w, const struct tpmt_ticket *t);
 TPM_RC rd_context(struct rd *r, struct tpms_context *c);
 TPM_RC wr_context(struct wr *w, const struct tpms_context *c);

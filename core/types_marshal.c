@@ -640,17 +640,26 @@ TPM_RC wr_signature(struct wr *w, const struct tpmt_signature *s)
 TPM_RC rd_ticket(struct rd *r, struct tpmt_ticket *t)
 {
 	TRY(rd_u16(r, &t->tag));
+	t->metadata = TPM_ALG_NULL;
 	switch (t->tag) {
 	case TPM_ST_CREATION:
 	case TPM_ST_VERIFIED:
 	case TPM_ST_AUTH_SECRET:
 	case TPM_ST_AUTH_SIGNED:
 	case TPM_ST_HASHCHECK:
+	case TPM_ST_MESSAGE_VERIFIED:
+	case TPM_ST_DIGEST_VERIFIED:
 		break;
 	default:
 		return TPM_RC_TAG;
 	}
 	TRY(rd_rh_hierarchy(r, &t->hierarchy, true));
+	if (t->tag == TPM_ST_DIGEST_VERIFIED) {
+		/* TPMU_TK_VERIFIED_META.digestVerified: a hash, or SHAKE256 for an external mu */
+		TRY(rd_u16(r, &t->metadata));
+		if (!hash_len(t->metadata) && t->metadata != TPM_ALG_SHAKE256)
+			return TPM_RC_HASH;
+	}
 	return rd_tpm2b_digest(r, &t->digest);
 }
 
@@ -658,7 +667,23 @@ TPM_RC wr_ticket(struct wr *w, const struct tpmt_ticket *t)
 {
 	TRY(wr_u16(w, t->tag));
 	TRY(wr_u32(w, t->hierarchy));
+	if (t->tag == TPM_ST_DIGEST_VERIFIED)
+		TRY(wr_u16(w, t->metadata));
 	return wr_tpm2b_digest(w, &t->digest);
+}
+
+TPM_RC rd_signature_ctx(struct rd *r, struct tpm2b_signature_ctx *c)
+{
+	return rd_tpm2b(r, c->b, sizeof(c->b), &c->size);
+}
+
+TPM_RC rd_signature_hint(struct rd *r)
+{
+	uint8_t hint[MAX_SIGNATURE_HINT];
+	uint16_t size;
+
+	TRY(rd_tpm2b(r, hint, sizeof(hint), &size));
+	return size == 0 ? TPM_RC_SUCCESS : TPM_RC_VALUE;
 }
 
 /* TPMI_DH_SAVED: a session handle, or 0x80000000 (object), 0x80000001 (sequence),

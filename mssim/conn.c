@@ -6,6 +6,8 @@
  * responses only holds up itself.
  */
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <stdarg.h>
@@ -173,6 +175,51 @@ static void reply_u32(struct mssim_conn *c, uint32_t v)
 	c->out_len = 4;
 }
 
+/* ---- debug: recording received commands (PQTPM_RECORD_DIR) ----
+ * With PQTPM_RECORD_DIR=DIR in the server's environment, every TPM command received on the
+ * command port is written as it arrived to DIR/<pid>-<conn id>-<seq>.cmd (seq counts over
+ * the whole process, so sorting the names groups a connection's commands in order). For
+ * collecting the fuzzers' seed corpus (tests/fuzz/record.sh). It records auth values and
+ * sensitive data in clear: a debug aid, never for a TPM that holds real secrets. */
+static const char *record_dir(void)
+{
+	static int checked;
+	static const char *dir;
+
+	if (!checked) {
+		checked = 1;
+		dir = getenv("PQTPM_RECORD_DIR");
+		if (dir && !dir[0])
+			dir = NULL;
+		if (dir)
+			pqtpm_log(PQTPM_LOG_WARN, "PQTPM_RECORD_DIR: recording every command "
+						  "(secrets included) into %s", dir);
+	}
+	return dir;
+}
+
+static void record_command(const struct mssim_conn *c, const uint8_t *cmd, size_t len)
+{
+	static unsigned long seq;
+	const char *dir = record_dir();
+	char path[PATH_MAX];
+	ssize_t n;
+	int fd;
+
+	if (!dir)
+		return;
+	snprintf(path, sizeof(path), "%s/%ld-%06u-%08lu.cmd", dir, (long)getpid(), c->id, ++seq);
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	if (fd < 0) {
+		pqtpm_log(PQTPM_LOG_WARN, "record: %s: %s", path, strerror(errno));
+		return;
+	}
+	n = write(fd, cmd, len);
+	if (n < 0 || (size_t)n != len)
+		pqtpm_log(PQTPM_LOG_WARN, "record: %s: short write", path);
+	close(fd);
+}
+
 /* Executes a TPM command: the engine writes its response straight into the output buffer,
  * between the size and the acknowledgement, so that all three leave in one send. */
 static int run_command(struct mssim_conn *c, const struct mssim_event *ev)
@@ -180,6 +227,7 @@ static int run_command(struct mssim_conn *c, const struct mssim_event *ev)
 	size_t rsp_len = 0;
 	int rc;
 
+	record_command(c, ev->data, ev->len);
 	rc = pqtpm_engine_execute(c->client, ev->locality, ev->data, ev->len, c->out + 4,
 				  PQTPM_MAX_RESPONSE_SIZE, &rsp_len);
 	if (rc < 0 || rsp_len > PQTPM_MAX_RESPONSE_SIZE) {

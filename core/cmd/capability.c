@@ -2,6 +2,7 @@
  * numbers (handles, counts, flags) a client may ask about. */
 #include <string.h>
 
+#include "da.h"
 #include "pcr.h"
 
 /* ---- fixed identity (TPM_PT_FIXED) ---- */
@@ -26,9 +27,6 @@
 #define NV_INDEX_MAX 2048	/* NV issue: largest index data area */
 #define NV_BUFFER_MAX 1024	/* NV issue: TPM2B_MAX_NV_BUFFER */
 #define SESSION_CONTEXT_MAX 512 /* sessions issue: largest session contextBlob */
-#define DA_MAX_TRIES 3		/* DA issue: defaults of TPM2_DictionaryAttackParameters */
-#define DA_RECOVERY 7200
-#define DA_LOCKOUT_RECOVERY 86400
 
 #define INPUT_BUFFER 1024	/* TPM2B_MAX_BUFFER */
 #define CONTEXT_GAP_MAX 0xFFFFu
@@ -424,7 +422,9 @@ static bool tpm_property(struct cmd *c, uint32_t pt, uint32_t *v)
 	case TPM_PT_MODES: *v = 0; break;
 	case TPM_PT_MAX_CAP_BUFFER: *v = MAX_CAP_BUFFER; break;
 
-	case TPM_PT_PERMANENT: *v = permanent_flags(e); break;
+	case TPM_PT_PERMANENT:
+		*v = permanent_flags(e) | (da_in_lockout(c->e) ? TPMA_PERMANENT_INLOCKOUT : 0);
+		break;
 	case TPM_PT_STARTUP_CLEAR: *v = startup_clear_flags(e); break;
 	case TPM_PT_HR_NV_INDEX: *v = 0; break;
 	case TPM_PT_HR_LOADED: *v = 0; break;
@@ -438,10 +438,10 @@ static bool tpm_property(struct cmd *c, uint32_t pt, uint32_t *v)
 	case TPM_PT_NV_COUNTERS_AVAIL: *v = 0; break;
 	case TPM_PT_ALGORITHM_SET: *v = 0; break;
 	case TPM_PT_LOADED_CURVES: *v = N(curves); break;
-	case TPM_PT_LOCKOUT_COUNTER: *v = 0; break;
-	case TPM_PT_MAX_AUTH_FAIL: *v = DA_MAX_TRIES; break;
-	case TPM_PT_LOCKOUT_INTERVAL: *v = DA_RECOVERY; break;
-	case TPM_PT_LOCKOUT_RECOVERY: *v = DA_LOCKOUT_RECOVERY; break;
+	case TPM_PT_LOCKOUT_COUNTER: *v = da_failed_tries(c->e); break;
+	case TPM_PT_MAX_AUTH_FAIL: *v = da_max_tries(e); break;
+	case TPM_PT_LOCKOUT_INTERVAL: *v = da_recovery_time(e); break;
+	case TPM_PT_LOCKOUT_RECOVERY: *v = da_lockout_recovery(e); break;
 	case TPM_PT_NV_WRITE_RECOVERY: *v = 0; break;
 	case TPM_PT_AUDIT_COUNTER_0: *v = 0; break;
 	case TPM_PT_AUDIT_COUNTER_1: *v = 0; break;

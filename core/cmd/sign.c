@@ -1,10 +1,12 @@
-/* Sign, VerifySignature (Part 3 §20.2, §20.1) */
+/* Sign, VerifySignature (Part 3 §20.2, §20.1). A HashML-DSA key signs and checks digests here
+ * (PH(M) with an empty context); a pure ML-DSA key signs messages, through the sequence
+ * commands and SignDigest (cmd/pq_*.c), and is refused here with TPM_RC_SCHEME. */
 #include "scheme.h"
 #include "ticket.h"
 
 static TPM_RC sign(struct cmd *c)
 {
-	const struct object *key = c->obj[0];
+	struct object *key = c->obj[0];
 	struct tpm2b_digest digest;
 	struct tpmt_scheme in, scheme;
 	struct tpmt_ticket validation;
@@ -21,6 +23,8 @@ static TPM_RC sign(struct cmd *c)
 	if (key->pub.attributes & TPMA_OBJECT_X509SIGN)
 		return rc_handle(TPM_RC_ATTRIBUTES, 1);
 	TRYP(2, scheme_sign(&key->pub, &in, &scheme));
+	if (scheme.scheme == TPM_ALG_MLDSA)
+		return rc_param(TPM_RC_SCHEME, 2);
 	TRYP(3, scheme_sign_allowed(c->e, key, &digest, &validation));
 	if (digest.size != crypto_hash_size(scheme.hash_alg))
 		return rc_param(TPM_RC_SIZE, 1);

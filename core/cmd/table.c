@@ -8,7 +8,7 @@
 #define FAMILIES(X)                                                                        \
 	X(startup) X(testing) X(random) X(capability) X(clock) X(pcr) X(hash) X(object)   \
 	X(primary) X(sign) X(rsa) X(ecc) X(sym) X(context) X(evict) X(hierarchy)      \
-	X(session)
+	X(session) X(policy) X(policy_auth) X(da)
 
 #define DECLARE(f) extern const struct cmd_def cmds_##f[];
 FAMILIES(DECLARE)

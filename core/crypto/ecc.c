@@ -102,14 +102,14 @@ static void unload(ecc_key *key)
 
 TPM_RC crypto_ecc_public(uint16_t curve, const uint8_t *d, uint8_t *x, uint8_t *y)
 {
+	word32 size = (word32)crypto_ecc_bytes(curve), xlen = size, ylen = size;
 	ecc_key key;
-	word32 xlen = CRYPTO_MAX_ECC_BYTES, ylen = CRYPTO_MAX_ECC_BYTES;
 	TPM_RC rc = load_private(&key, curve, d);
 
 	if (rc == TPM_RC_SUCCESS &&
 	    (wc_ecc_make_pub(&key, NULL) != 0 ||
-	     wc_ecc_export_public_raw(&key, x, &xlen, y, &ylen) != 0 ||
-	     xlen != crypto_ecc_bytes(curve) || ylen != xlen))
+	     wc_ecc_export_public_raw(&key, x, &xlen, y, &ylen) != 0 || xlen != size ||
+	     ylen != size))
 		rc = TPM_RC_FAILURE;
 	unload(&key);
 	return rc;

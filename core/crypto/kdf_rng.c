@@ -5,28 +5,36 @@
 
 #include "wolf.h"
 
+/* The next block into k->block. */
+static TPM_RC next_block(struct crypto_kdf_rng *k)
+{
+	struct crypto_hmac_ctx h;
+	uint8_t counter[4];
+	TPM_RC rc;
+
+	if (k->counter == UINT32_MAX)
+		return TPM_RC_FAILURE;
+	crypto_put_be32(counter, ++k->counter);
+	rc = crypto_hmac_start(&h, k->hash, k->key, k->keylen);
+	if (rc == TPM_RC_SUCCESS)
+		rc = crypto_hmac_update(&h, counter, sizeof(counter));
+	if (rc == TPM_RC_SUCCESS)
+		rc = crypto_hmac_update(&h, k->ctx, k->ctxlen);
+	if (rc == TPM_RC_SUCCESS)
+		return crypto_hmac_finish(&h, k->block);
+	crypto_wipe(&h, sizeof(h));
+	return rc;
+}
+
 static TPM_RC kdf_rng_read(struct crypto_rng *rng, uint8_t *out, size_t len)
 {
-	struct crypto_kdf_rng *k = (struct crypto_kdf_rng *)rng;
+	struct crypto_kdf_rng *k = (struct crypto_kdf_rng *)rng; /* rng is its first member */
 	size_t dsize = crypto_hash_size(k->hash);
 
 	while (len) {
 		if (k->avail == 0) {
-			struct crypto_hmac_ctx h;
-			uint8_t counter[4];
-			TPM_RC rc;
+			TPM_RC rc = next_block(k);
 
-			if (k->counter == UINT32_MAX)
-				return TPM_RC_FAILURE;
-			crypto_put_be32(counter, ++k->counter);
-			rc = crypto_hmac_start(&h, k->hash, k->key, k->keylen);
-			if (rc == TPM_RC_SUCCESS)
-				rc = crypto_hmac_update(&h, counter, sizeof(counter));
-			if (rc == TPM_RC_SUCCESS)
-				rc = crypto_hmac_update(&h, k->ctx, k->ctxlen);
-			if (rc == TPM_RC_SUCCESS)
-				rc = crypto_hmac_finish(&h, k->block);
-			crypto_wipe(&h, sizeof(h));
 			if (rc != TPM_RC_SUCCESS)
 				return rc;
 			k->avail = dsize;

@@ -48,7 +48,8 @@ static bool drbg_seed(void)
 	if (!wolf_ready)
 		wolf_ready = wolfCrypt_Init() == 0;
 	if (!atfork_ready)
-		atfork_ready = pthread_atfork(before_fork, after_fork_parent, after_fork_child) == 0;
+		atfork_ready =
+			pthread_atfork(before_fork, after_fork_parent, after_fork_child) == 0;
 	drbg_ready = wolf_ready && atfork_ready && wc_InitRng(&drbg) == 0;
 	return drbg_ready;
 }

@@ -41,7 +41,7 @@ static int wolf_mgf(TPM_ALG_ID hash)
 
 /* wolfSSL's complaints about the data (too long, bad padding, out of range) are the caller's
  * problem; anything else is ours. */
-static TPM_RC from_wolf(int rc, TPM_RC bad_input)
+static TPM_RC from_wolf(int rc)
 {
 	switch (rc) {
 	case RSA_BUFFER_E:
@@ -50,7 +50,7 @@ static TPM_RC from_wolf(int rc, TPM_RC bad_input)
 	case RSA_PAD_E:
 	case RSA_OUT_OF_RANGE_E:
 	case BAD_FUNC_ARG:
-		return bad_input;
+		return TPM_RC_VALUE;
 	default:
 		return TPM_RC_FAILURE;
 	}
@@ -73,7 +73,7 @@ static TPM_RC public_op(RsaKey *key, const uint8_t *in, size_t nlen, uint8_t *ou
 	int rc = wc_RsaFunction(in, (word32)nlen, out, &outlen, RSA_PUBLIC_ENCRYPT, key, NULL);
 
 	if (rc != 0)
-		return from_wolf(rc, TPM_RC_VALUE);
+		return from_wolf(rc);
 	return outlen == nlen ? TPM_RC_SUCCESS : TPM_RC_FAILURE;
 }
 
@@ -111,7 +111,7 @@ static TPM_RC padded_encrypt(RsaKey *rsa, size_t nlen, TPM_ALG_ID scheme, TPM_AL
 					    NULL, 0);
 	crypto_wolf_rng_release();
 	if (rc < 0)
-		return from_wolf(rc, TPM_RC_VALUE);
+		return from_wolf(rc);
 	return (size_t)rc == nlen ? TPM_RC_SUCCESS : TPM_RC_FAILURE;
 }
 
@@ -172,7 +172,8 @@ static int private_decrypt(RsaKey *rsa, TPM_ALG_ID scheme, TPM_ALG_ID hash,
 	return rc;
 }
 
-/* out must hold nlen bytes; *outlen gets the message length. */
+/* out must hold nlen bytes (raw RSA fills them all; OAEP and RSAES write only the message, and
+ * nothing when decoding fails); *outlen gets the message length. */
 TPM_RC crypto_rsa_decrypt(const struct crypto_rsa *key, TPM_ALG_ID scheme, TPM_ALG_ID hash,
 			  const uint8_t *label, size_t labellen, const uint8_t *in, size_t inlen,
 			  uint8_t *out, size_t *outlen)
@@ -195,15 +196,12 @@ TPM_RC crypto_rsa_decrypt(const struct crypto_rsa *key, TPM_ALG_ID scheme, TPM_A
 	if (rc == TPM_RC_SUCCESS) {
 		len = private_decrypt(&rsa, scheme, hash, label, labellen, in, key->nlen, out);
 		if (len < 0)
-			rc = from_wolf(len, TPM_RC_VALUE);
+			rc = from_wolf(len);
 	}
 	crypto_rsa_unload(&rsa);
-	if (rc != TPM_RC_SUCCESS) {
-		crypto_wipe(out, key->nlen);
-		return rc;
-	}
-	*outlen = (size_t)len;
-	return TPM_RC_SUCCESS;
+	if (rc == TPM_RC_SUCCESS)
+		*outlen = (size_t)len;
+	return rc;
 }
 
 /* The largest salt up to the digest size that fits (TPM reference CryptRsaPssSaltSize). */
@@ -270,7 +268,7 @@ TPM_RC crypto_rsa_sign(const struct crypto_rsa *key, TPM_ALG_ID scheme, TPM_ALG_
 		len = private_sign(&rsa, key->nlen, crypto_rsa_modulus_bits(key), scheme, hash,
 				   digest, dlen, sig);
 		if (len < 0)
-			rc = from_wolf(len, TPM_RC_VALUE);
+			rc = from_wolf(len);
 		else if ((size_t)len != key->nlen)
 			rc = TPM_RC_FAILURE;
 	}

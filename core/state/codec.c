@@ -3,6 +3,8 @@
  *     auth TPM2B_DIGEST, policy TPM2B_DIGEST, policyAlg u16, seed[64], proof[64]
  *   disableClear u8, phEnableNV u8, pcrBanks u32, pcrBanksPending u32, clock u64,
  *   resetCount u32, restartCount u32, orderly u8, savedStateValid u8, contextEpoch u64,
+ *   DA (struct da_state): failedTries u32, paramsSet u8, maxTries u32, recoveryTime u32,
+ *     lockoutRecovery u32, healFrom u64, lockoutLocked u8, lockoutFrom u64, lockoutBoot u64,
  *   generation u64,
  *   object count u16, then per persistent object:
  *     handle u32, hierarchy u32, isPrimary u8, TPM2B_PUBLIC, TPMT_SENSITIVE, qualifiedName
@@ -25,6 +27,19 @@ static TPM_RC encode_hierarchy(struct wr *w, const struct hierarchy *h)
 	TRY(wr_u16(w, h->policy_alg));
 	TRY(wr_bytes(w, h->seed, sizeof(h->seed)));
 	return wr_bytes(w, h->proof, sizeof(h->proof));
+}
+
+static TPM_RC encode_da(struct wr *w, const struct da_state *da)
+{
+	TRY(wr_u32(w, da->failed_tries));
+	TRY(wr_u8(w, da->params_set));
+	TRY(wr_u32(w, da->max_tries));
+	TRY(wr_u32(w, da->recovery_time));
+	TRY(wr_u32(w, da->lockout_recovery));
+	TRY(wr_u64(w, da->heal_from));
+	TRY(wr_u8(w, da->lockout_locked));
+	TRY(wr_u64(w, da->lockout_from));
+	return wr_u64(w, da->lockout_boot);
 }
 
 static TPM_RC encode_object(struct wr *w, const struct object *o)
@@ -53,6 +68,7 @@ TPM_RC state_encode(const struct persist *ps, uint64_t generation, struct wr *w)
 	TRY(wr_u8(w, ps->orderly));
 	TRY(wr_u8(w, ps->saved_state_valid));
 	TRY(wr_u64(w, ps->context_epoch));
+	TRY(encode_da(w, &ps->da));
 	TRY(wr_u64(w, generation));
 	for (int i = 0; i < MAX_PERSISTENT_OBJECTS; i++)
 		count += ps->persistent[i] != NULL;
@@ -83,6 +99,19 @@ static TPM_RC decode_hierarchy(struct rd *r, struct hierarchy *h)
 	TRY(rd_u16(r, &h->policy_alg));
 	TRY(rd_bytes(r, h->seed, sizeof(h->seed)));
 	return rd_bytes(r, h->proof, sizeof(h->proof));
+}
+
+static TPM_RC decode_da(struct rd *r, struct da_state *da, const char **what)
+{
+	TRY(rd_u32(r, &da->failed_tries));
+	TRY(decode_bool(r, &da->params_set, what));
+	TRY(rd_u32(r, &da->max_tries));
+	TRY(rd_u32(r, &da->recovery_time));
+	TRY(rd_u32(r, &da->lockout_recovery));
+	TRY(rd_u64(r, &da->heal_from));
+	TRY(decode_bool(r, &da->lockout_locked, what));
+	TRY(rd_u64(r, &da->lockout_from));
+	return rd_u64(r, &da->lockout_boot);
 }
 
 static bool handle_taken(const struct persist *ps, TPM_HANDLE h)
@@ -158,6 +187,7 @@ static TPM_RC decode_fields(struct rd *r, struct persist *ps, const char **what)
 	TRY(decode_bool(r, &ps->orderly, what));
 	TRY(decode_bool(r, &ps->saved_state_valid, what));
 	TRY(rd_u64(r, &ps->context_epoch));
+	TRY(decode_da(r, &ps->da, what));
 	TRY(rd_u64(r, &ps->generation));
 	TRY(decode_objects(r, ps, what));
 	if (rd_left(r)) {

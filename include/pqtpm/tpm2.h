@@ -584,6 +584,21 @@ typedef uint16_t TPM_ALG_ID;
 #define TPM_CC_Decapsulate 0x000001A8
 #define TPM_CC_VerifySequenceStart 0x000001A9
 #define TPM_CC_SignSequenceStart 0x000001AA
+#define TPM_MLDSA_NONE 0
+#define TPM_MLKEM_NONE 0
+#define TPM_RC_EXT_MU 0xAB		/* RC_FMT1 + 0x2B: external mu not supported */
+#define TPM_RC_ONE_SHOT_SIGNATURE 0xAC	/* RC_FMT1 + 0x2C: whole message must be in the Complete */
+#define TPM_RC_SIGN_CONTEXT_KEY 0xAD	/* RC_FMT1 + 0x2D: sequence finished with another key */
+#define TPM_ST_MESSAGE_VERIFIED 0x8026	/* TPMT_TK_VERIFIED of VerifySequenceComplete */
+#define TPM_ST_DIGEST_VERIFIED 0x8027	/* TPMT_TK_VERIFIED of VerifyDigestSignature */
+#define TPM_PT_ML_PARAMETER_SETS 0x131	/* TPM_PT_FIXED + 49: TPMA_ML_PARAMETER_SET */
+#define TPMA_ML_PARAMETER_SET_MLKEM_512 0x1
+#define TPMA_ML_PARAMETER_SET_MLKEM_768 0x2
+#define TPMA_ML_PARAMETER_SET_MLKEM_1024 0x4
+#define TPMA_ML_PARAMETER_SET_MLDSA_44 0x8
+#define TPMA_ML_PARAMETER_SET_MLDSA_65 0x10
+#define TPMA_ML_PARAMETER_SET_MLDSA_87 0x20
+#define TPMA_ML_PARAMETER_SET_EXT_MU 0x40
 
 /* PC Client platform profile */
 #define TPM_PCR_COUNT 24

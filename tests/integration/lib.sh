@@ -48,6 +48,9 @@ _lib_cleanup() {
 	if [ -n "$SERVER_PID" ]; then
 		tpm_stop || true
 	fi
+	if [ -z "$_FINISHED" ] && [ "$rc" -eq 0 ] && [ "$FAIL" -gt 0 ]; then
+		rc=1
+	fi
 	if [ -z "$_FINISHED" ] && [ "$rc" -ne 0 ]; then
 		echo "aborted (exit status $rc)"
 		echo "$PASS passed, $((FAIL + 1)) failed"
@@ -339,8 +342,18 @@ sha256_of_hex() {
 }
 
 finish() {
+	local log
 	tpm_stop || true
 	_FINISHED=1
+	if [ "$FAIL" -gt 0 ]; then
+		for log in "$T"/server.*.log; do
+			[ -s "$log" ] || continue
+			# without the connection opened/closed lines
+			grep -vE 'info: conn [0-9]+ .*: (opened|closed)' "$log" >"$T/log.tail" || true
+			echo "     last lines of $(basename "$log") (connection lines left out):"
+			show_tail "$T/log.tail" 20
+		done
+	fi
 	echo "$PASS passed, $FAIL failed"
 	if [ "$FAIL" -eq 0 ] && [ "$PASS" -gt 0 ]; then
 		exit 0

@@ -208,6 +208,13 @@ static void test_bad_points_and_keys(void)
 	unhex(c->uy, uy);
 	CU_ASSERT_EQUAL(crypto_ecc_params(c->curve, &p), TPM_RC_SUCCESS);
 	CU_ASSERT_EQUAL(crypto_ecdsa_sign(c->curve, d, digest, 32, r, s), TPM_RC_SUCCESS);
+	CU_ASSERT_EQUAL(crypto_ecdsa_verify(c->curve, ux, uy, digest, 32, r, 32, s, 32),
+			TPM_RC_SUCCESS);
+	/* r and s must be in [1, n - 1] */
+	CU_ASSERT_EQUAL(crypto_ecdsa_verify(c->curve, ux, uy, digest, 32, p.n, 32, s, 32),
+			TPM_RC_SIGNATURE);
+	CU_ASSERT_EQUAL(crypto_ecdsa_verify(c->curve, ux, uy, digest, 32, r, 32, p.n, 32),
+			TPM_RC_SIGNATURE);
 
 	memcpy(y, uy, 32);
 	y[31] ^= 1;

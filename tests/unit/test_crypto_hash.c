@@ -111,7 +111,8 @@ static void test_hash_context_copy(void)
 		memcpy(saved, &ctx, sizeof(saved));
 		memset(&restored, 0xee, sizeof(restored));
 		memcpy(&restored, saved, sizeof(saved));
-		CU_ASSERT_EQUAL(crypto_hash_update(&ctx, msg + 77, sizeof(msg) - 77), TPM_RC_SUCCESS);
+		CU_ASSERT_EQUAL(crypto_hash_update(&ctx, msg + 77, sizeof(msg) - 77),
+				TPM_RC_SUCCESS);
 		CU_ASSERT_EQUAL(crypto_hash_update(&restored, msg + 77, sizeof(msg) - 77),
 				TPM_RC_SUCCESS);
 		CU_ASSERT_EQUAL(crypto_hash_finish(&ctx, orig), TPM_RC_SUCCESS);

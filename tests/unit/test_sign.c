@@ -106,7 +106,7 @@ static TPM_RC sign_t(const struct key *k, const char *auth, const struct tpm2b_d
 		     TPM_ALG_ID scheme, TPM_ALG_ID hash, const struct tpmt_ticket *t,
 		     struct tpmt_signature *sig)
 {
-	struct tpmt_ticket null_ticket = { TPM_ST_HASHCHECK, TPM_RH_NULL, { 0 } };
+	struct tpmt_ticket null_ticket = { .tag = TPM_ST_HASHCHECK, .hierarchy = TPM_RH_NULL };
 	struct cmdbuf b;
 	struct rd rsp;
 	TPM_RC rc;

@@ -1,0 +1,157 @@
+/* Dictionary-attack protection (see da.h). */
+#include "da.h"
+#include "state/store.h"
+
+#define MS_PER_S 1000u
+
+uint32_t da_max_tries(const struct pqtpm_engine *e)
+{
+	return e->ps.da.params_set ? e->ps.da.max_tries : DA_DEFAULT_MAX_TRIES;
+}
+
+uint32_t da_recovery_time(const struct pqtpm_engine *e)
+{
+	return e->ps.da.params_set ? e->ps.da.recovery_time : DA_DEFAULT_RECOVERY_TIME;
+}
+
+uint32_t da_lockout_recovery(const struct pqtpm_engine *e)
+{
+	return e->ps.da.params_set ? e->ps.da.lockout_recovery : DA_DEFAULT_LOCKOUT_RECOVERY;
+}
+
+/* Which Startup we are in: lockoutRecovery 0 waits for the next one. */
+static uint64_t boot_id(const struct persist *ps)
+{
+	return (uint64_t)ps->reset_count << 32 | ps->restart_count;
+}
+
+/* failedTries at Clock now: one less for every recoveryTime since heal_from; *from is the
+ * heal_from that goes with the result. A Clock behind heal_from (time lost in a crash) heals
+ * nothing until it catches up. */
+static uint32_t healed_tries(const struct pqtpm_engine *e, uint64_t now, uint64_t *from)
+{
+	const struct da_state *da = &e->ps.da;
+	uint64_t period = (uint64_t)da_recovery_time(e) * MS_PER_S, steps;
+	uint32_t tries = da->failed_tries;
+
+	*from = da->heal_from;
+	if (tries == 0 || period == 0) /* recoveryTime 0: no DA protection */
+		return 0;
+	if (tries > da_max_tries(e)) /* maxTries was lowered */
+		tries = da_max_tries(e);
+	if (now < *from)
+		return tries;
+	steps = (now - *from) / period;
+	*from += steps * period;
+	return steps >= tries ? 0 : tries - (uint32_t)steps;
+}
+
+static bool lockout_recovered(const struct pqtpm_engine *e, uint64_t now)
+{
+	const struct da_state *da = &e->ps.da;
+	uint64_t wait = (uint64_t)da_lockout_recovery(e) * MS_PER_S;
+
+	if (!da->lockout_locked)
+		return true;
+	if (wait == 0)
+		return boot_id(&e->ps) != da->lockout_boot;
+	return now >= da->lockout_from && now - da->lockout_from >= wait;
+}
+
+/* Bring the saved state up to date with the time that passed. */
+static void da_update(struct pqtpm_engine *e)
+{
+	struct da_state *da = &e->ps.da;
+	uint64_t now = engine_clock_ms(e), from;
+	uint32_t tries = healed_tries(e, now, &from);
+
+	if (tries != da->failed_tries) {
+		da->failed_tries = tries;
+		da->heal_from = from;
+		engine_dirty(e);
+	}
+	if (da->lockout_locked && lockout_recovered(e, now)) {
+		da->lockout_locked = false;
+		engine_dirty(e);
+	}
+}
+
+static bool protected_entity(const struct cmd *c, unsigned slot)
+{
+	const struct object *o = c->obj[slot];
+
+	/* sequence objects are exempt, like the reference implementation's */
+	if (o)
+		return o->kind == OBJ_KEY && !(o->pub.attributes & TPMA_OBJECT_NODA);
+	/* NV indices count too (unless TPMA_NV_NO_DA) once they exist */
+	return c->handle[slot] == TPM_RH_LOCKOUT;
+}
+
+TPM_RC da_check(struct cmd *c, int slot)
+{
+	struct pqtpm_engine *e = c->e;
+
+	if (slot < 0 || !protected_entity(c, (unsigned)slot))
+		return TPM_RC_SUCCESS;
+	da_update(e);
+	if (c->handle[slot] == TPM_RH_LOCKOUT)
+		return e->ps.da.lockout_locked ? TPM_RC_LOCKOUT : TPM_RC_SUCCESS;
+	return e->ps.da.failed_tries >= da_max_tries(e) ? TPM_RC_LOCKOUT : TPM_RC_SUCCESS;
+}
+
+TPM_RC da_failure(struct cmd *c, int slot)
+{
+	struct pqtpm_engine *e = c->e;
+	struct da_state *da = &e->ps.da;
+	uint64_t now;
+
+	if (slot < 0 || !protected_entity(c, (unsigned)slot))
+		return TPM_RC_BAD_AUTH;
+	/* the saved Clock must reach the failure, or a crash would move it back before it */
+	engine_clock_sync(e);
+	now = engine_clock_ms(e);
+	if (c->handle[slot] == TPM_RH_LOCKOUT) {
+		da->lockout_locked = true;
+		da->lockout_from = now;
+		da->lockout_boot = boot_id(&e->ps);
+	} else {
+		if (da_recovery_time(e) != 0)
+			da->failed_tries++;
+		da->heal_from = now;
+	}
+	/* dispatch saves only after success: a failure is saved here, before anyone hears of it */
+	if (state_commit(e) != TPM_RC_SUCCESS)
+		return TPM_RC_NV_UNAVAILABLE;
+	return TPM_RC_AUTH_FAIL;
+}
+
+uint32_t da_failed_tries(struct pqtpm_engine *e)
+{
+	uint64_t from;
+
+	return healed_tries(e, engine_clock_ms(e), &from);
+}
+
+bool da_in_lockout(struct pqtpm_engine *e)
+{
+	return da_failed_tries(e) >= da_max_tries(e);
+}
+
+void da_reset(struct pqtpm_engine *e)
+{
+	e->ps.da.failed_tries = 0;
+	engine_dirty(e);
+}
+
+void da_set_parameters(struct pqtpm_engine *e, uint32_t max_tries, uint32_t recovery_time,
+		       uint32_t lockout_recovery)
+{
+	struct da_state *da = &e->ps.da;
+
+	da_update(e); /* what healed under the old recoveryTime stays healed */
+	da->params_set = true;
+	da->max_tries = max_tries;
+	da->recovery_time = recovery_time;
+	da->lockout_recovery = lockout_recovery;
+	engine_dirty(e);
+}
