@@ -5,15 +5,29 @@
 #   make bench      benchmarks (prints figures)
 #   make fuzz       libFuzzer targets (FUZZ_SECONDS per target)
 #   make install    PREFIX=/usr/local DESTDIR=
+#   WOLFSSL=sp      link a static wolfCrypt with SP math and x86-64 assembly, built from Debian's
+#                   wolfssl source package by scripts/build-wolfssl-sp.sh (objects in build-sp/)
 
+WOLFSSL ?= system
+ifeq ($(WOLFSSL),sp)
+BUILD ?= build-sp
+endif
 BUILD ?= build
+WOLFSSL_SP := build/wolfssl-sp
+ifeq ($(WOLFSSL),sp)
+WOLFSSL_CFLAGS := -I$(WOLFSSL_SP)/include
+WOLFSSL_LIB := $(WOLFSSL_SP)/lib/libwolfssl.a
+LIBS := $(WOLFSSL_LIB) -lpthread -lm
+else
+LIBS := -lwolfssl -lpthread -lm
+endif
 PREFIX ?= /usr/local
 DESTDIR ?=
 SAN ?=
 CC ?= cc
 
 CFLAGS_BASE := -std=c11 -D_GNU_SOURCE -Wall -Wextra -Wno-unused-parameter -fPIC \
-	-Iinclude -Icore -Imssim -MMD -MP
+	-Iinclude -Icore -Imssim -MMD -MP $(WOLFSSL_CFLAGS)
 ifeq ($(SAN),1)
 CFLAGS_OPT := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=undefined
 LDFLAGS_SAN := -fsanitize=address,undefined
@@ -26,9 +40,8 @@ CFLAGS_BASE += -Werror
 endif
 CFLAGS ?=
 ALL_CFLAGS := $(CFLAGS_BASE) $(CFLAGS_OPT) $(CFLAGS)
-LIBS := -lwolfssl -lpthread -lm
 
-CORE_SRC := $(shell find core -name '*.c' | sort)
+CORE_SRC := $(shell find core tss -name '*.c' | sort)
 MSSIM_SRC := $(filter-out mssim/main.c,$(sort $(wildcard mssim/*.c)))
 UNIT_SRC := $(sort $(wildcard tests/unit/test_*.c))
 UNIT_SUPPORT := $(filter-out tests/unit/test_%,$(sort $(wildcard tests/unit/*.c)))
@@ -49,7 +62,7 @@ SERVER := $(BUILD)/bin/pqtpm-server
 .PHONY: all run check deps test unit integration asan-check bench fuzz install clean
 all: $(LIB_A) $(LIB_SO) $(SERVER)
 
-$(BUILD)/obj/%.o: %.c
+$(BUILD)/obj/%.o: %.c | $(WOLFSSL_LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -c $< -o $@
 
@@ -77,6 +90,11 @@ $(BUILD)/bench/%: $(BUILD)/obj/tests/bench/%.o $(LIB_A)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS_SAN) -o $@ $^ -ltss2-esys -ltss2-tctildr -ltss2-mu -ltss2-rc $(LIBS)
 
+ifeq ($(WOLFSSL),sp)
+$(WOLFSSL_LIB): scripts/build-wolfssl-sp.sh
+	@scripts/build-wolfssl-sp.sh $(WOLFSSL_SP)
+endif
+
 deps:
 	@scripts/install-deps.sh
 
@@ -96,7 +114,7 @@ test: all unit integration
 # The whole suite once as built, once under ASan/UBSan (with LSan) in build-asan/.
 check: deps
 	@$(MAKE) --no-print-directory WERROR=1 test
-	@$(MAKE) --no-print-directory WERROR=1 BUILD=build-asan SAN=1 test
+	@$(MAKE) --no-print-directory WERROR=1 BUILD=build-asan$(if $(filter sp,$(WOLFSSL)),-sp) SAN=1 test
 
 bench: deps all $(BENCH_BIN)
 	@tests/bench/run.sh $(BUILD)
@@ -114,6 +132,6 @@ install: all
 	install -m 0644 conf/pqtpm.conf $(DESTDIR)$(PREFIX)/etc/pqtpm/
 
 clean:
-	rm -rf build build-asan
+	rm -rf build build-asan build-sp build-asan-sp
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

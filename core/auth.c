@@ -4,6 +4,7 @@
 
 #include "auth.h"
 #include "da.h"
+#include "nv/nv.h"
 #include "policy.h"
 
 TPM_RC auth_parse(struct cmd *c, struct rd *r, struct auth_area *a)
@@ -81,6 +82,8 @@ static TPM_RC role_allows_auth_value(const struct cmd *c, unsigned slot)
 
 	if (role == AUTH_DUP)
 		return TPM_RC_AUTH_UNAVAILABLE;
+	if (c->nv[slot])
+		return nv_auth_value_allowed(c, slot);
 	if (!o || o->kind != OBJ_KEY)
 		return TPM_RC_SUCCESS;
 	/* a public-only key (LoadExternal) has no authValue to prove */
@@ -101,6 +104,10 @@ static const struct tpm2b_digest *entity_policy(struct cmd *c, unsigned slot, TP
 		*alg = c->obj[slot]->pub.name_alg;
 		return &c->obj[slot]->pub.auth_policy;
 	}
+	if (c->nv[slot]) {
+		*alg = c->nv[slot]->pub.name_alg;
+		return &c->nv[slot]->pub.policy;
+	}
 	h = hier_get(c->e, c->handle[slot]);
 	if (!h || c->handle[slot] == TPM_RH_NULL)
 		return NULL;
@@ -118,6 +125,8 @@ static TPM_RC check_policy(struct cmd *c, struct auth_session *as, unsigned n, T
 
 	if (s->type == TPM_SE_TRIAL)
 		return rc_session(TPM_RC_ATTRIBUTES, n);
+	if (c->nv[as->slot]) /* POLICYREAD / POLICYWRITE */
+		TRY(nv_policy_allowed(c, (unsigned)as->slot));
 	policy = entity_policy(c, (unsigned)as->slot, &alg);
 	if (!policy || policy->size == 0 || alg != s->auth_hash ||
 	    policy->size != s->policy_digest.size ||
@@ -202,6 +211,16 @@ static int da_slot(const struct auth_session *as)
 	return as->slot;
 }
 
+/* The authValue of an NV index was checked: PIN indices count that (nv/access.c). */
+static TPM_RC nv_counted(struct cmd *c, const struct auth_session *as, bool ok)
+{
+	int slot = da_slot(as);
+
+	if (slot < 0 || !c->nv[slot])
+		return TPM_RC_SUCCESS;
+	return nv_auth_checked(c, (unsigned)slot, ok);
+}
+
 static TPM_RC check_session(struct cmd *c, struct auth_area *a, unsigned i, TPM_CC cc,
 			    const uint8_t *params, size_t plen)
 {
@@ -218,7 +237,9 @@ static TPM_RC check_session(struct cmd *c, struct auth_area *a, unsigned i, TPM_
 	}
 	TRY(da_check(c, da_slot(as)));
 	if (!s) {
-		if (!password_matches(&as->hmac, &as->auth))
+		ok = password_matches(&as->hmac, &as->auth);
+		TRY(nv_counted(c, as, ok));
+		if (!ok)
 			return rc_session(da_failure(c, da_slot(as)), n);
 		return TPM_RC_SUCCESS;
 	}
@@ -234,7 +255,9 @@ static TPM_RC check_session(struct cmd *c, struct auth_area *a, unsigned i, TPM_
 			TRY(check_policy(c, as, n, cc, &cp_hash, params, plen));
 			as->auth_in_hmac = s->need_auth_value;
 			if (s->need_password) {
-				if (!password_matches(&as->hmac, &as->auth))
+				ok = password_matches(&as->hmac, &as->auth);
+				TRY(nv_counted(c, as, ok));
+				if (!ok)
 					return rc_session(da_failure(c, da_slot(as)), n);
 				return TPM_RC_SUCCESS;
 			}
@@ -252,6 +275,7 @@ static TPM_RC check_session(struct cmd *c, struct auth_area *a, unsigned i, TPM_
 			 &s->nonce_tpm, extra, nextra, as->attrs, &expect));
 	ok = as->hmac.size == expect.size && crypto_ct_equal(as->hmac.b, expect.b, expect.size);
 	crypto_wipe(&expect, sizeof(expect));
+	TRY(nv_counted(c, as, ok));
 	return ok ? TPM_RC_SUCCESS : rc_session(da_failure(c, da_slot(as)), n);
 }
 
@@ -325,9 +349,11 @@ TPM_RC auth_respond(struct cmd *c, struct auth_area *a, uint8_t *params, size_t 
 		struct session *s = as->s;
 		struct tpm2b_digest rp_hash, hmac;
 
-		/* A command that changed a hierarchy's authValue (HierarchyChangeAuth, Clear)
-		 * answers with the new one, as the caller expects (Part 1 §19.6.5). */
-		if (s && as->slot >= 0 && !c->obj[as->slot] && hier_get(c->e, c->handle[as->slot])) {
+		/* A command that changed a hierarchy's or an index's authValue (HierarchyChangeAuth,
+		 * Clear, NV_ChangeAuth) answers with the new one, as the caller expects (Part 1
+		 * §19.6.5); an index deleted by the command keeps the value it was checked with. */
+		if (s && as->slot >= 0 && !c->obj[as->slot] &&
+		    (hier_get(c->e, c->handle[as->slot]) || c->nv[as->slot])) {
 			TRY(entity_auth(c, (unsigned)as->slot, &as->auth));
 			trim(&as->auth);
 		}

@@ -1,9 +1,12 @@
 /* Command dispatch: header, handle area, authorization area, handler, response. The checks run
  * in the order Part 3 §5 gives, once for every command, so handlers see only their parameters. */
+#include <errno.h>
 #include <string.h>
 
 #include "auth.h"
 #include "engine_int.h"
+#include "nv/nv.h"
+#include "startup.h"
 #include "state/store.h"
 
 #define HEADER_SIZE 10
@@ -78,6 +81,13 @@ static TPM_RC resolve_handles(struct cmd *c, struct rd *r)
 			return rc_handle(TPM_RC_VALUE, i + 1);
 		if (kind & HK_HIERARCHY && !hier_enabled(c->e, h))
 			return rc_handle(TPM_RC_HIERARCHY, i + 1);
+		if (kind == HK_NV) {
+			/* an index of a disabled hierarchy is not there (nv/access.c) */
+			c->nv[i] = nv_find(c->e->ps.nv, h);
+			if (!c->nv[i] || !nv_accessible(c->e, c->nv[i]))
+				return rc_handle(TPM_RC_HANDLE, i + 1);
+			continue;
+		}
 		if (!(kind & HK_OBJECT))
 			continue;
 		o = object_find(c->client, h);
@@ -142,6 +152,59 @@ static TPM_RC run(struct cmd *c, const uint8_t *cmd, size_t len, struct auth_are
 	return TPM_RC_SUCCESS;
 }
 
+/* Durability around a command: the state directory is locked and the newest state loaded
+ * (another process may share the directory); what the command changes in e->ps is saved
+ * before the response leaves, and put back as it was if that fails (or the command fails
+ * after changing it), so that memory never holds what the disk does not. */
+static TPM_RC command_begin(struct pqtpm_engine *e)
+{
+	char err[512];
+
+	e->dirty = false;
+	if (state_begin(e, err, sizeof(err)) < 0) {
+		engine_log(e, PQTPM_LOG_ERROR, "%s", err);
+		return TPM_RC_NV_UNAVAILABLE;
+	}
+	if (e->started)
+		clock_checkpoint(e);
+	e->ps_snap = e->ps;
+	nv_command_start(e);
+	return TPM_RC_SUCCESS;
+}
+
+static void rollback(struct pqtpm_engine *e)
+{
+	e->ps = e->ps_snap;
+	nv_rollback(e);
+	e->dirty = false;
+}
+
+static TPM_RC command_end(struct cmd *c, TPM_RC rc)
+{
+	struct pqtpm_engine *e = c->e;
+	int err;
+
+	if (rc != TPM_RC_SUCCESS) {
+		if (e->dirty || e->nv_snapped)
+			rollback(e);
+	} else if (e->dirty) {
+		err = state_save(e);
+		if (err != 0) {
+			engine_log(e, PQTPM_LOG_ERROR, "%s/%s: cannot save the state: %s",
+				   e->state_dir, STATE_FILE, strerror(-err));
+			rollback(e);
+			/* a full disk refuses a new index as the TPM's own NV would */
+			rc = (err == -ENOSPC || err == -EDQUOT) && c->def &&
+					     c->def->code == TPM_CC_NV_DefineSpace
+				     ? TPM_RC_NV_SPACE
+				     : TPM_RC_NV_UNAVAILABLE;
+		}
+	}
+	crypto_wipe(&e->ps_snap, sizeof(e->ps_snap));
+	state_end(e);
+	return rc;
+}
+
 size_t dispatch(struct pqtpm_client *cl, uint8_t locality, const uint8_t *cmd, size_t len,
 		uint8_t *rsp, size_t cap)
 {
@@ -157,7 +220,6 @@ size_t dispatch(struct pqtpm_client *cl, uint8_t locality, const uint8_t *cmd, s
 	c.e = e;
 	c.client = cl;
 	c.locality = locality;
-	e->dirty = false;
 
 	/* Parameters go straight into the response buffer, after the header, the response
 	 * handle and the parameterSize; which of those exist depends on the command, so the
@@ -165,10 +227,11 @@ size_t dispatch(struct pqtpm_client *cl, uint8_t locality, const uint8_t *cmd, s
 	params_at = HEADER_SIZE + 4 + 4;
 	wr_init(&c.out, rsp + params_at, cap - params_at - RSP_AUTH_RESERVE);
 
-	rc = run(&c, cmd, len, &a, params);
+	rc = command_begin(e);
+	if (rc == TPM_RC_SUCCESS)
+		rc = run(&c, cmd, len, &a, params);
 	crypto_wipe(params, c.cp_len);
-	if (rc == TPM_RC_SUCCESS && e->dirty && state_save(e) != 0)
-		rc = TPM_RC_NV_UNAVAILABLE;
+	rc = command_end(&c, rc);
 	if (rc != TPM_RC_SUCCESS) {
 		auth_wipe(&a);
 		return error_response(rsp, rc);

@@ -8,6 +8,7 @@
 #include <time.h>
 
 #include "engine_int.h"
+#include "nv/nv.h"
 #include "pcr.h"
 #include "session.h"
 #include "startup.h"
@@ -109,15 +110,23 @@ static void power_off(struct pqtpm_engine *e)
 	if (!e->powered)
 		return;
 	flush_volatile(e);
+	/* orderly counters not flushed by a Shutdown are lost, as a TPM's RAM is */
+	nv_orderly_drop(e);
 	engine_clock_sync(e);
 	e->powered = false;
 	e->started = false;
-	if (e->state_dir && state_save(e) != 0)
+	if (e->state_dir && state_sync(e) != 0)
 		pqtpm_log(PQTPM_LOG_ERROR, "saving state on power off failed");
 }
 
 static int fresh_state(struct pqtpm_engine *e, unsigned banks)
 {
+	if (!e->ps.nv)
+		e->ps.nv = nv_store_new();
+	if (!e->ps.nv)
+		return -ENOMEM;
+	e->ps.clock_safe = true;
+	e->ps.orderly = true; /* a new TPM comes up as after an orderly shutdown */
 	for (int i = 0; i < HIER_COUNT; i++) {
 		if (crypto_random(e->ps.hier[i].seed, PRIMARY_SEED_SIZE) ||
 		    crypto_random(e->ps.hier[i].proof, PRIMARY_SEED_SIZE))
@@ -152,10 +161,10 @@ static void free_all(struct pqtpm_engine *e)
 	while (e->clients)
 		client_destroy(e->clients);
 	session_drop_saved(e);
-	for (int i = 0; i < MAX_PERSISTENT_OBJECTS; i++) {
-		object_wipe_free(e->ps.persistent[i]);
-		e->ps.persistent[i] = NULL;
-	}
+	state_free_persist(&e->ps);
+	nv_store_free(e->nv_snap);
+	nv_orderly_drop(e);
+	state_close(e);
 	pthread_mutex_destroy(&e->lock);
 	free(e->state_dir);
 	crypto_wipe(e, sizeof(*e));
@@ -184,14 +193,16 @@ int pqtpm_engine_open(struct pqtpm_engine **out, const struct pqtpm_engine_confi
 		rc = state_dir_prepare(e->state_dir, err, errlen);
 		if (rc)
 			goto fail;
-		rc = state_load(e, err, errlen);
-		if (rc == -ENOENT) {
+		/* under the lock: two processes starting on a new directory make one TPM */
+		rc = state_begin(e, err, errlen);
+		if (rc == 0 && !e->state_id.known) {
 			rc = fresh_state(e, cfg->pcr_banks);
 			if (!rc && state_save(e))
 				rc = -EIO;
 			if (rc && errlen)
 				snprintf(err, errlen, "%s: cannot create the state file", e->state_dir);
 		}
+		state_end(e);
 		if (rc)
 			goto fail;
 	} else {
@@ -209,6 +220,14 @@ int pqtpm_engine_open(struct pqtpm_engine **out, const struct pqtpm_engine_confi
 			rc = -EIO;
 			goto fail;
 		}
+		/* as the command would: what Startup changed is on disk before anyone acts */
+		if (e->dirty && state_sync(e) != 0) {
+			if (errlen)
+				snprintf(err, errlen, "%s: cannot save the state", e->state_dir);
+			rc = -EIO;
+			goto fail;
+		}
+		e->dirty = false;
 	}
 	*out = e;
 	return 0;
@@ -234,7 +253,7 @@ int pqtpm_engine_save(struct pqtpm_engine *e)
 	pthread_mutex_lock(&e->lock);
 	if (e->state_dir) {
 		engine_clock_sync(e);
-		rc = state_save(e);
+		rc = state_sync(e);
 	}
 	pthread_mutex_unlock(&e->lock);
 	return rc;

@@ -177,8 +177,9 @@ struct pqtpm_engine {
 	struct nv_store *nv_snap;	/* the NV store as the command found it, once it changes */
 	bool nv_snapped;
 	struct nv_ram *nv_ram;		/* orderly counters ahead of the store (nv/orderly.c) */
-	bool state_locked;		/* a command holds <state_dir>/pqtpm.lock ... */
-	int state_lock_fd;		/* ... through this descriptor */
+	bool state_lock_open;		/* state_lock_fd is <state_dir>/pqtpm.lock, open */
+	bool state_locked;		/* a command holds the lock through it (state/file.c) */
+	int state_lock_fd;
 	struct state_file_id state_id;	/* the state file ps was loaded from or saved to */
 	uint8_t null_seed[PRIMARY_SEED_SIZE];
 	uint8_t null_proof[PRIMARY_SEED_SIZE];

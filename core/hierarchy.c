@@ -1,6 +1,7 @@
 /* Hierarchies (platform, owner, endorsement, null, lockout): their seeds, proofs, auths and
  * whether they are enabled; and the authValue of any entity a handle names. */
 #include "engine_int.h"
+#include "nv/nv.h"
 
 int hier_index(TPM_HANDLE h)
 {
@@ -70,6 +71,10 @@ TPM_RC entity_auth(struct cmd *c, unsigned slot, struct tpm2b_digest *auth)
 	auth->size = 0;
 	if (c->obj[slot]) {
 		*auth = c->obj[slot]->sens.auth_value;
+		return TPM_RC_SUCCESS;
+	}
+	if (c->nv[slot]) {
+		*auth = c->nv[slot]->auth;
 		return TPM_RC_SUCCESS;
 	}
 	hi = hier_get(c->e, h);

@@ -2,6 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "nv/nv.h"
 #include "session.h"
 
 static struct session **slots(struct pqtpm_client *cl)
@@ -138,6 +139,8 @@ TPM_RC entity_name(struct cmd *c, unsigned slot, struct tpm2b_name *out)
 		*out = c->obj[slot]->name;
 		return TPM_RC_SUCCESS;
 	}
+	if (c->nv[slot])
+		return nv_name(&c->nv[slot]->pub, out);
 	out->size = 4;
 	out->b[0] = (uint8_t)(h >> 24);
 	out->b[1] = (uint8_t)(h >> 16);

@@ -3,10 +3,20 @@
  *               and proof, new context epoch, PCRs reset, resetCount + 1, restartCount = 0.
  *   TPM Restart Startup(CLEAR) after Shutdown(STATE): PCRs reset, restartCount + 1.
  *   TPM Resume  Startup(STATE) after Shutdown(STATE): restartCount + 1, PCRs kept.
- * In every case the hierarchies are enabled again and platformAuth/platformPolicy cleared. */
-#include "startup.h"
+ * In every case the hierarchies are enabled again and platformAuth/platformPolicy cleared.
+ *
+ * Shutdown(STATE) saves PCRs 0-15 in the state file, so that a TPM Resume in a new process
+ * (the server restarted between the two) finds them; saved session contexts survive a Resume
+ * in the same process. NV indices lose their STCLEAR locks and flags at Reset and Restart, and
+ * a Startup after a disorderly shutdown marks Clock unsafe and moves orderly counters ahead
+ * (nv/lifecycle.c). */
+#include <string.h>
+
+#include "nv/nv.h"
 #include "pcr.h"
 #include "session.h"
+#include "startup.h"
+#include "state/store.h"
 
 static TPM_RC new_null_hierarchy(struct pqtpm_engine *e)
 {
@@ -15,9 +25,39 @@ static TPM_RC new_null_hierarchy(struct pqtpm_engine *e)
 	return crypto_random((uint8_t *)&e->ps.context_epoch, sizeof(e->ps.context_epoch));
 }
 
+void startup_save_pcrs(struct pqtpm_engine *e)
+{
+	struct pcr_saved *p = &e->ps.pcr_saved;
+
+	memset(p, 0, sizeof(*p));
+	for (unsigned b = 0; b < e->nbanks && b < MAX_PCR_BANKS; b++) {
+		p->alg[b] = e->banks[b].alg;
+		for (unsigned i = 0; i < PCR_SAVED_NUM; i++)
+			memcpy(p->value[b][i], e->banks[b].value[i], MAX_DIGEST_SIZE);
+	}
+	p->nbanks = (uint8_t)e->nbanks;
+}
+
+/* TPM Resume in a process that has no PCR banks yet: those Shutdown(STATE) saved. */
+static void restore_pcrs(struct pqtpm_engine *e)
+{
+	const struct pcr_saved *p = &e->ps.pcr_saved;
+
+	if (e->nbanks != 0 || p->nbanks == 0)
+		return;
+	memset(e->banks, 0, sizeof(e->banks));
+	for (unsigned b = 0; b < p->nbanks; b++) {
+		e->banks[b].alg = p->alg[b];
+		for (unsigned i = 0; i < PCR_SAVED_NUM; i++)
+			memcpy(e->banks[b].value[i], p->value[b][i], MAX_DIGEST_SIZE);
+	}
+	e->nbanks = p->nbanks;
+}
+
 TPM_RC startup_run(struct pqtpm_engine *e, uint16_t type, uint8_t locality)
 {
 	bool after_state = e->ps.orderly && e->ps.saved_state_valid;
+	bool was_orderly = e->ps.orderly;
 	struct hierarchy *ph = &e->ps.hier[HIER_PLATFORM];
 
 	if (e->started)
@@ -39,7 +79,14 @@ TPM_RC startup_run(struct pqtpm_engine *e, uint16_t type, uint8_t locality)
 	}
 	if (type == TPM_SU_CLEAR)
 		session_drop_saved(e);
+	else
+		restore_pcrs(e);
 	pcr_reset_all(e, type == TPM_SU_CLEAR);
+	memset(&e->ps.pcr_saved, 0, sizeof(e->ps.pcr_saved));
+	nv_startup(e, type == TPM_SU_CLEAR, was_orderly);
+	/* Clock values reported after the last save may have been lost (Part 1 §36.4) */
+	if (!was_orderly)
+		e->ps.clock_safe = false;
 
 	e->ph_enable = e->sh_enable = e->eh_enable = true;
 	e->ps.ph_enable_nv = true;
@@ -52,4 +99,20 @@ TPM_RC startup_run(struct pqtpm_engine *e, uint16_t type, uint8_t locality)
 	e->started = true;
 	engine_dirty(e);
 	return TPM_RC_SUCCESS;
+}
+
+/* Clock is saved with every change of the state; in between, at least each time it passes a
+ * multiple of TPM_PT_CLOCK_UPDATE, so that after a crash no value more than that behind one
+ * reported is restored, and Clock is safe again once saved past the next one (Part 1 §36.4;
+ * the reference implementation's scheme). Dispatch calls this before each command. */
+#define CLOCK_UPDATE_SHIFT 22 /* TPM_PT_CLOCK_UPDATE: 2^22 ms */
+
+void clock_checkpoint(struct pqtpm_engine *e)
+{
+	if ((engine_clock_ms(e) >> CLOCK_UPDATE_SHIFT) == (e->ps.clock >> CLOCK_UPDATE_SHIFT))
+		return;
+	engine_clock_sync(e);
+	e->ps.clock_safe = true;
+	if (state_save(e) != 0)
+		engine_log(e, PQTPM_LOG_WARN, "cannot save Clock to the state file");
 }

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "da.h"
+#include "nv/nv.h"
 #include "pcr.h"
 
 /* ---- fixed identity (TPM_PT_FIXED) ---- */
@@ -24,13 +25,10 @@
 /* ---- limits other parts own; the PC Client minimums until they export theirs ---- */
 #define SESSIONS_LOADED_MAX 3	/* sessions issue */
 #define SESSIONS_ACTIVE_MAX 64	/* sessions issue */
-#define NV_INDEX_MAX 2048	/* NV issue: largest index data area */
-#define NV_BUFFER_MAX 1024	/* NV issue: TPM2B_MAX_NV_BUFFER */
 #define SESSION_CONTEXT_MAX 512 /* sessions issue: largest session contextBlob */
 
 #define INPUT_BUFFER 1024	/* TPM2B_MAX_BUFFER */
 #define CONTEXT_GAP_MAX 0xFFFFu
-#define ORDERLY_COUNT_MAX 255
 #define CLOCK_UPDATE_MS (1u << 22) /* the reference implementation's NV update interval */
 #define CONTEXT_SYM_BITS 256
 #define MAX_CAP_BUFFER 1024
@@ -60,12 +58,7 @@
 #define ENC TPMA_ALGORITHM_ENCRYPTING
 #define METHOD TPMA_ALGORITHM_METHOD
 
-/* Sorted by id. TestParms accepts exactly the object types listed here.
- * Post-quantum: when the core creates and uses these keys, add here (and nowhere else)
- *	{ TPM_ALG_MLKEM, ASYM | OBJ | ENC },
- *	{ TPM_ALG_MLDSA, ASYM | OBJ | SIGN },
- *	{ TPM_ALG_HASH_MLDSA, ASYM | OBJ | SIGN },
- */
+/* Sorted by id. TestParms accepts exactly the object types listed here. */
 static const struct {
 	TPM_ALG_ID alg;
 	uint32_t attrs;
@@ -96,7 +89,17 @@ static const struct {
 	{ TPM_ALG_CBC, SYM | ENC },
 	{ TPM_ALG_CFB, SYM | ENC },
 	{ TPM_ALG_ECB, SYM | ENC },
+	{ TPM_ALG_MLKEM, ASYM | OBJ | ENC },
+	{ TPM_ALG_MLDSA, ASYM | OBJ | SIGN },
+	{ TPM_ALG_HASH_MLDSA, ASYM | OBJ | SIGN },
 };
+
+/* TPM_PT_ML_PARAMETER_SETS (v1.85): every ML-KEM and ML-DSA set, and external mu */
+#define ML_PARAMETER_SETS                                                                   \
+	(TPMA_ML_PARAMETER_SET_MLKEM_512 | TPMA_ML_PARAMETER_SET_MLKEM_768 |                \
+	 TPMA_ML_PARAMETER_SET_MLKEM_1024 | TPMA_ML_PARAMETER_SET_MLDSA_44 |                \
+	 TPMA_ML_PARAMETER_SET_MLDSA_65 | TPMA_ML_PARAMETER_SET_MLDSA_87 |                  \
+	 TPMA_ML_PARAMETER_SET_EXT_MU)
 
 static const uint16_t curves[] = { TPM_ECC_NIST_P256, TPM_ECC_NIST_P384 };
 
@@ -280,9 +283,16 @@ static TPM_RC cap_handles(struct cmd *c, uint32_t from, struct list *l)
 		}
 		return TPM_RC_SUCCESS;
 	case TPM_HT_NV_INDEX:
+		for (TPM_HANDLE h = nv_next_handle(c->e->ps.nv, from); h;
+		     h = h < NV_LAST ? nv_next_handle(c->e->ps.nv, h + 1) : 0) {
+			if (!list_room(l))
+				break;
+			TRY(list_u32(l, h));
+		}
+		return TPM_RC_SUCCESS;
 	case TPM_HT_HMAC_SESSION:
 	case TPM_HT_POLICY_SESSION:
-		/* no NV indices or sessions yet: the NV and sessions issues list theirs here */
+		/* no sessions yet: the sessions issue lists theirs here */
 		return TPM_RC_SUCCESS;
 	case TPM_HT_PERMANENT:
 		for (size_t i = 0; i < N(permanent); i++) {
@@ -366,6 +376,15 @@ static uint32_t startup_clear_flags(const struct pqtpm_engine *e)
 	return v;
 }
 
+/* Counters that could still be defined: each takes 8 bytes of data and a slot. */
+static uint32_t counters_avail(const struct pqtpm_engine *e)
+{
+	uint32_t room = nv_space_left(e->ps.nv), slots = NV_MAX_INDICES - nv_count(e->ps.nv, -1);
+	uint32_t n = room >= 8 ? 1 + (room - 8) / (8 + NV_INDEX_OVERHEAD) : 0;
+
+	return n < slots ? n : slots;
+}
+
 /* The value of a property; false for one this TPM does not report. */
 static bool tpm_property(struct cmd *c, uint32_t pt, uint32_t *v)
 {
@@ -402,7 +421,7 @@ static bool tpm_property(struct cmd *c, uint32_t pt, uint32_t *v)
 	case TPM_PT_CONTEXT_HASH: *v = TPM_ALG_SHA256; break;
 	case TPM_PT_CONTEXT_SYM: *v = TPM_ALG_AES; break;
 	case TPM_PT_CONTEXT_SYM_SIZE: *v = CONTEXT_SYM_BITS; break;
-	case TPM_PT_ORDERLY_COUNT: *v = ORDERLY_COUNT_MAX; break;
+	case TPM_PT_ORDERLY_COUNT: *v = NV_ORDERLY_COUNT; break;
 	case TPM_PT_MAX_COMMAND_SIZE: *v = PQTPM_MAX_COMMAND_SIZE; break;
 	case TPM_PT_MAX_RESPONSE_SIZE: *v = PQTPM_MAX_RESPONSE_SIZE; break;
 	case TPM_PT_MAX_DIGEST: *v = MAX_DIGEST_SIZE; break;
@@ -421,12 +440,13 @@ static bool tpm_property(struct cmd *c, uint32_t pt, uint32_t *v)
 	case TPM_PT_NV_BUFFER_MAX: *v = NV_BUFFER_MAX; break;
 	case TPM_PT_MODES: *v = 0; break;
 	case TPM_PT_MAX_CAP_BUFFER: *v = MAX_CAP_BUFFER; break;
+	case TPM_PT_ML_PARAMETER_SETS: *v = ML_PARAMETER_SETS; break;
 
 	case TPM_PT_PERMANENT:
 		*v = permanent_flags(e) | (da_in_lockout(c->e) ? TPMA_PERMANENT_INLOCKOUT : 0);
 		break;
 	case TPM_PT_STARTUP_CLEAR: *v = startup_clear_flags(e); break;
-	case TPM_PT_HR_NV_INDEX: *v = 0; break;
+	case TPM_PT_HR_NV_INDEX: *v = nv_count(e->ps.nv, -1); break;
 	case TPM_PT_HR_LOADED: *v = 0; break;
 	case TPM_PT_HR_LOADED_AVAIL: *v = SESSIONS_LOADED_MAX; break;
 	case TPM_PT_HR_ACTIVE: *v = 0; break;
@@ -434,8 +454,8 @@ static bool tpm_property(struct cmd *c, uint32_t pt, uint32_t *v)
 	case TPM_PT_HR_TRANSIENT_AVAIL: *v = MAX_CLIENT_OBJECTS - transient; break;
 	case TPM_PT_HR_PERSISTENT: *v = persistent; break;
 	case TPM_PT_HR_PERSISTENT_AVAIL: *v = MAX_PERSISTENT_OBJECTS - persistent; break;
-	case TPM_PT_NV_COUNTERS: *v = 0; break;
-	case TPM_PT_NV_COUNTERS_AVAIL: *v = 0; break;
+	case TPM_PT_NV_COUNTERS: *v = nv_count(e->ps.nv, TPM_NT_COUNTER); break;
+	case TPM_PT_NV_COUNTERS_AVAIL: *v = counters_avail(e); break;
 	case TPM_PT_ALGORITHM_SET: *v = 0; break;
 	case TPM_PT_LOADED_CURVES: *v = N(curves); break;
 	case TPM_PT_LOCKOUT_COUNTER: *v = da_failed_tries(c->e); break;
@@ -453,7 +473,7 @@ static bool tpm_property(struct cmd *c, uint32_t pt, uint32_t *v)
 static TPM_RC cap_tpm_properties(struct cmd *c, uint32_t from, struct list *l)
 {
 	static const uint32_t ranges[][2] = {
-		{ TPM_PT_FAMILY_INDICATOR, TPM_PT_MAX_CAP_BUFFER },
+		{ TPM_PT_FAMILY_INDICATOR, TPM_PT_ML_PARAMETER_SETS },
 		{ TPM_PT_PERMANENT, TPM_PT_AUDIT_COUNTER_1 },
 	};
 
@@ -628,6 +648,13 @@ static TPM_RC rd_scheme_in(struct rd *r, struct tpmt_scheme *s, const TPM_ALG_ID
 	return TPM_RC_KDF;
 }
 
+/* TPMI_MLDSA_PARAMETER_SET, TPMI_MLKEM_PARAMETER_SET: 1..3 (TPM_RC_PARMS otherwise) */
+static TPM_RC rd_pq_set(struct rd *r, uint16_t *set)
+{
+	TRY(rd_u16(r, set));
+	return *set >= 1 && *set <= 3 ? TPM_RC_SUCCESS : TPM_RC_PARMS;
+}
+
 /* TPMT_PUBLIC_PARMS, with the selector checks and codes rd_public uses for the same fields
  * (types_marshal.c keeps its pieces private). */
 static TPM_RC rd_public_parms(struct rd *r, struct tpmt_public *p)
@@ -656,7 +683,17 @@ static TPM_RC rd_public_parms(struct rd *r, struct tpmt_public *p)
 		return rd_scheme_in(r, &p->scheme, keyedhash, N(keyedhash), TPM_RC_VALUE);
 	case TPM_ALG_SYMCIPHER:
 		return rd_sym_def_object(r, &p->symmetric, false);
-	default: /* post-quantum parameters go here, with their rows in algs[] */
+	case TPM_ALG_MLDSA: /* TPMS_MLDSA_PARMS */
+		TRY(rd_pq_set(r, &p->parameter_set));
+		TRY(rd_u8(r, &p->allow_external_mu));
+		return p->allow_external_mu <= 1 ? TPM_RC_SUCCESS : TPM_RC_VALUE;
+	case TPM_ALG_HASH_MLDSA: /* TPMS_HASH_MLDSA_PARMS */
+		TRY(rd_pq_set(r, &p->parameter_set));
+		return rd_hash_alg(r, &p->pre_hash, false);
+	case TPM_ALG_MLKEM: /* TPMS_MLKEM_PARMS */
+		TRY(rd_sym_def_object(r, &p->symmetric, true));
+		return rd_pq_set(r, &p->parameter_set);
+	default:
 		return TPM_RC_TYPE;
 	}
 }
@@ -681,6 +718,8 @@ static TPM_RC parms_supported(const struct tpmt_public *p)
 			if (curves[i] == p->curve_id)
 				return TPM_RC_SUCCESS;
 		return TPM_RC_CURVE;
+	case TPM_ALG_HASH_MLDSA: /* FIPS 204 names no OID for SHA-1 */
+		return p->pre_hash == TPM_ALG_SHA1 ? TPM_RC_HASH : TPM_RC_SUCCESS;
 	default:
 		return TPM_RC_SUCCESS;
 	}

@@ -4,6 +4,7 @@
  * flushed through session.h (session_context.c), with the same protection (context_blob.h). */
 #include <stdlib.h>
 
+#include "cmd/pq_seq.h"
 #include "context_blob.h"
 #include "engine_int.h"
 #include "session.h"
@@ -53,6 +54,9 @@ static TPM_RC encode_sequence(const struct object *o, struct wr *w)
 			TRY(wr_bytes(w, &o->event[i], sizeof(o->event[i])));
 		}
 		return TPM_RC_SUCCESS;
+	case OBJ_SIGN_SEQ:
+	case OBJ_VERIFY_SEQ:
+		return sig_seq_encode(o, w);
 	default:
 		return TPM_RC_FAILURE;
 	}
@@ -104,6 +108,9 @@ static TPM_RC decode_sequence(struct rd *r, struct object *o)
 			TRY(rd_bytes(r, &o->event[i], sizeof(o->event[i])));
 		}
 		return TPM_RC_SUCCESS;
+	case OBJ_SIGN_SEQ:
+	case OBJ_VERIFY_SEQ:
+		return sig_seq_decode(r, o);
 	default:
 		return TPM_RC_INTEGRITY;
 	}
@@ -115,7 +122,7 @@ static TPM_RC decode_fields(struct rd *r, struct object *o)
 
 	TRY(rd_u8(r, &kind));
 	TRY(rd_u8(r, &flags));
-	if (kind > OBJ_EVENT_SEQ || (flags & ~F_ALL))
+	if (kind > OBJ_VERIFY_SEQ || (flags & ~F_ALL))
 		return TPM_RC_INTEGRITY;
 	o->kind = (enum object_kind)kind;
 	o->has_sensitive = flags & F_SENSITIVE;

@@ -2,6 +2,7 @@
  * EventSequenceComplete (Part 3 §15.4, §17) */
 #include <string.h>
 
+#include "cmd/pq_seq.h"
 #include "pcr.h"
 #include "scheme.h"
 #include "ticket.h"
@@ -164,6 +165,9 @@ static TPM_RC seq_update(struct object *o, const struct tpm2b_max_buffer *b)
 		for (unsigned i = 0; i < o->event_banks; i++)
 			TRY(crypto_hash_update(&o->event[i], b->b, b->size));
 		return TPM_RC_SUCCESS;
+	case OBJ_SIGN_SEQ: /* v1.85 sign and verify sequences (cmd/pq_seq.c) */
+	case OBJ_VERIFY_SEQ:
+		return sig_seq_update(o, b->b, b->size);
 	default:
 		return TPM_RC_MODE;
 	}

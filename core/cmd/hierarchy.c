@@ -1,5 +1,8 @@
-/* Hierarchy commands (Part 3 §24): HierarchyControl, HierarchyChangeAuth, Clear, ClearControl */
+/* Hierarchy commands (Part 3 §24): HierarchyControl, HierarchyChangeAuth, Clear, ClearControl,
+ * SetPrimaryPolicy, ChangePPS, ChangeEPS */
 #include "engine_int.h"
+#include "nv/nv.h"
+#include "state/store.h"
 
 static TPM_RC rd_yes_no(struct rd *r, bool *v)
 {
@@ -13,21 +16,42 @@ static TPM_RC rd_yes_no(struct rd *r, bool *v)
 }
 
 /* Loaded objects of a hierarchy go when it is disabled or cleared (Part 3 §24.2, §24.6). */
-static void flush_hierarchy(struct pqtpm_engine *e, TPM_HANDLE hier, bool persistent_too)
+static void flush_hierarchy(struct pqtpm_engine *e, TPM_HANDLE hier)
 {
 	for (struct pqtpm_client *cl = e->clients; cl; cl = cl->next)
 		for (int i = 0; i < MAX_CLIENT_OBJECTS; i++)
 			if (cl->objects[i] && cl->objects[i]->kind == OBJ_KEY &&
 			    cl->objects[i]->hierarchy == hier)
 				object_release(cl, cl->objects[i]);
-	if (!persistent_too)
-		return;
+}
+
+/* Persistent objects of the hierarchies in mask (bit HIER_*) leave the table; they are freed
+ * only once the state without them is saved (a failed save puts the table back). */
+struct dropped {
+	struct object *o[MAX_PERSISTENT_OBJECTS];
+	unsigned n;
+};
+
+static void drop_persistent(struct pqtpm_engine *e, unsigned mask, struct dropped *d)
+{
 	for (int i = 0; i < MAX_PERSISTENT_OBJECTS; i++) {
-		if (e->ps.persistent[i] && e->ps.persistent[i]->hierarchy == hier) {
-			object_wipe_free(e->ps.persistent[i]);
+		struct object *o = e->ps.persistent[i];
+
+		if (o && (mask & (1u << hier_index(o->hierarchy)))) {
+			d->o[d->n++] = o;
 			e->ps.persistent[i] = NULL;
 		}
 	}
+}
+
+/* Save now; on success free what was dropped. On failure dispatch restores the table. */
+static TPM_RC commit_dropped(struct pqtpm_engine *e, struct dropped *d)
+{
+	TRY(state_commit(e));
+	for (unsigned i = 0; i < d->n; i++)
+		object_wipe_free(d->o[i]);
+	d->n = 0;
+	return TPM_RC_SUCCESS;
 }
 
 static TPM_RC hierarchy_control(struct cmd *c)
@@ -59,7 +83,7 @@ static TPM_RC hierarchy_control(struct cmd *c)
 		return TPM_RC_AUTH_TYPE;
 	*flag = state;
 	if (!state && enable != TPM_RH_PLATFORM_NV)
-		flush_hierarchy(e, enable, false);
+		flush_hierarchy(e, enable);
 	if (enable == TPM_RH_PLATFORM_NV)
 		engine_dirty(e);
 	return TPM_RC_SUCCESS;
@@ -80,10 +104,14 @@ static TPM_RC hierarchy_change_auth(struct cmd *c)
 	return TPM_RC_SUCCESS;
 }
 
+/* Part 3 §24.6: new owner seed and proofs, owner/endorsement/lockout auths and policies
+ * empty, owner and endorsement objects gone, owner-made NV indices deleted, Clock and the
+ * counts back to zero (and Clock safe). */
 static TPM_RC clear(struct cmd *c)
 {
 	struct pqtpm_engine *e = c->e;
 	struct persist *ps = &e->ps;
+	struct dropped d = { .n = 0 };
 
 	if (ps->disable_clear)
 		return TPM_RC_DISABLED;
@@ -98,14 +126,17 @@ static TPM_RC clear(struct cmd *c)
 		ps->hier[i].policy.size = 0;
 		ps->hier[i].policy_alg = TPM_ALG_NULL;
 	}
-	flush_hierarchy(e, TPM_RH_OWNER, true);
-	flush_hierarchy(e, TPM_RH_ENDORSEMENT, true);
+	flush_hierarchy(e, TPM_RH_OWNER);
+	flush_hierarchy(e, TPM_RH_ENDORSEMENT);
+	drop_persistent(e, 1u << HIER_OWNER | 1u << HIER_ENDORSEMENT, &d);
+	nv_clear_owner(e);
 	engine_clock_sync(e);
 	ps->clock = 0;
+	ps->clock_safe = true;
 	ps->reset_count = 0;
 	ps->restart_count = 0;
 	engine_dirty(e);
-	return TPM_RC_SUCCESS;
+	return commit_dropped(e, &d);
 }
 
 static TPM_RC clear_control(struct cmd *c)
@@ -121,6 +152,61 @@ static TPM_RC clear_control(struct cmd *c)
 	return TPM_RC_SUCCESS;
 }
 
+/* Part 3 §24.3: hashAlg says how long authPolicy is (TPM_ALG_NULL: empty). */
+static TPM_RC set_primary_policy(struct cmd *c)
+{
+	struct hierarchy *h = hier_get(c->e, c->handle[0]);
+	struct tpm2b_digest policy;
+	TPM_ALG_ID alg;
+
+	TRYP(1, rd_tpm2b_digest(&c->in, &policy));
+	TRYP(2, rd_hash_alg(&c->in, &alg, true));
+	if (policy.size != (alg == TPM_ALG_NULL ? 0 : crypto_hash_size(alg)))
+		return rc_param(TPM_RC_SIZE, 1);
+	h->policy = policy;
+	h->policy_alg = alg;
+	engine_dirty(c->e);
+	return TPM_RC_SUCCESS;
+}
+
+/* Part 3 §24.4: a new platform seed (and proof, so old platform contexts no longer load),
+ * platformPolicy empty, platform objects gone. NV indices stay. */
+static TPM_RC change_pps(struct cmd *c)
+{
+	struct pqtpm_engine *e = c->e;
+	struct hierarchy *h = &e->ps.hier[HIER_PLATFORM];
+	struct dropped d = { .n = 0 };
+
+	TRY(crypto_random(h->seed, PRIMARY_SEED_SIZE));
+	TRY(crypto_random(h->proof, PRIMARY_SEED_SIZE));
+	h->policy.size = 0;
+	h->policy_alg = TPM_ALG_NULL;
+	flush_hierarchy(e, TPM_RH_PLATFORM);
+	drop_persistent(e, 1u << HIER_PLATFORM, &d);
+	engine_dirty(e);
+	return commit_dropped(e, &d);
+}
+
+/* Part 3 §24.5: a new endorsement seed and proof, endorsementAuth and -Policy empty, ehEnable
+ * set, endorsement objects gone. */
+static TPM_RC change_eps(struct cmd *c)
+{
+	struct pqtpm_engine *e = c->e;
+	struct hierarchy *h = &e->ps.hier[HIER_ENDORSEMENT];
+	struct dropped d = { .n = 0 };
+
+	TRY(crypto_random(h->seed, PRIMARY_SEED_SIZE));
+	TRY(crypto_random(h->proof, PRIMARY_SEED_SIZE));
+	crypto_wipe(&h->auth, sizeof(h->auth));
+	h->policy.size = 0;
+	h->policy_alg = TPM_ALG_NULL;
+	e->eh_enable = true;
+	flush_hierarchy(e, TPM_RH_ENDORSEMENT);
+	drop_persistent(e, 1u << HIER_ENDORSEMENT, &d);
+	engine_dirty(e);
+	return commit_dropped(e, &d);
+}
+
 const struct cmd_def cmds_hierarchy[] = {
 	{ .code = TPM_CC_HierarchyControl, .name = "HierarchyControl", .handles = 1,
 	  .auth = { AUTH_USER }, .htype = { HK_HIERARCHY }, .run = hierarchy_control },
@@ -131,5 +217,12 @@ const struct cmd_def cmds_hierarchy[] = {
 	  .htype = { HK_LOCKOUT | HK_PLATFORM }, .run = clear },
 	{ .code = TPM_CC_ClearControl, .name = "ClearControl", .handles = 1, .auth = { AUTH_USER },
 	  .htype = { HK_LOCKOUT | HK_PLATFORM }, .run = clear_control },
+	{ .code = TPM_CC_SetPrimaryPolicy, .name = "SetPrimaryPolicy", .handles = 1,
+	  .auth = { AUTH_USER }, .htype = { HK_HIERARCHY | HK_LOCKOUT }, .flags = CMD_PARAM_IN,
+	  .run = set_primary_policy },
+	{ .code = TPM_CC_ChangePPS, .name = "ChangePPS", .handles = 1, .auth = { AUTH_USER },
+	  .htype = { HK_PLATFORM }, .flags = CMD_PP, .run = change_pps },
+	{ .code = TPM_CC_ChangeEPS, .name = "ChangeEPS", .handles = 1, .auth = { AUTH_USER },
+	  .htype = { HK_PLATFORM }, .flags = CMD_PP, .run = change_eps },
 	{ 0 },
 };

@@ -2,10 +2,11 @@
  * (OAEP, label "SECRET") or ECC (one-pass ECDH, KDFe "SECRET") key, bound or unbound. */
 #include <string.h>
 
+#include "cmd/pq_secret.h"
 #include "scheme.h"
 #include "session.h"
 
-#define MAX_ENCRYPTED_SECRET CRYPTO_MAX_RSA_BYTES
+#define MAX_ENCRYPTED_SECRET SECRET_MAX /* an ML-KEM-1024 ciphertext */
 #define MIN_NONCE 16
 
 static const uint8_t secret_label[] = "SECRET"; /* the terminating zero is part of it */
@@ -60,6 +61,9 @@ static TPM_RC recover_salt(const struct object *key, const uint8_t *in, size_t i
 		break;
 	case TPM_ALG_ECC:
 		rc = salt_ecc(key, in, inlen, salt, salt_len);
+		break;
+	case TPM_ALG_MLKEM: /* v1.85: encryptedSalt is a ciphertext (cmd/pq_secret.h) */
+		rc = secret_decrypt(key, "SECRET", in, inlen, salt, salt_len);
 		break;
 	default:
 		return rc_handle(TPM_RC_KEY, 1);

@@ -1,4 +1,7 @@
 /* Startup, Shutdown (Part 3 §9.3, §9.4) */
+#include <string.h>
+
+#include "nv/nv.h"
 #include "startup.h"
 #include "state/store.h"
 
@@ -17,6 +20,11 @@ static TPM_RC shutdown(struct cmd *c)
 	TRYP(1, rd_u16(&c->in, &type));
 	if (type != TPM_SU_CLEAR && type != TPM_SU_STATE)
 		return rc_param(TPM_RC_VALUE, 1);
+	if (type == TPM_SU_STATE)
+		startup_save_pcrs(c->e);
+	else
+		memset(&c->e->ps.pcr_saved, 0, sizeof(c->e->ps.pcr_saved));
+	nv_orderly_flush(c->e);
 	c->e->ps.orderly = true;
 	c->e->ps.saved_state_valid = type == TPM_SU_STATE;
 	engine_clock_sync(c->e);

@@ -8,7 +8,10 @@
 #define FAMILIES(X)                                                                        \
 	X(startup) X(testing) X(random) X(capability) X(clock) X(pcr) X(hash) X(object)   \
 	X(primary) X(sign) X(rsa) X(ecc) X(sym) X(context) X(evict) X(hierarchy)      \
-	X(session) X(policy) X(policy_auth) X(da)
+	X(session) X(policy) X(policy_auth) X(da)                                       \
+	X(nv_define) X(nv_readpublic) X(nv_read) X(nv_write) X(nv_increment) X(nv_extend) \
+	X(nv_setbits) X(nv_lock) X(nv_changeauth)                                       \
+	X(pq_sequence) X(pq_digest) X(pq_kem) X(credential) X(duplicate)
 
 #define DECLARE(f) extern const struct cmd_def cmds_##f[];
 FAMILIES(DECLARE)

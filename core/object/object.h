@@ -53,6 +53,32 @@ TPM_RC object_wrap(const struct object *parent, const struct tpmt_public *pub,
 TPM_RC object_unwrap(const struct object *parent, const struct tpmt_public *pub,
 		     const struct tpm2b_private *in, struct tpmt_sensitive *sens);
 
+/* ---- duplication blobs (duplicate.c, Part 1 §23.3) ----
+ * A duplicate is the object's TPM2B_SENSITIVE, under an inner wrapper when sym->alg is not
+ * TPM_ALG_NULL (AES-CFB with key, IV 0, over TPM2B(H_nameAlg(sensitive || Name)) || sensitive)
+ * and under an outer wrapper when seed_len is not 0 (object_wrap's construction with seed in
+ * place of the parent's seedValue: KDFa of parent's nameAlg, parent's AES key size). The
+ * caller has checked key->size against sym->key_bits. Codes carry no numbers. */
+TPM_RC object_outer_wrap(const struct object *parent, const struct tpm2b_name *name,
+			 const uint8_t *seed, size_t seed_len, const uint8_t *in, size_t len,
+			 struct tpm2b_private *out);
+/* out (MAX_PRIVATE_BLOB) gets the inner data. TPM_RC_INSUFFICIENT / TPM_RC_SIZE for a blob
+ * whose integrity field does not parse, TPM_RC_INTEGRITY if the HMAC does not match. */
+TPM_RC object_outer_unwrap(const struct object *parent, const struct tpm2b_name *name,
+			   const uint8_t *seed, size_t seed_len, const struct tpm2b_private *in,
+			   uint8_t *out, size_t *len);
+TPM_RC object_dup_wrap(const struct tpmt_public *pub, const struct tpmt_sensitive *sens,
+		       const struct object *parent, const uint8_t *seed, size_t seed_len,
+		       const struct tpmt_sym_def *sym, const struct tpm2b_data *key,
+		       struct tpm2b_private *out);
+/* TPM_RC_INTEGRITY (either wrapper), TPM_RC_INSUFFICIENT / TPM_RC_SIZE for a blob that does
+ * not parse, the unmarshalling codes of TPMT_SENSITIVE. The sensitive area is not checked
+ * against pub (object_check_pair). */
+TPM_RC object_dup_unwrap(const struct object *parent, const struct tpmt_public *pub,
+			 const uint8_t *seed, size_t seed_len, const struct tpmt_sym_def *sym,
+			 const struct tpm2b_data *key, const struct tpm2b_private *in,
+			 struct tpmt_sensitive *sens);
+
 /* Check that the sensitive part matches the public part (LoadExternal): TPM_RC_TYPE,
  * TPM_RC_SIZE (authValue longer than nameAlg), TPM_RC_KEY_SIZE, TPM_RC_BINDING. The public
  * part must have passed object_check_public(pub, false). */

@@ -1,4 +1,4 @@
-/* The state file body: struct persist <-> bytes. Version 1 layout, in order:
+/* The state file body: struct persist <-> bytes. Version 1 layout (version 2 appends), in order:
  *   4 hierarchies (platform, owner, endorsement, lockout; NULL's values live only in RAM):
  *     auth TPM2B_DIGEST, policy TPM2B_DIGEST, policyAlg u16, seed[64], proof[64]
  *   disableClear u8, phEnableNV u8, pcrBanks u32, pcrBanksPending u32, clock u64,
@@ -9,11 +9,22 @@
  *   object count u16, then per persistent object:
  *     handle u32, hierarchy u32, isPrimary u8, TPM2B_PUBLIC, TPMT_SENSITIVE, qualifiedName
  *     TPM2B_NAME (the name is recomputed from the public area).
+ * Version 2 appends:
+ *   clockSafe u8,
+ *   DA: failedTries u32, paramsSet u8, maxTries u32, recoveryTime u32, lockoutRecovery u32,
+ *       healFrom u64, lockoutLocked u8, lockoutFrom u64, lockoutBoot u64,
+ *   saved PCRs (Shutdown(STATE)): bank count u8, then per bank: alg u16, PCR 0-15 values of
+ *       the alg's digest size,
+ *   NV: maxCounter u64, index count u16, then per index: TPMS_NV_PUBLIC, authValue
+ *       TPM2B_DIGEST, dataSize bytes of data.
+ * A version 1 file loads as a TPM without NV indices, DA failures or saved PCRs.
  * Booleans are 0 or 1; anything else is refused. */
 #include <stdlib.h>
 #include <string.h>
 
+#include "nv/nv.h"
 #include "object/object.h"
+#include "state/store.h"
 #include "state_int.h"
 
 static const enum hier_index saved_hier[] = { HIER_PLATFORM, HIER_OWNER, HIER_ENDORSEMENT,
@@ -29,6 +40,16 @@ static TPM_RC encode_hierarchy(struct wr *w, const struct hierarchy *h)
 	return wr_bytes(w, h->proof, sizeof(h->proof));
 }
 
+static TPM_RC encode_object(struct wr *w, const struct object *o)
+{
+	TRY(wr_u32(w, o->handle));
+	TRY(wr_u32(w, o->hierarchy));
+	TRY(wr_u8(w, o->is_primary));
+	TRY(wr_tpm2b_public(w, &o->pub));
+	TRY(wr_sensitive(w, &o->sens));
+	return wr_tpm2b_name(w, &o->qualified_name);
+}
+
 static TPM_RC encode_da(struct wr *w, const struct da_state *da)
 {
 	TRY(wr_u32(w, da->failed_tries));
@@ -42,14 +63,34 @@ static TPM_RC encode_da(struct wr *w, const struct da_state *da)
 	return wr_u64(w, da->lockout_boot);
 }
 
-static TPM_RC encode_object(struct wr *w, const struct object *o)
+static TPM_RC encode_pcr_saved(struct wr *w, const struct pcr_saved *p)
 {
-	TRY(wr_u32(w, o->handle));
-	TRY(wr_u32(w, o->hierarchy));
-	TRY(wr_u8(w, o->is_primary));
-	TRY(wr_tpm2b_public(w, &o->pub));
-	TRY(wr_sensitive(w, &o->sens));
-	return wr_tpm2b_name(w, &o->qualified_name);
+	TRY(wr_u8(w, p->nbanks));
+	for (unsigned b = 0; b < p->nbanks; b++) {
+		size_t n = crypto_hash_size(p->alg[b]);
+
+		TRY(wr_u16(w, p->alg[b]));
+		for (unsigned i = 0; i < PCR_SAVED_NUM; i++)
+			TRY(wr_bytes(w, p->value[b][i], n));
+	}
+	return TPM_RC_SUCCESS;
+}
+
+/* An engine without a store (tests of the codec alone) saves no indices. */
+static TPM_RC encode_nv(struct wr *w, struct nv_store *s)
+{
+	TRY(wr_u64(w, s ? s->max_counter : 0));
+	TRY(wr_u16(w, (uint16_t)nv_count(s, -1)));
+	for (unsigned i = 0; s && i < NV_MAX_INDICES; i++) {
+		const struct nv_index *idx = &s->idx[i];
+
+		if (!idx->pub.handle)
+			continue;
+		TRY(wr_nv_public(w, &idx->pub));
+		TRY(wr_tpm2b_digest(w, &idx->auth));
+		TRY(wr_bytes(w, nv_data(s, idx), idx->pub.size));
+	}
+	return TPM_RC_SUCCESS;
 }
 
 TPM_RC state_encode(const struct persist *ps, uint64_t generation, struct wr *w)
@@ -68,7 +109,6 @@ TPM_RC state_encode(const struct persist *ps, uint64_t generation, struct wr *w)
 	TRY(wr_u8(w, ps->orderly));
 	TRY(wr_u8(w, ps->saved_state_valid));
 	TRY(wr_u64(w, ps->context_epoch));
-	TRY(encode_da(w, &ps->da));
 	TRY(wr_u64(w, generation));
 	for (int i = 0; i < MAX_PERSISTENT_OBJECTS; i++)
 		count += ps->persistent[i] != NULL;
@@ -76,7 +116,10 @@ TPM_RC state_encode(const struct persist *ps, uint64_t generation, struct wr *w)
 	for (int i = 0; i < MAX_PERSISTENT_OBJECTS; i++)
 		if (ps->persistent[i])
 			TRY(encode_object(w, ps->persistent[i]));
-	return TPM_RC_SUCCESS;
+	TRY(wr_u8(w, ps->clock_safe));
+	TRY(encode_da(w, &ps->da));
+	TRY(encode_pcr_saved(w, &ps->pcr_saved));
+	return encode_nv(w, ps->nv);
 }
 
 static TPM_RC decode_bool(struct rd *r, bool *v, const char **what)
@@ -99,19 +142,6 @@ static TPM_RC decode_hierarchy(struct rd *r, struct hierarchy *h)
 	TRY(rd_u16(r, &h->policy_alg));
 	TRY(rd_bytes(r, h->seed, sizeof(h->seed)));
 	return rd_bytes(r, h->proof, sizeof(h->proof));
-}
-
-static TPM_RC decode_da(struct rd *r, struct da_state *da, const char **what)
-{
-	TRY(rd_u32(r, &da->failed_tries));
-	TRY(decode_bool(r, &da->params_set, what));
-	TRY(rd_u32(r, &da->max_tries));
-	TRY(rd_u32(r, &da->recovery_time));
-	TRY(rd_u32(r, &da->lockout_recovery));
-	TRY(rd_u64(r, &da->heal_from));
-	TRY(decode_bool(r, &da->lockout_locked, what));
-	TRY(rd_u64(r, &da->lockout_from));
-	return rd_u64(r, &da->lockout_boot);
 }
 
 static bool handle_taken(const struct persist *ps, TPM_HANDLE h)
@@ -173,7 +203,105 @@ static TPM_RC decode_objects(struct rd *r, struct persist *ps, const char **what
 	return TPM_RC_SUCCESS;
 }
 
-static TPM_RC decode_fields(struct rd *r, struct persist *ps, const char **what)
+static TPM_RC decode_da(struct rd *r, struct da_state *da, const char **what)
+{
+	TRY(rd_u32(r, &da->failed_tries));
+	TRY(decode_bool(r, &da->params_set, what));
+	TRY(rd_u32(r, &da->max_tries));
+	TRY(rd_u32(r, &da->recovery_time));
+	TRY(rd_u32(r, &da->lockout_recovery));
+	TRY(rd_u64(r, &da->heal_from));
+	TRY(decode_bool(r, &da->lockout_locked, what));
+	TRY(rd_u64(r, &da->lockout_from));
+	return rd_u64(r, &da->lockout_boot);
+}
+
+static TPM_RC decode_pcr_saved(struct rd *r, struct pcr_saved *p, const char **what)
+{
+	TRY(rd_u8(r, &p->nbanks));
+	if (p->nbanks > MAX_PCR_BANKS) {
+		*what = "too many saved PCR banks";
+		return TPM_RC_VALUE;
+	}
+	for (unsigned b = 0; b < p->nbanks; b++) {
+		size_t n;
+
+		TRY(rd_u16(r, &p->alg[b]));
+		n = crypto_hash_size(p->alg[b]);
+		if (n == 0) {
+			*what = "bad saved PCR bank";
+			return TPM_RC_HASH;
+		}
+		for (unsigned i = 0; i < PCR_SAVED_NUM; i++)
+			TRY(rd_bytes(r, p->value[b][i], n));
+	}
+	return TPM_RC_SUCCESS;
+}
+
+/* The data size an index of its type must have (0: any up to NV_INDEX_MAX). */
+static bool nv_size_ok(const struct nv_public *pub)
+{
+	unsigned t = nv_type(pub->attributes);
+
+	if (t == TPM_NT_EXTEND)
+		return pub->size == crypto_hash_size(pub->name_alg);
+	if (nv_is_counter_like(pub->attributes))
+		return pub->size == 8;
+	return t == TPM_NT_ORDINARY;
+}
+
+static TPM_RC decode_nv_index(struct rd *r, struct nv_store *s, const char **what)
+{
+	struct nv_public pub;
+	struct tpm2b_digest auth;
+	struct nv_index *idx;
+	TPM_RC rc;
+
+	*what = "bad NV index";
+	TRY(rd_nv_public(r, &pub));
+	TRY(rd_tpm2b_digest(r, &auth));
+	if (!nv_size_ok(&pub) || auth.size > crypto_hash_size(pub.name_alg) ||
+	    (pub.policy.size && pub.policy.size != crypto_hash_size(pub.name_alg))) {
+		*what = "NV index with a bad size, authValue or policy";
+		return TPM_RC_SIZE;
+	}
+	if (nv_find(s, pub.handle)) {
+		*what = "NV index defined twice";
+		return TPM_RC_VALUE;
+	}
+	rc = nv_add(s, &pub, &auth, &idx);
+	crypto_wipe(&auth, sizeof(auth));
+	if (rc != TPM_RC_SUCCESS) {
+		*what = "NV indices beyond the NV space";
+		return rc;
+	}
+	*what = "malformed field";
+	return rd_bytes(r, nv_data(s, idx), pub.size);
+}
+
+static TPM_RC decode_nv(struct rd *r, struct persist *ps, const char **what)
+{
+	uint16_t count;
+
+	TRY(rd_u64(r, &ps->nv->max_counter));
+	TRY(rd_u16(r, &count));
+	if (count > NV_MAX_INDICES) {
+		*what = "too many NV indices";
+		return TPM_RC_VALUE;
+	}
+	for (uint16_t i = 0; i < count; i++)
+		TRY(decode_nv_index(r, ps->nv, what));
+	return TPM_RC_SUCCESS;
+}
+
+/* What a version 1 file did not have: a TPM with a safe clock and nothing else. */
+static void v1_defaults(struct persist *ps)
+{
+	ps->clock_safe = true;
+}
+
+static TPM_RC decode_fields(struct rd *r, struct persist *ps, uint32_t version,
+			    const char **what)
 {
 	for (size_t i = 0; i < NSAVED_HIER; i++)
 		TRY(decode_hierarchy(r, &ps->hier[saved_hier[i]]));
@@ -187,9 +315,16 @@ static TPM_RC decode_fields(struct rd *r, struct persist *ps, const char **what)
 	TRY(decode_bool(r, &ps->orderly, what));
 	TRY(decode_bool(r, &ps->saved_state_valid, what));
 	TRY(rd_u64(r, &ps->context_epoch));
-	TRY(decode_da(r, &ps->da, what));
 	TRY(rd_u64(r, &ps->generation));
 	TRY(decode_objects(r, ps, what));
+	if (version >= 2) {
+		TRY(decode_bool(r, &ps->clock_safe, what));
+		TRY(decode_da(r, &ps->da, what));
+		TRY(decode_pcr_saved(r, &ps->pcr_saved, what));
+		TRY(decode_nv(r, ps, what));
+	} else {
+		v1_defaults(ps);
+	}
 	if (rd_left(r)) {
 		*what = "unexpected bytes after the last field";
 		return TPM_RC_SIZE;
@@ -197,18 +332,30 @@ static TPM_RC decode_fields(struct rd *r, struct persist *ps, const char **what)
 	return TPM_RC_SUCCESS;
 }
 
-TPM_RC state_decode(struct rd *r, struct persist *ps, const char **what)
+TPM_RC state_decode(struct rd *r, struct persist *ps, uint32_t version, const char **what)
 {
 	TPM_RC rc;
 
 	memset(ps, 0, sizeof(*ps));
 	*what = "malformed field";
-	rc = decode_fields(r, ps, what);
+	ps->nv = nv_store_new();
+	if (!ps->nv) {
+		*what = "out of memory";
+		return TPM_RC_MEMORY;
+	}
+	rc = decode_fields(r, ps, version, what);
 	if (rc != TPM_RC_SUCCESS) {
-		state_free_objects(ps);
+		state_free_persist(ps);
 		crypto_wipe(ps, sizeof(*ps));
 	}
 	return rc;
+}
+
+void state_free_persist(struct persist *ps)
+{
+	state_free_objects(ps);
+	nv_store_free(ps->nv);
+	ps->nv = NULL;
 }
 
 void state_free_objects(struct persist *ps)

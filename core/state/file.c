@@ -6,9 +6,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "nv/nv.h"
 #include "state/store.h"
 #include "state_int.h"
 
@@ -17,6 +19,10 @@ static const uint8_t magic[8] = "PQTPMST";
 #define CHECKSUM_ALG TPM_ALG_SHA256
 #define CHECKSUM_SIZE 32
 #define MAX_FILE (HEADER_SIZE + STATE_MAX_BODY + CHECKSUM_SIZE)
+/* What to do about a state file that does not load, after the message saying what is wrong. */
+#define REMEDY                                                                               \
+	"; the TPM state was not changed: restore the file from a backup, or move it aside to "  \
+	"start a new, empty TPM (its keys, NV indices and counters are then gone)"
 
 static int fail(char *err, size_t errlen, int rc, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
@@ -83,8 +89,10 @@ static int parse_file(const char *path, const uint8_t *buf, size_t len, struct p
 		return fail(err, errlen, -EBADMSG, "%s: not a pqtpm state file", path);
 	if (n < sizeof(magic) || rd_u32(&r, &version) != TPM_RC_SUCCESS)
 		return fail(err, errlen, -EBADMSG, "%s: truncated at byte %zu", path, len);
-	if (version != STATE_VERSION)
-		return fail(err, errlen, -ENOTSUP, "%s: unsupported version %u", path, version);
+	if (version < STATE_VERSION_MIN || version > STATE_VERSION)
+		return fail(err, errlen, -ENOTSUP,
+			    "%s: unsupported version %u (this pqtpm reads versions %u to %u)", path, version,
+			    STATE_VERSION_MIN, STATE_VERSION);
 	if (rd_u32(&r, &body_len) != TPM_RC_SUCCESS)
 		return fail(err, errlen, -EBADMSG, "%s: truncated at byte %zu", path, len);
 	if (body_len > STATE_MAX_BODY)
@@ -101,14 +109,32 @@ static int parse_file(const char *path, const uint8_t *buf, size_t len, struct p
 	if (!crypto_ct_equal(sum, stored, CHECKSUM_SIZE))
 		return fail(err, errlen, -EBADMSG, "%s: bad checksum", path);
 	rd_init(&body_rd, body, body_len);
-	if (state_decode(&body_rd, ps, &what) != TPM_RC_SUCCESS)
+	if (state_decode(&body_rd, ps, version, &what) != TPM_RC_SUCCESS)
 		return fail(err, errlen, -EBADMSG, "%s: %s at byte %zu", path, what,
 			    HEADER_SIZE + body_rd.off);
 	return 0;
 }
 
-static int load_locked(const char *path, struct persist *ps, char *err, size_t errlen)
+static void id_of(const struct stat *st, struct state_file_id *id)
 {
+	id->known = true;
+	id->dev = (uint64_t)st->st_dev;
+	id->ino = (uint64_t)st->st_ino;
+	id->size = (uint64_t)st->st_size;
+	id->mtime_ns = (int64_t)st->st_mtim.tv_sec * 1000000000 + st->st_mtim.tv_nsec;
+	id->ctime_ns = (int64_t)st->st_ctim.tv_sec * 1000000000 + st->st_ctim.tv_nsec;
+}
+
+static bool same_id(const struct state_file_id *a, const struct state_file_id *b)
+{
+	return a->known == b->known && a->dev == b->dev && a->ino == b->ino &&
+	       a->size == b->size && a->mtime_ns == b->mtime_ns && a->ctime_ns == b->ctime_ns;
+}
+
+static int load_locked(const char *path, struct persist *ps, struct state_file_id *id,
+		       char *err, size_t errlen)
+{
+	struct stat st;
 	uint8_t *buf = NULL;
 	size_t len = 0;
 	int fd, rc;
@@ -118,6 +144,8 @@ static int load_locked(const char *path, struct persist *ps, char *err, size_t e
 		rc = -errno;
 		return fail(err, errlen, rc, "%s: %s", path, strerror(-rc));
 	}
+	if (fstat(fd, &st) == 0)
+		id_of(&st, id);
 	rc = read_all(fd, &buf, &len);
 	/* read-only descriptor: a close error cannot lose data */
 	(void)close(fd);
@@ -129,6 +157,12 @@ static int load_locked(const char *path, struct persist *ps, char *err, size_t e
 	rc = parse_file(path, buf, len, ps, err, errlen);
 	crypto_wipe(buf, len);
 	free(buf);
+	if (rc == -EBADMSG || rc == -ENOTSUP || rc == -EFBIG) {
+		size_t n = strnlen(err, errlen);
+
+		if (n < errlen)
+			snprintf(err + n, errlen - n, "%s", REMEDY);
+	}
 	return rc;
 }
 
@@ -136,22 +170,27 @@ int state_load(struct pqtpm_engine *e, char *err, size_t errlen)
 {
 	char path[PATH_MAX];
 	struct persist ps;
-	int lock, rc;
+	struct state_file_id id = { 0 };
+	int lock = -1, rc;
 
 	if (!e->state_dir)
 		return fail(err, errlen, -ENOENT, "no state directory");
 	if (state_path(path, sizeof(path), e->state_dir, STATE_FILE) < 0)
 		return fail(err, errlen, -ENAMETOOLONG, "%s: name too long", e->state_dir);
-	lock = state_lock(e->state_dir, false);
-	if (lock < 0)
-		return fail(err, errlen, lock, "%s/%s: cannot lock: %s", e->state_dir,
-			    STATE_LOCK_FILE, strerror(-lock));
-	rc = load_locked(path, &ps, err, errlen);
-	state_unlock(lock);
+	if (!e->state_locked) {
+		lock = state_lock(e->state_dir, false);
+		if (lock < 0)
+			return fail(err, errlen, lock, "%s/%s: cannot lock: %s", e->state_dir,
+				    STATE_LOCK_FILE, strerror(-lock));
+	}
+	rc = load_locked(path, &ps, &id, err, errlen);
+	if (lock >= 0)
+		state_unlock(lock);
 	if (rc < 0)
 		return rc;
-	state_free_objects(&e->ps);
+	state_free_persist(&e->ps);
 	e->ps = ps;
+	e->state_id = id;
 	crypto_wipe(&ps, sizeof(ps));
 	return 0;
 }
@@ -209,8 +248,10 @@ static int sync_dir(const char *dir)
  * the rename the temp file goes and the old state file stays as it was. A failed fsync of
  * the directory is reported too: then either file may be what a crash leaves, as if the
  * crash had come first. */
-static int write_atomically(const char *dir, const uint8_t *buf, size_t len)
+static int write_atomically(const char *dir, const uint8_t *buf, size_t len,
+			    struct state_file_id *id)
 {
+	struct stat st;
 	char tmp[PATH_MAX], final[PATH_MAX];
 	int fd, rc;
 
@@ -232,7 +273,13 @@ static int write_atomically(const char *dir, const uint8_t *buf, size_t len)
 		(void)unlink(tmp);
 		return rc;
 	}
-	return sync_dir(dir);
+	rc = sync_dir(dir);
+	/* the file now in place: what state_begin compares with (renaming changed its ctime) */
+	if (stat(final, &st) == 0)
+		id_of(&st, id);
+	else
+		id->known = false;
+	return rc;
 }
 
 int state_save(struct pqtpm_engine *e)
@@ -252,13 +299,14 @@ int state_save(struct pqtpm_engine *e)
 		rc = -EOVERFLOW;
 		goto out;
 	}
-	lock = state_lock(e->state_dir, true);
-	if (lock < 0) {
+	lock = e->state_locked ? -1 : state_lock(e->state_dir, true);
+	if (!e->state_locked && lock < 0) {
 		rc = lock;
 		goto out;
 	}
-	rc = write_atomically(e->state_dir, buf, w.off);
-	state_unlock(lock);
+	rc = write_atomically(e->state_dir, buf, w.off, &e->state_id);
+	if (lock >= 0)
+		state_unlock(lock);
 	if (rc == 0)
 		e->ps.generation = generation;
 out:
@@ -271,9 +319,95 @@ TPM_RC state_commit(struct pqtpm_engine *e)
 {
 	int rc = state_save(e);
 
-	if (rc == 0)
+	if (rc == 0) {
+		/* durable now: a later failure of the command rolls back to here */
+		e->ps_snap = e->ps;
+		e->nv_snapped = false;
+		nv_orderly_command_start(e);
+		e->dirty = false;
 		return TPM_RC_SUCCESS;
+	}
 	engine_log(e, PQTPM_LOG_ERROR, "%s/%s: cannot save the state: %s", e->state_dir,
 		   STATE_FILE, strerror(-rc));
 	return TPM_RC_NV_UNAVAILABLE;
+}
+
+/* ---- commands on a shared directory ---- */
+
+int state_begin(struct pqtpm_engine *e, char *err, size_t errlen)
+{
+	char path[PATH_MAX];
+	struct state_file_id now = { 0 };
+	struct stat st;
+	uint64_t clock;
+	int rc;
+
+	if (!e->state_dir)
+		return 0;
+	if (!e->state_lock_open) {
+		rc = state_lock(e->state_dir, true);
+		if (rc < 0)
+			return fail(err, errlen, rc, "%s/%s: cannot lock: %s", e->state_dir,
+				    STATE_LOCK_FILE, strerror(-rc));
+		e->state_lock_fd = rc;
+		e->state_lock_open = true;
+	} else {
+		while (flock(e->state_lock_fd, LOCK_EX) < 0) {
+			if (errno != EINTR) {
+				rc = -errno;
+				return fail(err, errlen, rc, "%s/%s: cannot lock: %s", e->state_dir,
+					    STATE_LOCK_FILE, strerror(-rc));
+			}
+		}
+	}
+	e->state_locked = true;
+	if (state_path(path, sizeof(path), e->state_dir, STATE_FILE) < 0)
+		return fail(err, errlen, -ENAMETOOLONG, "%s: name too long", e->state_dir);
+	if (stat(path, &st) < 0) {
+		/* none yet (a new TPM), or gone: the next save writes ours */
+		return errno == ENOENT ? 0 : fail(err, errlen, -errno, "%s: %s", path, strerror(errno));
+	}
+	id_of(&st, &now);
+	if (same_id(&now, &e->state_id))
+		return 0;
+	/* Another process saved since: act on its state. Clock never goes back. */
+	engine_clock_sync(e);
+	clock = e->ps.clock;
+	rc = state_load(e, err, errlen);
+	if (rc == 0 && e->ps.clock < clock)
+		e->ps.clock = clock;
+	return rc;
+}
+
+void state_end(struct pqtpm_engine *e)
+{
+	if (!e->state_locked)
+		return;
+	/* unlocking a descriptor we hold cannot fail in a way that matters: closing it would */
+	(void)flock(e->state_lock_fd, LOCK_UN);
+	e->state_locked = false;
+}
+
+int state_sync(struct pqtpm_engine *e)
+{
+	char err[512];
+	int rc;
+
+	if (!e->state_dir)
+		return 0;
+	rc = state_begin(e, err, sizeof(err));
+	if (rc < 0)
+		engine_log(e, PQTPM_LOG_ERROR, "%s", err);
+	else
+		rc = state_save(e);
+	state_end(e);
+	return rc;
+}
+
+void state_close(struct pqtpm_engine *e)
+{
+	state_end(e);
+	if (e->state_lock_open)
+		state_unlock(e->state_lock_fd);
+	e->state_lock_open = false;
 }

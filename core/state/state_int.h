@@ -3,19 +3,25 @@
 #define PQTPM_STATE_INT_H
 
 #include "engine_int.h"
+#include "nv/nv.h"
 
-/* Largest body we write or accept: the fixed part plus MAX_PERSISTENT_OBJECTS objects with
- * the largest public area (ML-DSA-87), sensitive area and qualified name. */
+/* Largest body we write or accept: the fixed part, MAX_PERSISTENT_OBJECTS objects with the
+ * largest public area (ML-DSA-87), sensitive area and qualified name, the saved PCRs and the
+ * NV store (every index's public area and authValue, all of NV_SPACE). */
 #define STATE_MAX_OBJECT_BYTES 4096u
-#define STATE_MAX_BODY (4096u + MAX_PERSISTENT_OBJECTS * STATE_MAX_OBJECT_BYTES)
+#define STATE_MAX_PCR_BYTES (1u + MAX_PCR_BANKS * (2u + PCR_SAVED_NUM * MAX_DIGEST_SIZE))
+#define STATE_MAX_NV_INDEX_BYTES (4u + 2u + 4u + 2u + MAX_DIGEST_SIZE + 2u + 2u + MAX_DIGEST_SIZE)
+#define STATE_MAX_NV_BYTES (8u + 2u + NV_MAX_INDICES * STATE_MAX_NV_INDEX_BYTES + NV_SPACE)
+#define STATE_MAX_BODY (4096u + MAX_PERSISTENT_OBJECTS * STATE_MAX_OBJECT_BYTES + \
+			STATE_MAX_PCR_BYTES + STATE_MAX_NV_BYTES)
 
 /* Marshal ps into w, with generation in place of ps->generation. */
 TPM_RC state_encode(const struct persist *ps, uint64_t generation, struct wr *w);
 
-/* Parse a body into ps (zeroed first; persistent objects allocated). On failure ps holds no
- * objects, and what describes the problem ("bad value", "too many objects" ...) for the
- * message; r->off says where. */
-TPM_RC state_decode(struct rd *r, struct persist *ps, const char **what);
+/* Parse a body of a file of this version into ps (zeroed first; persistent objects and the
+ * NV store allocated). On failure ps holds nothing to free, and what describes the problem
+ * ("bad value", "too many objects" ...) for the message; r->off says where. */
+TPM_RC state_decode(struct rd *r, struct persist *ps, uint32_t version, const char **what);
 
 /* Free (wiping) the persistent objects of ps and clear their slots. */
 void state_free_objects(struct persist *ps);

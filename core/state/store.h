@@ -1,11 +1,17 @@
 /* Durable state: the one file <state_dir>/pqtpm.state that holds struct persist (seeds,
- * proofs, auths, persistent objects, counters), written atomically and checked on load.
+ * proofs, auths, persistent objects, NV indices, counters), written atomically and checked on
+ * load.
  *
  * File format (all integers big-endian, body marshalled with the wr_* functions):
  *   "PQTPMST\0"  u32 version (STATE_VERSION)  u32 body length  body  SHA-256(all before it)
  * A file that is not exactly that (wrong magic, version, length, checksum, or a body that
  * does not parse to its last byte) is refused with a message naming the file; it is never
  * replaced. Writers and readers of one directory serialize on flock(<dir>/pqtpm.lock).
+ *
+ * Several processes may share a directory. Each command runs between state_begin and
+ * state_end, holding the lock exclusively: state_begin loads the file again if another process
+ * replaced it since this one last read or wrote it (a stat: inode, size, times), so that every
+ * command acts on the newest state and no two writers lose each other's changes.
  */
 #ifndef PQTPM_STATE_STORE_H
 #define PQTPM_STATE_STORE_H
@@ -17,7 +23,8 @@
 #define STATE_FILE "pqtpm.state"
 #define STATE_TMP_FILE "pqtpm.state.tmp"
 #define STATE_LOCK_FILE "pqtpm.lock"
-#define STATE_VERSION 1u
+#define STATE_VERSION 2u
+#define STATE_VERSION_MIN 1u /* older versions still load */
 
 /* mkdir -p (0700 for what we create); refuses a path that exists but is not a directory.
  * Returns 0 or a negative errno with a message in err. */
@@ -35,7 +42,22 @@ int state_save(struct pqtpm_engine *e);
 
 /* For handlers that change e->ps themselves: state_save, logging a failure, as a TPM_RC
  * (TPM_RC_NV_UNAVAILABLE when the state could not be written, so the handler undoes its
- * change and the command fails). */
+ * change and the command fails). On success what the command changed so far is durable:
+ * dispatch's rollback point moves here and nothing is left to save. */
 TPM_RC state_commit(struct pqtpm_engine *e);
+
+/* A command (or an engine open) on the state directory: lock it and, if the state file is
+ * not the one e->ps came from, load it (keeping the larger Clock). With no state file yet,
+ * e->state_id.known stays false. Returns 0 or a negative errno with a message in err (the
+ * lock is held in any case until state_end). */
+int state_begin(struct pqtpm_engine *e, char *err, size_t errlen);
+void state_end(struct pqtpm_engine *e);
+/* Save outside a command (power off, pqtpm_engine_save): begin, save, end. */
+int state_sync(struct pqtpm_engine *e);
+/* The engine goes: close the lock file. */
+void state_close(struct pqtpm_engine *e);
+
+/* Free (wiping) what ps owns: persistent objects and the NV store. */
+void state_free_persist(struct persist *ps);
 
 #endif

@@ -10,6 +10,16 @@
 // SEED is 64 bytes of hex. ML-DSA: xi = SEED[0..32), rnd = SEED[32..64), message = SEED,
 // context "pqtpm". ML-KEM: d || z = SEED, m = SEED[16..48). SET is 1, 2, 3 (44/65/87, 512/768/1024).
 // Must stay in step with tests/integration/pq_tool.c.
+//
+// One-shot modes for tests/integration/pq_mssim.c (the TPM's keys and signatures against noble;
+// every argument hex, "-" for empty, one line out):
+//   node pq.mjs verify SET PK MSG CTX SIG    -> ok | FAIL     (ML-DSA, FIPS 204 pure)
+//   node pq.mjs sign SET XI MSG CTX          -> PK SIG        (hedged, from the 32-byte seed xi)
+//   node pq.mjs encaps SET EK                -> CT SS         (ML-KEM, fresh randomness)
+//   node pq.mjs kem-keygen SET SEED          -> EK            (d || z = SEED, 64 bytes)
+//   node pq.mjs decaps SET SEED CT           -> SS
+// and for tests/bench/pq_bench.c:
+//   node pq.mjs bench ITERATIONS             -> one line per figure: `noble OP SET MEDIAN_US`
 import { readFileSync } from 'node:fs';
 import { ml_dsa44, ml_dsa65, ml_dsa87 } from '@noble/post-quantum/ml-dsa.js';
 import { ml_kem512, ml_kem768, ml_kem1024 } from '@noble/post-quantum/ml-kem.js';
@@ -67,13 +77,79 @@ function check(line) {
 	return `${good ? 'ok' : 'FAIL'} ${kind}-${what} set ${set} seed ${seedHex.slice(0, 16)}`;
 }
 
+const arg = (h) => (h === '-' ? new Uint8Array(0) : bytes(h));
+
+function oneShot(mode, a) {
+	const set = Number(a[0]);
+	switch (mode) {
+	case 'verify': {
+		const [, pk, m, c, sig] = a;
+		return DSA[set].verify(arg(sig), arg(m), arg(pk), { context: arg(c) }) ? 'ok' : 'FAIL';
+	}
+	case 'sign': {
+		const [, xi, m, c] = a;
+		const { publicKey, secretKey } = DSA[set].keygen(arg(xi));
+		return `${hex(publicKey)} ${hex(DSA[set].sign(arg(m), secretKey, { context: arg(c) }))}`;
+	}
+	case 'encaps': {
+		const { cipherText, sharedSecret } = KEM[set].encapsulate(arg(a[1]));
+		return `${hex(cipherText)} ${hex(sharedSecret)}`;
+	}
+	case 'kem-keygen':
+		return hex(KEM[set].keygen(arg(a[1])).publicKey);
+	case 'decaps':
+		return hex(KEM[set].decapsulate(arg(a[2]), KEM[set].keygen(arg(a[1])).secretKey));
+	default:
+		return null;
+	}
+}
+
+// median of n runs of f, in microseconds
+function median(n, f) {
+	const t = [];
+	for (let i = 0; i < n; i++) {
+		const s = process.hrtime.bigint();
+		f(i);
+		t.push(Number(process.hrtime.bigint() - s) / 1000);
+	}
+	t.sort((x, y) => x - y);
+	return t[n >> 1];
+}
+
+function bench(n) {
+	const seed = new Uint8Array(64).fill(7);
+	const msg = new Uint8Array(32).fill(1);
+	for (const set of [1, 2, 3]) {
+		const dsa = DSA[set];
+		const { publicKey, secretKey } = dsa.keygen(seed.slice(0, 32));
+		const sig = dsa.sign(msg, secretKey);
+		console.log(`noble mldsa-keygen ${set} ${median(n, () => dsa.keygen(seed.slice(0, 32))).toFixed(1)}`);
+		console.log(`noble mldsa-sign ${set} ${median(n, () => dsa.sign(msg, secretKey)).toFixed(1)}`);
+		console.log(`noble mldsa-verify ${set} ${median(n, () => dsa.verify(sig, msg, publicKey)).toFixed(1)}`);
+	}
+	for (const set of [1, 2, 3]) {
+		const kem = KEM[set];
+		const { publicKey, secretKey } = kem.keygen(seed);
+		const { cipherText } = kem.encapsulate(publicKey);
+		console.log(`noble mlkem-keygen ${set} ${median(n, () => kem.keygen(seed)).toFixed(1)}`);
+		console.log(`noble mlkem-encaps ${set} ${median(n, () => kem.encapsulate(publicKey)).toFixed(1)}`);
+		console.log(`noble mlkem-decaps ${set} ${median(n, () => kem.decapsulate(cipherText, secretKey)).toFixed(1)}`);
+	}
+}
+
 const [mode, ...args] = process.argv.slice(2);
 const input = () => readFileSync(0, 'utf8').split('\n').map((l) => l.trim()).filter((l) => l);
 if (mode === 'gen') {
 	for (const s of args.length ? args : input()) console.log(gen(s).join('\n'));
 } else if (mode === 'check') {
 	for (const l of input()) console.log(check(l));
+} else if (mode === 'bench') {
+	bench(Number(args[0]) || 50);
 } else {
-	console.error('usage: node pq.mjs gen [SEED...] | node pq.mjs check');
-	process.exit(2);
+	const out = mode ? oneShot(mode, args) : null;
+	if (out === null) {
+		console.error('usage: node pq.mjs gen [SEED...] | check | verify|sign|encaps|kem-keygen|decaps ... | bench N');
+		process.exit(2);
+	}
+	console.log(out);
 }

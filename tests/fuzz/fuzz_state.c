@@ -1,6 +1,7 @@
 /* libFuzzer target: the state-file loader (core/state/).
  *
- * Byte 0 of the input picks a mode (modulo 3), the rest is its data:
+ * Byte 0 of the input picks a mode (modulo 3) and, in bit 0 of byte 0 / 3, the body's
+ * version (STATE_VERSION or STATE_VERSION_MIN); the rest is the mode's data:
  *   0  a state body: state_decode() on it directly (the parser, fast);
  *   1  a state body, framed as a valid file (magic, version, length, SHA-256 fixed up) in a
  *      temporary state directory, then a whole engine opened on it (state_load, then
@@ -50,7 +51,7 @@ static int write_file(const uint8_t *p, size_t n)
 	return w == (ssize_t)n ? 0 : -1;
 }
 
-static void frame_body(const uint8_t *body, size_t n, size_t *len)
+static void frame_body(const uint8_t *body, size_t n, uint32_t version, size_t *len)
 {
 	struct wr w;
 
@@ -58,7 +59,7 @@ static void frame_body(const uint8_t *body, size_t n, size_t *len)
 		n = STATE_MAX_BODY;
 	wr_init(&w, file, sizeof(file));
 	(void)wr_bytes(&w, "PQTPMST", 8);
-	(void)wr_u32(&w, STATE_VERSION);
+	(void)wr_u32(&w, version);
 	(void)wr_u32(&w, (uint32_t)n);
 	(void)wr_bytes(&w, body, n);
 	if (crypto_hash(TPM_ALG_SHA256, file, w.off, file + w.off) != TPM_RC_SUCCESS)
@@ -66,24 +67,24 @@ static void frame_body(const uint8_t *body, size_t n, size_t *len)
 	*len = w.off + 32;
 }
 
-static void mode_decode(const uint8_t *p, size_t n)
+static void mode_decode(const uint8_t *p, size_t n, uint32_t version)
 {
 	static struct persist ps;
 	const char *what = NULL;
 	struct rd r;
 
 	rd_init(&r, p, n);
-	if (state_decode(&r, &ps, &what) == TPM_RC_SUCCESS) {
+	if (state_decode(&r, &ps, version, &what) == TPM_RC_SUCCESS) {
 		static uint8_t again[HEADER + STATE_MAX_BODY];
 		struct wr w;
 
-		/* what decodes must encode again, to the same bytes (the generation aside) */
+		/* what decodes must encode again; a current-version body to the same bytes */
 		wr_init(&w, again, sizeof(again));
 		if (state_encode(&ps, ps.generation, &w) != TPM_RC_SUCCESS)
 			fz_die(ME, "a decoded state does not encode");
-		if (w.off != n || memcmp(again, p, n) != 0)
+		if (version == STATE_VERSION && (w.off != n || memcmp(again, p, n) != 0))
 			fz_die(ME, "a decoded state encodes to other bytes");
-		state_free_objects(&ps);
+		state_free_persist(&ps);
 	} else if (!what) {
 		fz_die(ME, "state_decode failed without saying why");
 	}
@@ -151,12 +152,12 @@ static void open_engine(int startup)
 	pqtpm_engine_close(e);
 }
 
-static void mode_file(const uint8_t *p, size_t n, int fix)
+static void mode_file(const uint8_t *p, size_t n, int fix, uint32_t version)
 {
 	size_t len = n;
 
 	if (fix) {
-		frame_body(p, n, &len);
+		frame_body(p, n, version, &len);
 		p = file;
 	}
 	if (write_file(p, len) < 0)
@@ -232,6 +233,33 @@ static void write_seeds(const char *sdir)
 		if (fz_run(cl, &c, rsp, &len) != 0)
 			fz_die(ME, "seed: EvictControl");
 	}
+	/* NV: an ordinary index written, a counter incremented (failures ignored: a build
+	 * without NV writes the same state as above) */
+	for (uint32_t i = 0; i < 2; i++) {
+
+		fz_begin(&c, FZ_ST_SESSIONS, 0x12A);	/* NV_DefineSpace */
+		fz_u32(&c, FZ_RH_OWNER);
+		fz_pw_auth(&c);
+		fz_u16(&c, 0);
+		fz_u16(&c, 14);
+		fz_u32(&c, 0x01000001u + i);
+		fz_u16(&c, TPM_ALG_SHA256);
+		/* OWNERWRITE|AUTHWRITE|OWNERREAD|AUTHREAD, TPM_NT_COUNTER for the second */
+		fz_u32(&c, 0x00060006u | (i ? 0x10u : 0));
+		fz_u16(&c, 0);
+		fz_u16(&c, i ? 8 : 32);
+		(void)fz_run(cl, &c, rsp, &len);
+		fz_begin(&c, FZ_ST_SESSIONS, i ? 0x134 : 0x137);	/* NV_Increment / Write */
+		fz_u32(&c, FZ_RH_OWNER);
+		fz_u32(&c, 0x01000001u + i);
+		fz_pw_auth(&c);
+		if (!i) {
+			fz_u16(&c, 5);
+			fz_bytes(&c, "hello", 5);
+			fz_u16(&c, 0);
+		}
+		(void)fz_run(cl, &c, rsp, &len);
+	}
 	pqtpm_client_free(cl);
 	pqtpm_engine_close(e);
 	seed_state(sdir, "persistent");
@@ -270,17 +298,21 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
+	uint32_t version;
+
 	if (size < 1)
 		return 0;
+	/* bit: a body of the oldest version still loaded (STATE_VERSION_MIN) */
+	version = (data[0] / 3) & 1 ? STATE_VERSION_MIN : STATE_VERSION;
 	switch (data[0] % 3) {
 	case 0:
-		mode_decode(data + 1, size - 1);
+		mode_decode(data + 1, size - 1, version);
 		break;
 	case 1:
-		mode_file(data + 1, size - 1, 1);
+		mode_file(data + 1, size - 1, 1, version);
 		break;
 	case 2:
-		mode_file(data + 1, size - 1, 0);
+		mode_file(data + 1, size - 1, 0, version);
 		break;
 	}
 	return 0;

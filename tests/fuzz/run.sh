@@ -115,7 +115,7 @@ regressions() {
 			n=$((n + 1))
 			log=$FUZZ_BUILD/logs/regression-$t-$(basename "$f").log
 			# shellcheck disable=SC2046
-			if ! "$out/fuzz_$t" $(target_flags "$t") "$f" >"$log" 2>&1; then
+			if ! PQTPM_FUZZ_RESET=1 "$out/fuzz_$t" $(target_flags "$t") "$f" >"$log" 2>&1; then
 				echo "fuzz regression $t/$(basename "$f"): FAILS"
 				grep -E -A 20 'ERROR: |runtime error|deadly signal' "$log" | head -n 30 |
 					sed 's/^/  | /'

@@ -105,7 +105,7 @@ static void test_password(void)
 
 	CU_ASSERT_EQUAL(change_owner_auth("", "owner"), TPM_RC_SUCCESS);
 	/* wrong password: TPM_RC_AUTH_FAIL for session 1 */
-	CU_ASSERT_EQUAL(change_owner_auth("nope", "x"), TPM_RC_AUTH_FAIL | TPM_RC_S | TPM_RC_1);
+	CU_ASSERT_EQUAL(change_owner_auth("nope", "x"), TPM_RC_BAD_AUTH | TPM_RC_S | TPM_RC_1);
 	/* trailing zeros do not count (Part 1 §19.6.4) */
 	cmd_begin(&b, TPM_CC_HierarchyChangeAuth);
 	cmd_handle(&b, TPM_RH_OWNER);

@@ -357,9 +357,9 @@ static void test_sequence_auth(void)
 	TPM_HANDLE seq = 0;
 
 	CU_ASSERT_EQUAL_FATAL(seq_start("right", TPM_ALG_SHA256, &seq), 0);
-	CU_ASSERT_EQUAL(seq_update(seq, "wrong", "x", 1), RC_S(TPM_RC_AUTH_FAIL, 1));
+	CU_ASSERT_EQUAL(seq_update(seq, "wrong", "x", 1), RC_S(TPM_RC_BAD_AUTH, 1));
 	CU_ASSERT_EQUAL(seq_complete(seq, "", "x", 1, TPM_RH_NULL, &d, &t),
-			RC_S(TPM_RC_AUTH_FAIL, 1));
+			RC_S(TPM_RC_BAD_AUTH, 1));
 	/* a failed command leaves the sequence alive */
 	CU_ASSERT_EQUAL(seq_complete(seq, "right", "abc", 3, TPM_RH_NULL, &d, &t), 0);
 	CU_ASSERT_EQUAL(memcmp(d.b, abc_sha256, 32), 0);
@@ -456,7 +456,7 @@ static void test_hmac_sequence(void)
 	CU_ASSERT_EQUAL_FATAL(hmac_start(&k, "", "seq", TPM_ALG_NULL, &seq), 0);
 	CU_ASSERT_EQUAL(seq >> 24, TPM_HT_TRANSIENT);
 	CU_ASSERT_EQUAL(seq_update(seq, "seq", jefe_data, 11), 0);
-	CU_ASSERT_EQUAL(seq_update(seq, "", jefe_data, 11), RC_S(TPM_RC_AUTH_FAIL, 1));
+	CU_ASSERT_EQUAL(seq_update(seq, "", jefe_data, 11), RC_S(TPM_RC_BAD_AUTH, 1));
 	CU_ASSERT_EQUAL_FATAL(seq_complete(seq, "seq", jefe_data + 11, sizeof(jefe_data) - 12,
 					   TPM_RH_OWNER, &d, &t),
 			      0);

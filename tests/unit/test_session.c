@@ -236,7 +236,7 @@ static void test_hmac_session(void)
 	CU_ASSERT_EQUAL(change_owner_auth(&s, "owner", "owner2", 1), TPM_RC_SUCCESS);
 	/* the authValue is part of the key: the old one fails */
 	CU_ASSERT_EQUAL(change_owner_auth(&s, "owner", "x", 1),
-			TPM_RC_AUTH_FAIL | TPM_RC_S | TPM_RC_1);
+			TPM_RC_BAD_AUTH | TPM_RC_S | TPM_RC_1);
 
 	/* a replayed command (same nonces, same HMAC) is refused once the nonce rolled */
 	cmd_begin(&b, TPM_CC_HierarchyChangeAuth);
@@ -246,7 +246,7 @@ static void test_hmac_session(void)
 	len = cmd_bytes(&b, saved, sizeof(saved));
 	CU_ASSERT_EQUAL(harness_raw(&h, saved, len, out, &outlen), TPM_RC_SUCCESS);
 	CU_ASSERT_EQUAL(harness_raw(&h, saved, len, out, &outlen),
-			TPM_RC_AUTH_FAIL | TPM_RC_S | TPM_RC_1);
+			TPM_RC_BAD_AUTH | TPM_RC_S | TPM_RC_1);
 
 	/* continueSession clear: the session is gone after the command */
 	{
@@ -291,7 +291,7 @@ static void test_bound_session(void)
 	/* bound to the owner: its authValue is in the session key, not in the HMAC key */
 	CU_ASSERT_EQUAL(change_owner_auth(&s, NULL, "bindme", 1), TPM_RC_SUCCESS);
 	CU_ASSERT_EQUAL(change_owner_auth(&s, "bindme", "bindme", 1),
-			TPM_RC_AUTH_FAIL | TPM_RC_S | TPM_RC_1);
+			TPM_RC_BAD_AUTH | TPM_RC_S | TPM_RC_1);
 	/* once the owner's authValue changes, the session is no longer bound to it */
 	CU_ASSERT_EQUAL(change_owner_auth(&s, NULL, "", 1), TPM_RC_SUCCESS);
 	CU_ASSERT_EQUAL(change_owner_auth(&s, "", "", 1), TPM_RC_SUCCESS);

@@ -113,7 +113,8 @@ static struct pqtpm_engine *engine_new(const char *dir)
 
 static void engine_free(struct pqtpm_engine *e)
 {
-	state_free_objects(&e->ps);
+	state_free_persist(&e->ps);
+	state_close(e);
 	free(e->state_dir);
 	free(e);
 }
@@ -482,10 +483,17 @@ static void test_wrong_magic_version_trailing_refused(void)
 	expect_refused(dir, (const uint8_t *)"PQ", 2, "truncated at byte 2");
 
 	memcpy(bad, good, len);
-	bad[11] = 2;
-	expect_refused(dir, bad, len, "unsupported version 2");
+	bad[11] = STATE_VERSION + 1;
+	expect_refused(dir, bad, len, "unsupported version 3");
 	bad[8] = 0x80;
-	expect_refused(dir, bad, len, "unsupported version 2147483650");
+	expect_refused(dir, bad, len, "unsupported version 2147483651");
+	bad[8] = 0;
+	bad[11] = 0;
+	expect_refused(dir, bad, len, "unsupported version 0");
+	/* a version 2 body under a version 1 header: what follows version 1's fields is extra */
+	bad[11] = 1;
+	reseal(bad, len);
+	expect_refused(dir, bad, len, "unexpected bytes after the last field");
 
 	memcpy(bad, good, len);
 	memcpy(&bad[len], "xyz", 3);
@@ -511,6 +519,10 @@ static size_t flags_offset(const struct persist *ps)
 	return off;
 }
 
+/* What version 2 adds after the objects when there is nothing to add: clockSafe, the DA
+ * state, no saved PCR bank, NV maxCounter and no index. */
+#define V2_TAIL_EMPTY (1 + (4 + 1 + 4 + 4 + 4 + 8 + 1 + 8 + 8) + 1 + (8 + 2))
+
 /* Bodies with a valid checksum that still do not parse: what an older or newer writer with
  * the same version number, or a bug, would leave. */
 static void test_bad_body_refused(void)
@@ -529,7 +541,7 @@ static void test_bad_body_refused(void)
 	engine_free(e);
 	path_in(path, sizeof(path), dir, STATE_FILE);
 	good = read_bytes(path, &len);
-	CU_ASSERT_EQUAL_FATAL(count_at + 2, len - CHECKSUM_SIZE);
+	CU_ASSERT_EQUAL_FATAL(count_at + 2 + V2_TAIL_EMPTY, len - CHECKSUM_SIZE);
 	bad = malloc(len + 1);
 	CU_ASSERT_FATAL(bad != NULL);
 
@@ -544,13 +556,13 @@ static void test_bad_body_refused(void)
 	expect_refused(dir, bad, len, "too many persistent objects");
 
 	memcpy(bad, good, len);
-	bad[count_at + 1] = 1; /* one object announced, none there */
+	bad[count_at + 1] = 1; /* one object announced, none there: what follows is no object */
 	reseal(bad, len);
-	expect_refused(dir, bad, len, "malformed field");
+	expect_refused(dir, bad, len, "bad persistent handle");
 
 	/* one byte more in the body, length and checksum consistent */
-	memcpy(bad, good, count_at + 2);
-	bad[count_at + 2] = 0;
+	memcpy(bad, good, len - CHECKSUM_SIZE);
+	bad[len - CHECKSUM_SIZE] = 0;
 	reseal(bad, len + 1);
 	expect_refused(dir, bad, len + 1, "unexpected bytes");
 	free(bad);

@@ -1,0 +1,1120 @@
+/* Policy sessions (core/policy.c, core/cmd/policy.c, core/cmd/policy_auth.c, the policy checks
+ * of core/auth.c): the digest of every assertion against H(old || commandCode || arguments)
+ * computed here, policy sessions unsealing sealed objects whose authPolicy needs them
+ * (userWithAuth clear), PolicyOR, PolicyAuthorize, PolicySigned and tickets, and the refusals:
+ * a changed PCR, another command, a trial session used for authorization, expiry, locality,
+ * physical presence, bad arguments with their numbers. */
+#include <string.h>
+
+#include <CUnit/Basic.h>
+
+#include "crypto/crypto.h"
+#include "harness.h"
+#include "object/object.h"
+#include "pcr.h"
+
+#define RC_P(rc, n) ((rc) | TPM_RC_P | ((n) << 8))
+#define RC_H(rc, n) ((rc) | TPM_RC_H | ((n) << 8))
+#define RC_S(rc, n) ((rc) | TPM_RC_S | ((n) << 8))
+
+#define DSIZE 32 /* SHA-256: every session here */
+#define FIXED (TPMA_OBJECT_FIXEDTPM | TPMA_OBJECT_FIXEDPARENT)
+/* noDA: this file tries wrong authValues; the dictionary-attack logic is test_da's */
+#define SEALED (FIXED | TPMA_OBJECT_NODA)
+#define PCR_TEST 16 /* resettable and extendable from locality 0 */
+#define EO_UNSIGNED_GT 3
+#define EO_UNSIGNED_LT 5
+
+static struct harness h;
+static TPM_HANDLE parent;		/* a storage primary for the sealed objects */
+static TPM_HANDLE signer;		/* an ECDSA P-256 key in the owner hierarchy */
+static struct tpm2b_name signer_name;
+
+/* ---- the client's view of a policy session: its handle, nonce and expected digest ---- */
+
+struct psess {
+	TPM_HANDLE handle;
+	struct tpm2b_digest nonce_tpm;
+	uint8_t expect[DSIZE];
+};
+
+static void be32(uint8_t *b, uint32_t v)
+{
+	b[0] = (uint8_t)(v >> 24);
+	b[1] = (uint8_t)(v >> 16);
+	b[2] = (uint8_t)(v >> 8);
+	b[3] = (uint8_t)v;
+}
+
+static void sha256(const void *a, size_t alen, const void *b, size_t blen, const void *c,
+		   size_t clen, uint8_t out[DSIZE])
+{
+	struct crypto_hash_ctx ctx;
+
+	CU_ASSERT_EQUAL(crypto_hash_start(&ctx, TPM_ALG_SHA256), TPM_RC_SUCCESS);
+	crypto_hash_update(&ctx, a, alen);
+	crypto_hash_update(&ctx, b, blen);
+	crypto_hash_update(&ctx, c, clen);
+	crypto_hash_finish(&ctx, out);
+}
+
+/* expect = H(expect || cc || data) */
+static void expect_extend(uint8_t expect[DSIZE], TPM_CC cc, const void *data, size_t len)
+{
+	uint8_t code[4];
+
+	be32(code, cc);
+	sha256(expect, DSIZE, code, 4, data, len, expect);
+}
+
+/* expect = H(expect || ref), the second step of PolicySigned/Secret/Ticket/Authorize */
+static void expect_ref(uint8_t expect[DSIZE], const char *ref)
+{
+	sha256(expect, DSIZE, ref, strlen(ref), "", 0, expect);
+}
+
+static TPM_RC start(struct psess *s, uint8_t type)
+{
+	struct cmdbuf b;
+	struct rd rsp;
+	uint8_t nonce[DSIZE];
+	TPM_RC rc;
+
+	memset(s, 0, sizeof(*s));
+	CU_ASSERT_EQUAL(crypto_random(nonce, sizeof(nonce)), TPM_RC_SUCCESS);
+	cmd_begin(&b, TPM_CC_StartAuthSession);
+	cmd_handle(&b, TPM_RH_NULL);
+	cmd_handle(&b, TPM_RH_NULL);
+	wr_tpm2b(&b.params, nonce, sizeof(nonce));
+	wr_u16(&b.params, 0);
+	wr_u8(&b.params, type);
+	wr_u16(&b.params, TPM_ALG_NULL);
+	wr_u16(&b.params, TPM_ALG_SHA256);
+	rc = harness_run(&h, &b, &rsp, &s->handle);
+	if (rc == TPM_RC_SUCCESS)
+		CU_ASSERT_EQUAL(rd_tpm2b_digest(&rsp, &s->nonce_tpm), TPM_RC_SUCCESS);
+	return rc;
+}
+
+static void start_ok(struct psess *s, uint8_t type)
+{
+	CU_ASSERT_EQUAL_FATAL(start(s, type), TPM_RC_SUCCESS);
+}
+
+static void flush(TPM_HANDLE handle)
+{
+	struct cmdbuf b;
+
+	cmd_begin(&b, TPM_CC_FlushContext);
+	wr_u32(&b.params, handle);
+	CU_ASSERT_EQUAL(harness_run(&h, &b, NULL, NULL), TPM_RC_SUCCESS);
+}
+
+/* PolicyGetDigest equals what the client expects */
+static void check_digest(const struct psess *s)
+{
+	struct cmdbuf b;
+	struct rd rsp;
+	struct tpm2b_digest d;
+
+	cmd_begin(&b, TPM_CC_PolicyGetDigest);
+	cmd_handle(&b, s->handle);
+	CU_ASSERT_EQUAL_FATAL(harness_run(&h, &b, &rsp, NULL), TPM_RC_SUCCESS);
+	CU_ASSERT_EQUAL(rd_tpm2b_digest(&rsp, &d), TPM_RC_SUCCESS);
+	CU_ASSERT_EQUAL(d.size, DSIZE);
+	CU_ASSERT(memcmp(d.b, s->expect, DSIZE) == 0);
+}
+
+/* ---- policy commands ---- */
+
+static TPM_RC run_simple(struct psess *s, TPM_CC cc, const void *params, size_t len)
+{
+	struct cmdbuf b;
+
+	cmd_begin(&b, cc);
+	cmd_handle(&b, s->handle);
+	wr_bytes(&b.params, params, len);
+	return harness_run(&h, &b, NULL, NULL);
+}
+
+static TPM_RC policy0(struct psess *s, TPM_CC cc)
+{
+	return run_simple(s, cc, "", 0);
+}
+
+static TPM_RC policy_cc(struct psess *s, TPM_CC code)
+{
+	uint8_t p[4];
+
+	be32(p, code);
+	return run_simple(s, TPM_CC_PolicyCommandCode, p, 4);
+}
+
+/* PolicyCpHash, PolicyNameHash, PolicyTemplate */
+static TPM_RC policy_digest_arg(struct psess *s, TPM_CC cc, const uint8_t *d, uint16_t len)
+{
+	uint8_t p[2 + 64];
+
+	p[0] = (uint8_t)(len >> 8);
+	p[1] = (uint8_t)len;
+	memcpy(p + 2, d, len);
+	return run_simple(s, cc, p, 2u + len);
+}
+
+/* TPML_PCR_SELECTION of one SHA-256 PCR, as marshalled */
+static size_t pcr_sel(unsigned pcr, uint8_t out[10])
+{
+	struct wr w;
+
+	wr_init(&w, out, 10);
+	wr_u32(&w, 1);
+	wr_u16(&w, TPM_ALG_SHA256);
+	wr_u8(&w, 3);
+	for (unsigned i = 0; i < 3; i++)
+		wr_u8(&w, i == pcr / 8 ? (uint8_t)(1u << (pcr % 8)) : 0);
+	return w.off;
+}
+
+static TPM_RC policy_pcr(struct psess *s, const uint8_t *digest, uint16_t len)
+{
+	struct cmdbuf b;
+	uint8_t sel[10];
+	size_t n = pcr_sel(PCR_TEST, sel);
+
+	cmd_begin(&b, TPM_CC_PolicyPCR);
+	cmd_handle(&b, s->handle);
+	wr_tpm2b(&b.params, digest, len);
+	wr_bytes(&b.params, sel, n);
+	return harness_run(&h, &b, NULL, NULL);
+}
+
+/* H(selection || H(PCR value)): what PolicyPCR adds for PCR_TEST now */
+static void expect_pcr(uint8_t expect[DSIZE])
+{
+	uint8_t sel[10], args[10 + DSIZE];
+	size_t n = pcr_sel(PCR_TEST, sel);
+
+	memcpy(args, sel, n);
+	sha256(pcr_value(h.e, TPM_ALG_SHA256, PCR_TEST), DSIZE, "", 0, "", 0, args + n);
+	expect_extend(expect, TPM_CC_PolicyPCR, args, n + DSIZE);
+}
+
+static void pcr_extend(void)
+{
+	struct cmdbuf b;
+	uint8_t d[DSIZE] = { 1 };
+
+	cmd_begin(&b, TPM_CC_PCR_Extend);
+	cmd_handle(&b, PCR_TEST);
+	cmd_auth_pw(&b, "");
+	wr_u32(&b.params, 1);
+	wr_u16(&b.params, TPM_ALG_SHA256);
+	wr_bytes(&b.params, d, sizeof(d));
+	CU_ASSERT_EQUAL(harness_run(&h, &b, NULL, NULL), TPM_RC_SUCCESS);
+}
+
+static TPM_RC policy_or(struct psess *s, uint8_t (*list)[DSIZE], uint32_t count)
+{
+	struct cmdbuf b;
+
+	cmd_begin(&b, TPM_CC_PolicyOR);
+	cmd_handle(&b, s->handle);
+	wr_u32(&b.params, count);
+	for (uint32_t i = 0; i < count; i++)
+		wr_tpm2b(&b.params, list[i], DSIZE);
+	return harness_run(&h, &b, NULL, NULL);
+}
+
+static void expect_or(uint8_t expect[DSIZE], uint8_t (*list)[DSIZE], uint32_t count)
+{
+	memset(expect, 0, DSIZE);
+	expect_extend(expect, TPM_CC_PolicyOR, list, count * DSIZE);
+}
+
+static TPM_RC policy_counter_timer(struct psess *s, const uint8_t *operand, uint16_t len,
+				   uint16_t offset, uint16_t op)
+{
+	struct cmdbuf b;
+
+	cmd_begin(&b, TPM_CC_PolicyCounterTimer);
+	cmd_handle(&b, s->handle);
+	wr_tpm2b(&b.params, operand, len);
+	wr_u16(&b.params, offset);
+	wr_u16(&b.params, op);
+	return harness_run(&h, &b, NULL, NULL);
+}
+
+/* PolicySecret on auth (password pw); timeout and ticket when rsp is given */
+static TPM_RC policy_secret(struct psess *s, TPM_HANDLE auth, const char *pw, bool nonce,
+			    int32_t expiration, const char *ref, struct tpm2b_digest *timeout,
+			    struct tpmt_ticket *ticket)
+{
+	struct cmdbuf b;
+	struct rd rsp;
+	TPM_RC rc;
+
+	cmd_begin(&b, TPM_CC_PolicySecret);
+	cmd_handle(&b, auth);
+	cmd_handle(&b, s->handle);
+	cmd_auth_pw(&b, pw);
+	wr_tpm2b(&b.params, s->nonce_tpm.b, nonce ? s->nonce_tpm.size : 0);
+	wr_u16(&b.params, 0); /* cpHashA */
+	wr_tpm2b(&b.params, ref, (uint16_t)strlen(ref));
+	wr_u32(&b.params, (uint32_t)expiration);
+	rc = harness_run(&h, &b, &rsp, NULL);
+	if (rc == TPM_RC_SUCCESS && timeout) {
+		CU_ASSERT_EQUAL(rd_tpm2b_digest(&rsp, timeout), TPM_RC_SUCCESS);
+		CU_ASSERT_EQUAL(rd_ticket(&rsp, ticket), TPM_RC_SUCCESS);
+	}
+	return rc;
+}
+
+static TPM_RC policy_ticket(struct psess *s, const struct tpm2b_digest *timeout, const char *ref,
+			    const struct tpm2b_name *name, const struct tpmt_ticket *t)
+{
+	struct cmdbuf b;
+
+	cmd_begin(&b, TPM_CC_PolicyTicket);
+	cmd_handle(&b, s->handle);
+	wr_tpm2b_digest(&b.params, timeout);
+	wr_u16(&b.params, 0);
+	wr_tpm2b(&b.params, ref, (uint16_t)strlen(ref));
+	wr_tpm2b_name(&b.params, name);
+	wr_ticket(&b.params, t);
+	return harness_run(&h, &b, NULL, NULL);
+}
+
+/* Sign a digest with the signer, and the VerifySignature ticket for it */
+static void sign(const uint8_t digest[DSIZE], struct tpmt_signature *sig, struct tpmt_ticket *t)
+{
+	struct cmdbuf b;
+	struct rd rsp;
+
+	cmd_begin(&b, TPM_CC_Sign);
+	cmd_handle(&b, signer);
+	cmd_auth_pw(&b, "");
+	wr_tpm2b(&b.params, digest, DSIZE);
+	wr_u16(&b.params, TPM_ALG_NULL);
+	wr_u16(&b.params, TPM_ST_HASHCHECK);
+	wr_u32(&b.params, TPM_RH_NULL);
+	wr_u16(&b.params, 0);
+	CU_ASSERT_EQUAL_FATAL(harness_run(&h, &b, &rsp, NULL), TPM_RC_SUCCESS);
+	CU_ASSERT_EQUAL_FATAL(rd_signature(&rsp, sig), TPM_RC_SUCCESS);
+	if (!t)
+		return;
+	cmd_begin(&b, TPM_CC_VerifySignature);
+	cmd_handle(&b, signer);
+	wr_tpm2b(&b.params, digest, DSIZE);
+	wr_signature(&b.params, sig);
+	CU_ASSERT_EQUAL_FATAL(harness_run(&h, &b, &rsp, NULL), TPM_RC_SUCCESS);
+	CU_ASSERT_EQUAL_FATAL(rd_ticket(&rsp, t), TPM_RC_SUCCESS);
+}
+
+static TPM_RC policy_signed(struct psess *s, const struct tpmt_signature *sig, bool nonce,
+			    int32_t expiration, const char *ref, struct tpm2b_digest *timeout,
+			    struct tpmt_ticket *ticket)
+{
+	struct cmdbuf b;
+	struct rd rsp;
+	TPM_RC rc;
+
+	cmd_begin(&b, TPM_CC_PolicySigned);
+	cmd_handle(&b, signer);
+	cmd_handle(&b, s->handle);
+	wr_tpm2b(&b.params, s->nonce_tpm.b, nonce ? s->nonce_tpm.size : 0);
+	wr_u16(&b.params, 0);
+	wr_tpm2b(&b.params, ref, (uint16_t)strlen(ref));
+	wr_u32(&b.params, (uint32_t)expiration);
+	wr_signature(&b.params, sig);
+	rc = harness_run(&h, &b, &rsp, NULL);
+	if (rc == TPM_RC_SUCCESS && timeout) {
+		CU_ASSERT_EQUAL(rd_tpm2b_digest(&rsp, timeout), TPM_RC_SUCCESS);
+		CU_ASSERT_EQUAL(rd_ticket(&rsp, ticket), TPM_RC_SUCCESS);
+	}
+	return rc;
+}
+
+/* aHash = H(nonceTPM || expiration || cpHashA || policyRef), what PolicySigned's key signs */
+static void signed_ahash(const struct psess *s, bool nonce, int32_t expiration, const char *ref,
+			 uint8_t out[DSIZE])
+{
+	uint8_t exp[4];
+
+	be32(exp, (uint32_t)expiration);
+	sha256(s->nonce_tpm.b, nonce ? s->nonce_tpm.size : 0, exp, 4, ref, strlen(ref), out);
+}
+
+static TPM_RC policy_authorize(struct psess *s, const uint8_t approved[DSIZE], const char *ref,
+			       const struct tpmt_ticket *t)
+{
+	struct cmdbuf b;
+
+	cmd_begin(&b, TPM_CC_PolicyAuthorize);
+	cmd_handle(&b, s->handle);
+	wr_tpm2b(&b.params, approved, DSIZE);
+	wr_tpm2b(&b.params, ref, (uint16_t)strlen(ref));
+	wr_tpm2b_name(&b.params, &signer_name);
+	wr_ticket(&b.params, t);
+	return harness_run(&h, &b, NULL, NULL);
+}
+
+/* ---- objects ---- */
+
+static void tmpl(struct tpmt_public *p, TPM_ALG_ID type, uint32_t attrs)
+{
+	memset(p, 0, sizeof(*p));
+	p->type = type;
+	p->name_alg = TPM_ALG_SHA256;
+	p->attributes = attrs;
+	p->symmetric.alg = TPM_ALG_NULL;
+	p->scheme.scheme = p->scheme.hash_alg = p->scheme.kdf = TPM_ALG_NULL;
+	p->kdf.scheme = p->kdf.hash_alg = p->kdf.kdf = TPM_ALG_NULL;
+	p->pre_hash = TPM_ALG_NULL;
+	p->curve_id = TPM_ECC_NIST_P256;
+}
+
+static void put_sensitive(struct cmdbuf *b, const char *auth, const char *data)
+{
+	size_t mark;
+
+	wr_size_begin(&b->params, &mark);
+	wr_tpm2b(&b->params, auth, (uint16_t)strlen(auth));
+	wr_tpm2b(&b->params, data, (uint16_t)strlen(data));
+	wr_size_end(&b->params, mark);
+}
+
+static TPM_HANDLE create_primary(const struct tpmt_public *t, struct tpm2b_name *name)
+{
+	struct tpmt_public pub;
+	struct tpm2b_digest d;
+	struct tpmt_ticket tk;
+	uint8_t creation[512];
+	uint16_t clen;
+	struct cmdbuf b;
+	struct rd r;
+	TPM_HANDLE handle = 0;
+
+	cmd_begin(&b, TPM_CC_CreatePrimary);
+	cmd_handle(&b, TPM_RH_OWNER);
+	cmd_auth_pw(&b, "");
+	put_sensitive(&b, "", "");
+	wr_tpm2b_public(&b.params, t);
+	wr_u16(&b.params, 0);
+	wr_u32(&b.params, 0);
+	CU_ASSERT_EQUAL_FATAL(harness_run(&h, &b, &r, &handle), TPM_RC_SUCCESS);
+	CU_ASSERT_EQUAL(rd_tpm2b_public(&r, &pub), TPM_RC_SUCCESS);
+	CU_ASSERT_EQUAL(rd_tpm2b(&r, creation, sizeof(creation), &clen), TPM_RC_SUCCESS);
+	CU_ASSERT_EQUAL(rd_tpm2b_digest(&r, &d), TPM_RC_SUCCESS);
+	CU_ASSERT_EQUAL(rd_ticket(&r, &tk), TPM_RC_SUCCESS);
+	CU_ASSERT_EQUAL(rd_tpm2b_name(&r, name), TPM_RC_SUCCESS);
+	return handle;
+}
+
+struct sealed {
+	TPM_HANDLE handle;
+	struct tpm2b_name name;
+};
+
+/* A sealed object under parent with this authPolicy and authValue, loaded. */
+static void seal(const uint8_t policy[DSIZE], uint32_t attrs, const char *auth, struct sealed *o)
+{
+	struct tpmt_public t, pub;
+	struct tpm2b_private priv;
+	struct cmdbuf b;
+	struct rd r;
+
+	tmpl(&t, TPM_ALG_KEYEDHASH, attrs);
+	t.auth_policy.size = DSIZE;
+	memcpy(t.auth_policy.b, policy, DSIZE);
+	cmd_begin(&b, TPM_CC_Create);
+	cmd_handle(&b, parent);
+	cmd_auth_pw(&b, "");
+	put_sensitive(&b, auth, "sealed secret");
+	wr_tpm2b_public(&b.params, &t);
+	wr_u16(&b.params, 0);
+	wr_u32(&b.params, 0);
+	CU_ASSERT_EQUAL_FATAL(harness_run(&h, &b, &r, NULL), TPM_RC_SUCCESS);
+	CU_ASSERT_EQUAL_FATAL(rd_tpm2b(&r, priv.b, sizeof(priv.b), &priv.size), TPM_RC_SUCCESS);
+	CU_ASSERT_EQUAL_FATAL(rd_tpm2b_public(&r, &pub), TPM_RC_SUCCESS);
+	cmd_begin(&b, TPM_CC_Load);
+	cmd_handle(&b, parent);
+	cmd_auth_pw(&b, "");
+	wr_tpm2b(&b.params, priv.b, priv.size);
+	wr_tpm2b_public(&b.params, &pub);
+	CU_ASSERT_EQUAL_FATAL(harness_run(&h, &b, &r, &o->handle), TPM_RC_SUCCESS);
+	CU_ASSERT_EQUAL_FATAL(rd_tpm2b_name(&r, &o->name), TPM_RC_SUCCESS);
+}
+
+/* cpHash of Unseal(o) */
+static void unseal_cp_hash(const struct sealed *o, uint8_t out[DSIZE])
+{
+	uint8_t code[4];
+
+	be32(code, TPM_CC_Unseal);
+	sha256(code, 4, o->name.b, o->name.size, "", 0, out);
+}
+
+/* Unseal o with policy session s. auth: the authValue that goes into the HMAC key (after
+ * PolicyAuthValue) or, with password, the password (after PolicyPassword); NULL for none. The
+ * session ends with the command. */
+static TPM_RC unseal(struct psess *s, const struct sealed *o, const char *auth, bool password)
+{
+	uint8_t cp[DSIZE], mac[DSIZE], nonce[DSIZE], attrs = 0;
+	struct tpm2b_sensitive_data out;
+	struct crypto_hmac_ctx ctx;
+	size_t alen = auth ? strlen(auth) : 0;
+	struct cmdbuf b;
+	struct rd r;
+	TPM_RC rc;
+
+	CU_ASSERT_EQUAL(crypto_random(nonce, sizeof(nonce)), TPM_RC_SUCCESS);
+	unseal_cp_hash(o, cp);
+	cmd_begin(&b, TPM_CC_Unseal);
+	cmd_handle(&b, o->handle);
+	wr_u32(&b.auth, s->handle);
+	wr_tpm2b(&b.auth, nonce, sizeof(nonce));
+	wr_u8(&b.auth, attrs);
+	if (password) {
+		wr_tpm2b(&b.auth, auth, (uint16_t)alen);
+	} else {
+		/* HMAC(sessionKey (empty: unbound, unsalted) || authValue, cpHash || nonces || attrs) */
+		crypto_hmac_start(&ctx, TPM_ALG_SHA256, (const uint8_t *)(auth ? auth : ""), alen);
+		crypto_hmac_update(&ctx, cp, DSIZE);
+		crypto_hmac_update(&ctx, nonce, DSIZE);
+		crypto_hmac_update(&ctx, s->nonce_tpm.b, s->nonce_tpm.size);
+		crypto_hmac_update(&ctx, &attrs, 1);
+		crypto_hmac_finish(&ctx, mac);
+		wr_tpm2b(&b.auth, mac, DSIZE);
+	}
+	b.nauth = 1;
+	rc = harness_run(&h, &b, &r, NULL);
+	if (rc == TPM_RC_SUCCESS) {
+		CU_ASSERT_EQUAL(rd_tpm2b(&r, out.b, sizeof(out.b), &out.size), TPM_RC_SUCCESS);
+		CU_ASSERT(out.size == 13 && memcmp(out.b, "sealed secret", 13) == 0);
+	} else {
+		flush(s->handle); /* the session lives on after a failure */
+	}
+	return rc;
+}
+
+/* ---- tests ---- */
+
+static void setup_keys(void)
+{
+	struct tpmt_public t;
+	struct tpm2b_name name;
+
+	tmpl(&t, TPM_ALG_ECC, FIXED | TPMA_OBJECT_SENSITIVEDATAORIGIN | TPMA_OBJECT_USERWITHAUTH |
+				      TPMA_OBJECT_RESTRICTED | TPMA_OBJECT_DECRYPT);
+	t.symmetric.alg = TPM_ALG_AES;
+	t.symmetric.key_bits = 128;
+	t.symmetric.mode = TPM_ALG_CFB;
+	parent = create_primary(&t, &name);
+	tmpl(&t, TPM_ALG_ECC, FIXED | TPMA_OBJECT_SENSITIVEDATAORIGIN | TPMA_OBJECT_USERWITHAUTH |
+				      TPMA_OBJECT_SIGN_ENCRYPT);
+	t.scheme.scheme = TPM_ALG_ECDSA;
+	t.scheme.hash_alg = TPM_ALG_SHA256;
+	signer = create_primary(&t, &signer_name);
+}
+
+/* Every assertion in a trial session, each digest checked against H(old || CC || args). */
+static void test_digests(void)
+{
+	/* a known value: PolicyAuthValue from the zero digest (tpm2-tools' policyauthvalue) */
+	static const uint8_t auth_value[DSIZE] = {
+		0x8f, 0xcd, 0x21, 0x69, 0xab, 0x92, 0x69, 0x4e, 0x0c, 0x63, 0x3f, 0x1a, 0xb7, 0x72, 0x84, 0x2b,
+		0x82, 0x41, 0xbb, 0xc2, 0x02, 0x88, 0x98, 0x1f, 0xc7, 0xac, 0x1e, 0xdd, 0xc1, 0xfd, 0xdb, 0x0e,
+	};
+	uint8_t x[DSIZE], y[DSIZE], list[3][DSIZE], a_hash[DSIZE], code[4], owner[4], arg[8 + 4];
+	uint8_t operand[8] = { 0 }, loc = TPMA_LOCALITY_TPM2_LOC_ZERO | TPMA_LOCALITY_TPM2_LOC_ONE;
+	struct tpmt_signature sig;
+	struct tpmt_ticket null_ticket = { .tag = TPM_ST_VERIFIED, .hierarchy = TPM_RH_NULL };
+	struct psess s;
+
+	memset(x, 0x11, sizeof(x));
+	memset(y, 0x22, sizeof(y));
+	start_ok(&s, TPM_SE_TRIAL);
+	check_digest(&s); /* all zero */
+
+	CU_ASSERT_EQUAL(policy0(&s, TPM_CC_PolicyAuthValue), TPM_RC_SUCCESS);
+	expect_extend(s.expect, TPM_CC_PolicyAuthValue, "", 0);
+	CU_ASSERT(memcmp(s.expect, auth_value, DSIZE) == 0);
+	check_digest(&s);
+	/* PolicyPassword adds what PolicyAuthValue adds */
+	CU_ASSERT_EQUAL(policy0(&s, TPM_CC_PolicyPassword), TPM_RC_SUCCESS);
+	expect_extend(s.expect, TPM_CC_PolicyAuthValue, "", 0);
+	check_digest(&s);
+	CU_ASSERT_EQUAL(policy0(&s, TPM_CC_PolicyPhysicalPresence), TPM_RC_SUCCESS);
+	expect_extend(s.expect, TPM_CC_PolicyPhysicalPresence, "", 0);
+	check_digest(&s);
+	CU_ASSERT_EQUAL(policy_cc(&s, TPM_CC_Unseal), TPM_RC_SUCCESS);
+	be32(code, TPM_CC_Unseal);
+	expect_extend(s.expect, TPM_CC_PolicyCommandCode, code, 4);
+	check_digest(&s);
+	CU_ASSERT_EQUAL(run_simple(&s, TPM_CC_PolicyLocality, &loc, 1), TPM_RC_SUCCESS);
+	expect_extend(s.expect, TPM_CC_PolicyLocality, &loc, 1);
+	check_digest(&s);
+	CU_ASSERT_EQUAL(policy_digest_arg(&s, TPM_CC_PolicyCpHash, x, DSIZE), TPM_RC_SUCCESS);
+	expect_extend(s.expect, TPM_CC_PolicyCpHash, x, DSIZE);
+	check_digest(&s);
+
+	/* PolicyPCR: the digest of the PCRs now, or in a trial the one given */
+	CU_ASSERT_EQUAL(policy_pcr(&s, NULL, 0), TPM_RC_SUCCESS);
+	expect_pcr(s.expect);
+	check_digest(&s);
+	CU_ASSERT_EQUAL(policy_pcr(&s, y, DSIZE), TPM_RC_SUCCESS);
+	{
+		uint8_t args[10 + DSIZE];
+		size_t n = pcr_sel(PCR_TEST, args);
+
+		memcpy(args + n, y, DSIZE);
+		expect_extend(s.expect, TPM_CC_PolicyPCR, args, n + DSIZE);
+	}
+	check_digest(&s);
+
+	/* PolicyCounterTimer: H(operandB || offset || operation) goes in */
+	CU_ASSERT_EQUAL(policy_counter_timer(&s, operand, 8, 8, EO_UNSIGNED_GT), TPM_RC_SUCCESS);
+	memcpy(arg, operand, 8);
+	arg[8] = 0;
+	arg[9] = 8;
+	arg[10] = 0;
+	arg[11] = EO_UNSIGNED_GT;
+	sha256(arg, sizeof(arg), "", 0, "", 0, a_hash);
+	expect_extend(s.expect, TPM_CC_PolicyCounterTimer, a_hash, DSIZE);
+	check_digest(&s);
+
+	/* PolicyOR starts from zero; a trial need not be in the list */
+	memcpy(list[0], x, DSIZE);
+	memcpy(list[1], s.expect, DSIZE);
+	memcpy(list[2], y, DSIZE);
+	CU_ASSERT_EQUAL(policy_or(&s, list, 3), TPM_RC_SUCCESS);
+	expect_or(s.expect, list, 3);
+	check_digest(&s);
+
+	/* PolicySecret: owner's name (its handle), then the policyRef */
+	CU_ASSERT_EQUAL(policy_secret(&s, TPM_RH_OWNER, "", false, 0, "ref", NULL, NULL),
+			TPM_RC_SUCCESS);
+	be32(owner, TPM_RH_OWNER);
+	expect_extend(s.expect, TPM_CC_PolicySecret, owner, 4);
+	expect_ref(s.expect, "ref");
+	check_digest(&s);
+
+	/* PolicySigned: a trial does not check the signature */
+	sign(x, &sig, NULL);
+	CU_ASSERT_EQUAL(policy_signed(&s, &sig, false, 0, "", NULL, NULL), TPM_RC_SUCCESS);
+	expect_extend(s.expect, TPM_CC_PolicySigned, signer_name.b, signer_name.size);
+	expect_ref(s.expect, "");
+	check_digest(&s);
+
+	/* PolicyAuthorize: from zero, keySign's name, policyRef; a trial takes any ticket */
+	CU_ASSERT_EQUAL(policy_authorize(&s, x, "approved", &null_ticket), TPM_RC_SUCCESS);
+	memset(s.expect, 0, DSIZE);
+	expect_extend(s.expect, TPM_CC_PolicyAuthorize, signer_name.b, signer_name.size);
+	expect_ref(s.expect, "approved");
+	check_digest(&s);
+
+	CU_ASSERT_EQUAL(policy0(&s, TPM_CC_PolicyRestart), TPM_RC_SUCCESS);
+	memset(s.expect, 0, DSIZE);
+	check_digest(&s);
+	CU_ASSERT_EQUAL(policy_digest_arg(&s, TPM_CC_PolicyNameHash, y, DSIZE), TPM_RC_SUCCESS);
+	expect_extend(s.expect, TPM_CC_PolicyNameHash, y, DSIZE);
+	check_digest(&s);
+	CU_ASSERT_EQUAL(policy0(&s, TPM_CC_PolicyRestart), TPM_RC_SUCCESS);
+	memset(s.expect, 0, DSIZE);
+	CU_ASSERT_EQUAL(policy_digest_arg(&s, TPM_CC_PolicyTemplate, x, DSIZE), TPM_RC_SUCCESS);
+	expect_extend(s.expect, TPM_CC_PolicyTemplate, x, DSIZE);
+	check_digest(&s);
+	flush(s.handle);
+}
+
+/* The digest a fresh session reaches with one assertion (no arguments) */
+static void digest_of(TPM_CC cc, uint8_t out[DSIZE])
+{
+	memset(out, 0, DSIZE);
+	expect_extend(out, cc, "", 0);
+}
+
+static void cc_digest(TPM_CC code, uint8_t out[DSIZE])
+{
+	uint8_t b[4];
+
+	be32(b, code);
+	memset(out, 0, DSIZE);
+	expect_extend(out, TPM_CC_PolicyCommandCode, b, 4);
+}
+
+static void test_auth_value_password(void)
+{
+	uint8_t policy[DSIZE];
+	struct sealed o;
+	struct psess s;
+
+	digest_of(TPM_CC_PolicyAuthValue, policy);
+	seal(policy, SEALED, "objpw", &o);
+	/* userWithAuth clear: the password alone does not do */
+	{
+		struct cmdbuf b;
+
+		cmd_begin(&b, TPM_CC_Unseal);
+		cmd_handle(&b, o.handle);
+		cmd_auth_pw(&b, "objpw");
+		CU_ASSERT_EQUAL(harness_run(&h, &b, NULL, NULL), TPM_RC_AUTH_UNAVAILABLE);
+	}
+	start_ok(&s, TPM_SE_POLICY);
+	CU_ASSERT_EQUAL(policy0(&s, TPM_CC_PolicyAuthValue), TPM_RC_SUCCESS);
+	CU_ASSERT_EQUAL(unseal(&s, &o, "objpw", false), TPM_RC_SUCCESS);
+	start_ok(&s, TPM_SE_POLICY);
+	CU_ASSERT_EQUAL(policy0(&s, TPM_CC_PolicyAuthValue), TPM_RC_SUCCESS);
+	CU_ASSERT_EQUAL(unseal(&s, &o, "wrong", false), RC_S(TPM_RC_BAD_AUTH, 1));
+	/* without the authValue in the HMAC key */
+	start_ok(&s, TPM_SE_POLICY);
+	CU_ASSERT_EQUAL(policy0(&s, TPM_CC_PolicyAuthValue), TPM_RC_SUCCESS);
+	CU_ASSERT_EQUAL(unseal(&s, &o, NULL, false), RC_S(TPM_RC_BAD_AUTH, 1));
+
+	start_ok(&s, TPM_SE_POLICY);
+	CU_ASSERT_EQUAL(policy0(&s, TPM_CC_PolicyPassword), TPM_RC_SUCCESS);
+	CU_ASSERT_EQUAL(unseal(&s, &o, "objpw", true), TPM_RC_SUCCESS);
+	start_ok(&s, TPM_SE_POLICY);
+	CU_ASSERT_EQUAL(policy0(&s, TPM_CC_PolicyPassword), TPM_RC_SUCCESS);
+	CU_ASSERT_EQUAL(unseal(&s, &o, "wrong", true), RC_S(TPM_RC_BAD_AUTH, 1));
+	/* no assertion at all: the digest does not match */
+	start_ok(&s, TPM_SE_POLICY);
+	CU_ASSERT_EQUAL(unseal(&s, &o, NULL, false), RC_S(TPM_RC_POLICY_FAIL, 1));
+	/* a trial session never authorizes */
+	start_ok(&s, TPM_SE_TRIAL);
+	CU_ASSERT_EQUAL(policy0(&s, TPM_CC_PolicyAuthValue), TPM_RC_SUCCESS);
+	CU_ASSERT_EQUAL(unseal(&s, &o, "objpw", false), RC_S(TPM_RC_ATTRIBUTES, 1));
+	flush(o.handle);
+}
+
+static void test_command_code(void)
+{
+	uint8_t policy[DSIZE];
+	struct sealed o;
+	struct psess s;
+
+	cc_digest(TPM_CC_Unseal, policy);
+	seal(policy, SEALED, "", &o);
+	start_ok(&s, TPM_SE_POLICY);
+	CU_ASSERT_EQUAL(policy_cc(&s, TPM_CC_Unseal), TPM_RC_SUCCESS);
+	CU_ASSERT_EQUAL(unseal(&s, &o, NULL, false), TPM_RC_SUCCESS);
+	/* a second command code in the same session must be the same one */
+	start_ok(&s, TPM_SE_POLICY);
+	CU_ASSERT_EQUAL(policy_cc(&s, TPM_CC_Unseal), TPM_RC_SUCCESS);
+	CU_ASSERT_EQUAL(policy_cc(&s, TPM_CC_Sign), RC_P(TPM_RC_VALUE, 1));
+	flush(s.handle);
+	/* a command this TPM does not have */
+	start_ok(&s, TPM_SE_TRIAL);
+	CU_ASSERT_EQUAL(policy_cc(&s, 0x1FF), RC_P(TPM_RC_POLICY_CC, 1));
+	flush(s.handle);
+	flush(o.handle);
+
+	/* the digest matches but the session is for another command */
+	cc_digest(TPM_CC_ObjectChangeAuth, policy);
+	seal(policy, SEALED, "", &o);
+	start_ok(&s, TPM_SE_POLICY);
+	CU_ASSERT_EQUAL(policy_cc(&s, TPM_CC_ObjectChangeAuth), TPM_RC_SUCCESS);
+	CU_ASSERT_EQUAL(unseal(&s, &o, NULL, false), RC_S(TPM_RC_POLICY_CC, 1));
+	flush(o.handle);
+}
+
+static void test_pcr(void)
+{
+	uint8_t policy[DSIZE] = { 0 }, wrong[DSIZE] = { 0xEE };
+	struct sealed o;
+	struct psess s;
+
+	expect_pcr(policy);
+	seal(policy, SEALED, "", &o);
+	start_ok(&s, TPM_SE_POLICY);
+	CU_ASSERT_EQUAL(policy_pcr(&s, NULL, 0), TPM_RC_SUCCESS);
+	CU_ASSERT_EQUAL(unseal(&s, &o, NULL, false), TPM_RC_SUCCESS);
+	/* a pcrDigest that is not the PCRs' */
+	start_ok(&s, TPM_SE_POLICY);
+	CU_ASSERT_EQUAL(policy_pcr(&s, wrong, DSIZE), RC_P(TPM_RC_VALUE, 1));
+	/* a PCR changes between PolicyPCR and the use */
+	CU_ASSERT_EQUAL(policy_pcr(&s, NULL, 0), TPM_RC_SUCCESS);
+	pcr_extend();
+	CU_ASSERT_EQUAL(unseal(&s, &o, NULL, false), TPM_RC_PCR_CHANGED);
+	/* after the change the policy no longer holds */
+	start_ok(&s, TPM_SE_POLICY);
+	CU_ASSERT_EQUAL(policy_pcr(&s, NULL, 0), TPM_RC_SUCCESS);
+	CU_ASSERT_EQUAL(unseal(&s, &o, NULL, false), RC_S(TPM_RC_POLICY_FAIL, 1));
+	flush(o.handle);
+}
+
+static void test_or(void)
+{
+	uint8_t branches[2][DSIZE], policy[DSIZE], list[9][DSIZE] = { { 0 } };
+	struct sealed o;
+	struct psess s;
+
+	digest_of(TPM_CC_PolicyAuthValue, branches[0]);
+	cc_digest(TPM_CC_Unseal, branches[1]);
+	expect_or(policy, branches, 2);
+	seal(policy, SEALED, "pw", &o);
+	/* either branch */
+	start_ok(&s, TPM_SE_POLICY);
+	CU_ASSERT_EQUAL(policy_cc(&s, TPM_CC_Unseal), TPM_RC_SUCCESS);
+	CU_ASSERT_EQUAL(policy_or(&s, branches, 2), TPM_RC_SUCCESS);
+	CU_ASSERT_EQUAL(unseal(&s, &o, NULL, false), TPM_RC_SUCCESS);
+	start_ok(&s, TPM_SE_POLICY);
+	CU_ASSERT_EQUAL(policy0(&s, TPM_CC_PolicyAuthValue), TPM_RC_SUCCESS);
+	CU_ASSERT_EQUAL(policy_or(&s, branches, 2), TPM_RC_SUCCESS);
+	CU_ASSERT_EQUAL(unseal(&s, &o, "pw", false), TPM_RC_SUCCESS);
+	/* a digest in neither branch */
+	start_ok(&s, TPM_SE_POLICY);
+	CU_ASSERT_EQUAL(policy0(&s, TPM_CC_PolicyPhysicalPresence), TPM_RC_SUCCESS);
+	CU_ASSERT_EQUAL(policy_or(&s, branches, 2), RC_P(TPM_RC_VALUE, 1));
+	/* one branch or nine */
+	CU_ASSERT_EQUAL(policy_or(&s, list, 1), RC_P(TPM_RC_SIZE, 1));
+	CU_ASSERT_EQUAL(policy_or(&s, list, 9), RC_P(TPM_RC_SIZE, 1));
+	flush(s.handle);
+	flush(o.handle);
+}
+
+static void test_secret_and_ticket(void)
+{
+	uint8_t policy[DSIZE] = { 0 }, owner[4];
+	struct tpm2b_name owner_name = { 4, { 0 } };
+	struct tpm2b_digest timeout;
+	struct tpmt_ticket t;
+	struct cmdbuf b;
+	struct sealed o;
+	struct psess s;
+
+	cmd_begin(&b, TPM_CC_HierarchyChangeAuth);
+	cmd_handle(&b, TPM_RH_OWNER);
+	cmd_auth_pw(&b, "");
+	wr_tpm2b(&b.params, "ownerpw", 7);
+	CU_ASSERT_EQUAL_FATAL(harness_run(&h, &b, NULL, NULL), TPM_RC_SUCCESS);
+
+	be32(owner, TPM_RH_OWNER);
+	memcpy(owner_name.b, owner, 4);
+	expect_extend(policy, TPM_CC_PolicySecret, owner, 4);
+	expect_ref(policy, "sec");
+	seal(policy, SEALED, "", &o);
+
+	start_ok(&s, TPM_SE_POLICY);
+	CU_ASSERT_EQUAL(policy_secret(&s, TPM_RH_OWNER, "ownerpw", true, 0, "sec", &timeout, &t),
+			TPM_RC_SUCCESS);
+	CU_ASSERT_EQUAL(timeout.size, 0);
+	CU_ASSERT(t.tag == TPM_ST_AUTH_SECRET && t.hierarchy == TPM_RH_NULL && t.digest.size == 0);
+	CU_ASSERT_EQUAL(unseal(&s, &o, NULL, false), TPM_RC_SUCCESS);
+	/* the owner is not DA-protected: a wrong password is a BAD_AUTH */
+	start_ok(&s, TPM_SE_POLICY);
+	CU_ASSERT_EQUAL(policy_secret(&s, TPM_RH_OWNER, "nope", false, 0, "sec", NULL, NULL),
+			RC_S(TPM_RC_BAD_AUTH, 1));
+	/* a nonceTPM that is not the session's */
+	s.nonce_tpm.b[0] ^= 1;
+	CU_ASSERT_EQUAL(policy_secret(&s, TPM_RH_OWNER, "ownerpw", true, 0, "sec", NULL, NULL),
+			RC_P(TPM_RC_NONCE, 1));
+	flush(s.handle);
+
+	/* a negative expiration gives a ticket, which another session can use */
+	start_ok(&s, TPM_SE_POLICY);
+	CU_ASSERT_EQUAL(policy_secret(&s, TPM_RH_OWNER, "ownerpw", true, -100, "sec", &timeout, &t),
+			TPM_RC_SUCCESS);
+	CU_ASSERT_EQUAL(timeout.size, 8);
+	CU_ASSERT(t.tag == TPM_ST_AUTH_SECRET && t.hierarchy == TPM_RH_OWNER && t.digest.size);
+	CU_ASSERT_EQUAL(unseal(&s, &o, NULL, false), TPM_RC_SUCCESS);
+	start_ok(&s, TPM_SE_POLICY);
+	CU_ASSERT_EQUAL(policy_ticket(&s, &timeout, "sec", &owner_name, &t), TPM_RC_SUCCESS);
+	CU_ASSERT_EQUAL(unseal(&s, &o, NULL, false), TPM_RC_SUCCESS);
+	/* tampered: the ticket, its timeout, its policyRef */
+	start_ok(&s, TPM_SE_POLICY);
+	t.digest.b[3] ^= 1;
+	CU_ASSERT_EQUAL(policy_ticket(&s, &timeout, "sec", &owner_name, &t), RC_P(TPM_RC_TICKET, 5));
+	t.digest.b[3] ^= 1;
+	timeout.b[7] ^= 1;
+	CU_ASSERT_EQUAL(policy_ticket(&s, &timeout, "sec", &owner_name, &t), RC_P(TPM_RC_TICKET, 5));
+	timeout.b[7] ^= 1;
+	CU_ASSERT_EQUAL(policy_ticket(&s, &timeout, "sex", &owner_name, &t), RC_P(TPM_RC_TICKET, 5));
+	/* the ticket expires with its timeout */
+	h.e->ps.clock += 101 * 1000;
+	CU_ASSERT_EQUAL(policy_ticket(&s, &timeout, "sec", &owner_name, &t),
+			RC_P(TPM_RC_EXPIRED, 1));
+	flush(s.handle);
+
+	/* a positive expiration bounds the session's use */
+	start_ok(&s, TPM_SE_POLICY);
+	CU_ASSERT_EQUAL(policy_secret(&s, TPM_RH_OWNER, "ownerpw", true, 10, "sec", &timeout, &t),
+			TPM_RC_SUCCESS);
+	CU_ASSERT_EQUAL(timeout.size, 0);
+	h.e->ps.clock += 11 * 1000;
+	CU_ASSERT_EQUAL(unseal(&s, &o, NULL, false), RC_S(TPM_RC_EXPIRED, 1));
+
+	flush(o.handle);
+
+	/* PolicySecret authorized by a policy without PolicyAuthValue proves no secret */
+	cc_digest(TPM_CC_PolicySecret, policy);
+	seal(policy, SEALED, "", &o);
+	start_ok(&s, TPM_SE_POLICY);
+	CU_ASSERT_EQUAL(policy_cc(&s, TPM_CC_PolicySecret), TPM_RC_SUCCESS);
+	{
+		struct psess target;
+		uint8_t nonce[DSIZE] = { 0 };
+
+		start_ok(&target, TPM_SE_POLICY);
+		cmd_begin(&b, TPM_CC_PolicySecret);
+		cmd_handle(&b, o.handle);
+		cmd_handle(&b, target.handle);
+		wr_u32(&b.auth, s.handle);
+		wr_tpm2b(&b.auth, nonce, DSIZE);
+		wr_u8(&b.auth, 0);
+		wr_tpm2b(&b.auth, nonce, DSIZE); /* refused before the HMAC is looked at */
+		b.nauth = 1;
+		wr_u16(&b.params, 0);
+		wr_u16(&b.params, 0);
+		wr_u16(&b.params, 0);
+		wr_u32(&b.params, 0);
+		CU_ASSERT_EQUAL(harness_run(&h, &b, NULL, NULL), RC_S(TPM_RC_MODE, 1));
+		flush(target.handle);
+	}
+	flush(s.handle);
+	flush(o.handle);
+
+	/* the owner's authValue back to empty */
+	cmd_begin(&b, TPM_CC_HierarchyChangeAuth);
+	cmd_handle(&b, TPM_RH_OWNER);
+	cmd_auth_pw(&b, "ownerpw");
+	wr_u16(&b.params, 0);
+	CU_ASSERT_EQUAL(harness_run(&h, &b, NULL, NULL), TPM_RC_SUCCESS);
+}
+
+static void test_signed(void)
+{
+	uint8_t policy[DSIZE] = { 0 }, a_hash[DSIZE];
+	struct tpm2b_digest timeout;
+	struct tpmt_signature sig;
+	struct tpmt_ticket t;
+	struct sealed o;
+	struct psess s;
+
+	expect_extend(policy, TPM_CC_PolicySigned, signer_name.b, signer_name.size);
+	expect_ref(policy, "go");
+	seal(policy, SEALED, "", &o);
+
+	start_ok(&s, TPM_SE_POLICY);
+	signed_ahash(&s, true, 0, "go", a_hash);
+	sign(a_hash, &sig, NULL);
+	CU_ASSERT_EQUAL(policy_signed(&s, &sig, true, 0, "go", &timeout, &t), TPM_RC_SUCCESS);
+	CU_ASSERT_EQUAL(unseal(&s, &o, NULL, false), TPM_RC_SUCCESS);
+	/* signed over something else */
+	start_ok(&s, TPM_SE_POLICY);
+	CU_ASSERT_EQUAL(policy_signed(&s, &sig, true, 0, "go", NULL, NULL),
+			RC_P(TPM_RC_SIGNATURE, 5));
+	/* with a ticket for later */
+	signed_ahash(&s, true, -60, "go", a_hash);
+	sign(a_hash, &sig, NULL);
+	CU_ASSERT_EQUAL(policy_signed(&s, &sig, true, -60, "go", &timeout, &t), TPM_RC_SUCCESS);
+	CU_ASSERT(t.tag == TPM_ST_AUTH_SIGNED && t.hierarchy == TPM_RH_OWNER && timeout.size == 8);
+	CU_ASSERT_EQUAL(unseal(&s, &o, NULL, false), TPM_RC_SUCCESS);
+	start_ok(&s, TPM_SE_POLICY);
+	CU_ASSERT_EQUAL(policy_ticket(&s, &timeout, "go", &signer_name, &t), TPM_RC_SUCCESS);
+	CU_ASSERT_EQUAL(unseal(&s, &o, NULL, false), TPM_RC_SUCCESS);
+	flush(o.handle);
+}
+
+static void test_authorize(void)
+{
+	uint8_t approved[DSIZE], policy[DSIZE] = { 0 }, a_hash[DSIZE];
+	struct tpmt_signature sig;
+	struct tpmt_ticket t;
+	struct sealed o;
+	struct psess s;
+
+	/* the key approves "Unseal only", the object trusts what the key approves */
+	cc_digest(TPM_CC_Unseal, approved);
+	sha256(approved, DSIZE, "v1", 2, "", 0, a_hash);
+	sign(a_hash, &sig, &t);
+	expect_extend(policy, TPM_CC_PolicyAuthorize, signer_name.b, signer_name.size);
+	expect_ref(policy, "v1");
+	seal(policy, SEALED, "", &o);
+
+	start_ok(&s, TPM_SE_POLICY);
+	CU_ASSERT_EQUAL(policy_cc(&s, TPM_CC_Unseal), TPM_RC_SUCCESS);
+	CU_ASSERT_EQUAL(policy_authorize(&s, approved, "v1", &t), TPM_RC_SUCCESS);
+	CU_ASSERT_EQUAL(unseal(&s, &o, NULL, false), TPM_RC_SUCCESS);
+	/* the session's digest is not the approved one */
+	start_ok(&s, TPM_SE_POLICY);
+	CU_ASSERT_EQUAL(policy_authorize(&s, approved, "v1", &t), RC_P(TPM_RC_VALUE, 1));
+	/* a ticket for another policyRef or altered */
+	CU_ASSERT_EQUAL(policy_cc(&s, TPM_CC_Unseal), TPM_RC_SUCCESS);
+	CU_ASSERT_EQUAL(policy_authorize(&s, approved, "v2", &t), RC_P(TPM_RC_VALUE, 4));
+	t.digest.b[0] ^= 1;
+	CU_ASSERT_EQUAL(policy_authorize(&s, approved, "v1", &t), RC_P(TPM_RC_VALUE, 4));
+	flush(s.handle);
+	flush(o.handle);
+}
+
+/* A policy approved by the signer: ticket for H(approved || ref) */
+static void approve(const uint8_t approved[DSIZE], const char *ref, struct tpmt_ticket *t)
+{
+	struct tpmt_signature sig;
+	uint8_t a_hash[DSIZE];
+
+	sha256(approved, DSIZE, ref, strlen(ref), "", 0, a_hash);
+	sign(a_hash, &sig, t);
+}
+
+/* cpHash and nameHash name the object, whose name holds its policy: such policies reach the
+ * object through PolicyAuthorize, which leaves the cpHash or nameHash in the session. */
+static void test_cp_and_name_hash(void)
+{
+	uint8_t policy[DSIZE] = { 0 }, cp[DSIZE], nh[DSIZE], approved[DSIZE];
+	struct tpmt_ticket t;
+	struct sealed o;
+	struct psess s;
+
+	expect_extend(policy, TPM_CC_PolicyAuthorize, signer_name.b, signer_name.size);
+	expect_ref(policy, "hashes");
+	seal(policy, SEALED, "", &o);
+	unseal_cp_hash(&o, cp);
+	sha256(o.name.b, o.name.size, "", 0, "", 0, nh);
+
+	memset(approved, 0, DSIZE);
+	expect_extend(approved, TPM_CC_PolicyCpHash, cp, DSIZE);
+	approve(approved, "hashes", &t);
+	start_ok(&s, TPM_SE_POLICY);
+	CU_ASSERT_EQUAL(policy_digest_arg(&s, TPM_CC_PolicyCpHash, cp, DSIZE), TPM_RC_SUCCESS);
+	CU_ASSERT_EQUAL(policy_authorize(&s, approved, "hashes", &t), TPM_RC_SUCCESS);
+	CU_ASSERT_EQUAL(unseal(&s, &o, NULL, false), TPM_RC_SUCCESS);
+	/* approved, but for another command */
+	cp[0] ^= 1;
+	memset(approved, 0, DSIZE);
+	expect_extend(approved, TPM_CC_PolicyCpHash, cp, DSIZE);
+	approve(approved, "hashes", &t);
+	start_ok(&s, TPM_SE_POLICY);
+	CU_ASSERT_EQUAL(policy_digest_arg(&s, TPM_CC_PolicyCpHash, cp, DSIZE), TPM_RC_SUCCESS);
+	CU_ASSERT_EQUAL(policy_authorize(&s, approved, "hashes", &t), TPM_RC_SUCCESS);
+	CU_ASSERT_EQUAL(unseal(&s, &o, NULL, false), RC_S(TPM_RC_POLICY_FAIL, 1));
+
+	memset(approved, 0, DSIZE);
+	expect_extend(approved, TPM_CC_PolicyNameHash, nh, DSIZE);
+	approve(approved, "hashes", &t);
+	start_ok(&s, TPM_SE_POLICY);
+	CU_ASSERT_EQUAL(policy_digest_arg(&s, TPM_CC_PolicyNameHash, nh, DSIZE), TPM_RC_SUCCESS);
+	CU_ASSERT_EQUAL(policy_authorize(&s, approved, "hashes", &t), TPM_RC_SUCCESS);
+	CU_ASSERT_EQUAL(unseal(&s, &o, NULL, false), TPM_RC_SUCCESS);
+
+	/* one of cpHash, nameHash, templateHash per session; the session's digest size */
+	start_ok(&s, TPM_SE_TRIAL);
+	CU_ASSERT_EQUAL(policy_digest_arg(&s, TPM_CC_PolicyCpHash, cp, 20), RC_P(TPM_RC_SIZE, 1));
+	CU_ASSERT_EQUAL(policy_digest_arg(&s, TPM_CC_PolicyNameHash, nh, DSIZE), TPM_RC_SUCCESS);
+	CU_ASSERT_EQUAL(policy_digest_arg(&s, TPM_CC_PolicyNameHash, nh, DSIZE), TPM_RC_CPHASH);
+	CU_ASSERT_EQUAL(policy_digest_arg(&s, TPM_CC_PolicyCpHash, cp, DSIZE), TPM_RC_CPHASH);
+	CU_ASSERT_EQUAL(policy_digest_arg(&s, TPM_CC_PolicyTemplate, cp, DSIZE), TPM_RC_CPHASH);
+	flush(s.handle);
+	flush(o.handle);
+}
+
+static void test_locality(void)
+{
+	uint8_t policy[DSIZE] = { 0 };
+	uint8_t loc1 = TPMA_LOCALITY_TPM2_LOC_ONE, loc0 = TPMA_LOCALITY_TPM2_LOC_ZERO, zero = 0;
+	struct sealed o;
+	struct psess s;
+
+	expect_extend(policy, TPM_CC_PolicyLocality, &loc1, 1);
+	seal(policy, SEALED, "", &o);
+	start_ok(&s, TPM_SE_POLICY);
+	CU_ASSERT_EQUAL(run_simple(&s, TPM_CC_PolicyLocality, &loc1, 1), TPM_RC_SUCCESS);
+	CU_ASSERT_EQUAL(unseal(&s, &o, NULL, false), TPM_RC_LOCALITY);
+	start_ok(&s, TPM_SE_POLICY);
+	CU_ASSERT_EQUAL(run_simple(&s, TPM_CC_PolicyLocality, &loc1, 1), TPM_RC_SUCCESS);
+	h.locality = 1;
+	CU_ASSERT_EQUAL(unseal(&s, &o, NULL, false), TPM_RC_SUCCESS);
+	h.locality = 0;
+	start_ok(&s, TPM_SE_POLICY);
+	CU_ASSERT_EQUAL(run_simple(&s, TPM_CC_PolicyLocality, &zero, 1), RC_P(TPM_RC_RANGE, 1));
+	CU_ASSERT_EQUAL(run_simple(&s, TPM_CC_PolicyLocality, &loc1, 1), TPM_RC_SUCCESS);
+	/* localities narrow down: nothing is left of {1} and {0} */
+	CU_ASSERT_EQUAL(run_simple(&s, TPM_CC_PolicyLocality, &loc0, 1), RC_P(TPM_RC_RANGE, 1));
+	flush(s.handle);
+	flush(o.handle);
+}
+
+static void test_pp_counter_timer(void)
+{
+	uint8_t policy[DSIZE], zero8[8] = { 0 };
+	struct sealed o;
+	struct psess s;
+
+	digest_of(TPM_CC_PolicyPhysicalPresence, policy);
+	seal(policy, SEALED, "", &o);
+	start_ok(&s, TPM_SE_POLICY);
+	CU_ASSERT_EQUAL(policy0(&s, TPM_CC_PolicyPhysicalPresence), TPM_RC_SUCCESS);
+	CU_ASSERT_EQUAL(unseal(&s, &o, NULL, false), RC_S(TPM_RC_PP, 1));
+	start_ok(&s, TPM_SE_POLICY);
+	CU_ASSERT_EQUAL(policy0(&s, TPM_CC_PolicyPhysicalPresence), TPM_RC_SUCCESS);
+	h.e->phys_presence = true;
+	CU_ASSERT_EQUAL(unseal(&s, &o, NULL, false), TPM_RC_SUCCESS);
+	h.e->phys_presence = false;
+	flush(o.handle);
+
+	/* Clock (offset 8 of TPMS_TIME_INFO) > 0 holds, < 0 does not */
+	start_ok(&s, TPM_SE_POLICY);
+	CU_ASSERT_EQUAL(policy_counter_timer(&s, zero8, 8, 8, EO_UNSIGNED_GT), TPM_RC_SUCCESS);
+	CU_ASSERT_EQUAL(policy_counter_timer(&s, zero8, 8, 8, EO_UNSIGNED_LT), TPM_RC_POLICY);
+	CU_ASSERT_EQUAL(policy_counter_timer(&s, zero8, 8, 20, EO_UNSIGNED_GT),
+			RC_P(TPM_RC_RANGE, 2));
+	CU_ASSERT_EQUAL(policy_counter_timer(&s, zero8, 8, 8, 12), RC_P(TPM_RC_VALUE, 3));
+	flush(s.handle);
+}
+
+static void test_session_errors(void)
+{
+	struct psess s;
+	struct cmdbuf b;
+	TPM_HANDLE hmac;
+	uint8_t nonce[16] = { 0 };
+
+	/* not loaded */
+	s.handle = TPM_HR_POLICY_SESSION | 0x123456;
+	CU_ASSERT_EQUAL(policy0(&s, TPM_CC_PolicyAuthValue), TPM_RC_REFERENCE_H0);
+	/* an HMAC session */
+	cmd_begin(&b, TPM_CC_StartAuthSession);
+	cmd_handle(&b, TPM_RH_NULL);
+	cmd_handle(&b, TPM_RH_NULL);
+	wr_tpm2b(&b.params, nonce, sizeof(nonce));
+	wr_u16(&b.params, 0);
+	wr_u8(&b.params, TPM_SE_HMAC);
+	wr_u16(&b.params, TPM_ALG_NULL);
+	wr_u16(&b.params, TPM_ALG_SHA256);
+	CU_ASSERT_EQUAL_FATAL(harness_run(&h, &b, NULL, &hmac), TPM_RC_SUCCESS);
+	s.handle = hmac;
+	CU_ASSERT_EQUAL(policy0(&s, TPM_CC_PolicyAuthValue), TPM_RC_AUTH_TYPE);
+	CU_ASSERT_EQUAL(policy0(&s, TPM_CC_PolicyGetDigest), TPM_RC_AUTH_TYPE);
+	flush(hmac);
+}
+
+int main(void)
+{
+	CU_pSuite s;
+	unsigned failures;
+
+	harness_open(&h);
+	if (CU_initialize_registry() != CUE_SUCCESS)
+		return 1;
+	s = CU_add_suite("policy", NULL, NULL);
+	CU_add_test(s, "a storage parent and a signing key", setup_keys);
+	CU_add_test(s, "digest of every assertion (trial)", test_digests);
+	CU_add_test(s, "PolicyAuthValue and PolicyPassword unseal", test_auth_value_password);
+	CU_add_test(s, "PolicyCommandCode", test_command_code);
+	CU_add_test(s, "PolicyPCR", test_pcr);
+	CU_add_test(s, "PolicyOR", test_or);
+	CU_add_test(s, "PolicySecret and PolicyTicket", test_secret_and_ticket);
+	CU_add_test(s, "PolicySigned", test_signed);
+	CU_add_test(s, "PolicyAuthorize", test_authorize);
+	CU_add_test(s, "PolicyCpHash and PolicyNameHash", test_cp_and_name_hash);
+	CU_add_test(s, "PolicyLocality", test_locality);
+	CU_add_test(s, "physical presence, counter/timer", test_pp_counter_timer);
+	CU_add_test(s, "policy session handle errors", test_session_errors);
+	CU_basic_set_mode(CU_BRM_VERBOSE);
+	CU_basic_run_tests();
+	failures = CU_get_number_of_failures();
+	CU_cleanup_registry();
+	harness_close(&h);
+	return failures ? 1 : 0;
+}

@@ -1,0 +1,183 @@
+/* The MSSIM transport (the Microsoft simulator's TCP protocol, as pqtpm-server, the IBM and
+ * Microsoft simulators speak it): on the command port each command is TPM_SEND_COMMAND,
+ * locality, size, bytes, sent with one write on a TCP_NODELAY socket; the answer is size,
+ * bytes, then a u32 acknowledgement. Platform signals go to port + 1. Integers big-endian. */
+#include <errno.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "tss_int.h"
+
+#define MSSIM_SIGNAL_POWER_ON 1
+#define MSSIM_SEND_COMMAND 8
+#define MSSIM_SIGNAL_NV_ON 11
+#define MSSIM_SESSION_END 20
+
+struct mssim {
+	int fd;
+	char host[256];
+	unsigned port;
+	uint8_t frame[TSS_BUF + 9];
+};
+
+static int connect_to(const char *host, unsigned port)
+{
+	struct addrinfo hints = { .ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM };
+	struct addrinfo *res, *a;
+	char service[16];
+	int fd = -1, one = 1, err;
+
+	snprintf(service, sizeof(service), "%u", port);
+	err = getaddrinfo(host, service, &hints, &res);
+	if (err)
+		return -EHOSTUNREACH;
+	for (a = res; a; a = a->ai_next) {
+		fd = socket(a->ai_family, a->ai_socktype | SOCK_CLOEXEC, a->ai_protocol);
+		if (fd < 0)
+			continue;
+		if (connect(fd, a->ai_addr, a->ai_addrlen) == 0)
+			break;
+		close(fd);
+		fd = -1;
+	}
+	freeaddrinfo(res);
+	if (fd < 0)
+		return -ECONNREFUSED;
+	if (setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one)) < 0) {
+		close(fd);
+		return -errno;
+	}
+	return fd;
+}
+
+static int write_all(int fd, const uint8_t *b, size_t n)
+{
+	while (n) {
+		ssize_t k = send(fd, b, n, MSG_NOSIGNAL);
+
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0)
+			return -EIO;
+		b += k;
+		n -= (size_t)k;
+	}
+	return 0;
+}
+
+static int read_all(int fd, uint8_t *b, size_t n)
+{
+	while (n) {
+		ssize_t k = recv(fd, b, n, 0);
+
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0)
+			return -EIO;
+		b += k;
+		n -= (size_t)k;
+	}
+	return 0;
+}
+
+static int read_u32(int fd, uint32_t *v)
+{
+	uint8_t b[4];
+	struct rd r;
+
+	if (read_all(fd, b, 4))
+		return -EIO;
+	rd_init(&r, b, 4);
+	return rd_u32(&r, v) ? -EIO : 0;
+}
+
+static int transmit(void *ctx, const uint8_t *cmd, size_t len, uint8_t *rsp, size_t cap,
+		    size_t *rsp_len)
+{
+	struct mssim *m = ctx;
+	uint32_t n, ack;
+	struct wr w;
+
+	wr_init(&w, m->frame, sizeof(m->frame));
+	if (wr_u32(&w, MSSIM_SEND_COMMAND) || wr_u8(&w, 0) || wr_u32(&w, (uint32_t)len) ||
+	    wr_bytes(&w, cmd, len))
+		return -EMSGSIZE;
+	if (write_all(m->fd, m->frame, w.off) || read_u32(m->fd, &n))
+		return -EIO;
+	if (n > cap || read_all(m->fd, rsp, n) || read_u32(m->fd, &ack) || ack != 0)
+		return -EIO;
+	*rsp_len = n;
+	return 0;
+}
+
+/* One platform signal on its own connection: u32 signal -> u32 acknowledgement. */
+static int platform_signal(struct mssim *m, uint32_t sig)
+{
+	uint8_t b[4];
+	uint32_t ack = 1;
+	struct wr w;
+	int fd = connect_to(m->host, m->port + 1), rc;
+
+	if (fd < 0)
+		return fd;
+	wr_init(&w, b, sizeof(b));
+	wr_u32(&w, sig);
+	rc = write_all(fd, b, 4);
+	if (rc == 0)
+		rc = read_u32(fd, &ack);
+	close(fd);
+	return rc < 0 ? rc : ack == 0 ? 0 : -EPROTO;
+}
+
+static int power_on(void *ctx)
+{
+	int rc = platform_signal(ctx, MSSIM_SIGNAL_POWER_ON);
+
+	return rc < 0 ? rc : platform_signal(ctx, MSSIM_SIGNAL_NV_ON);
+}
+
+static void close_mssim(void *ctx)
+{
+	struct mssim *m = ctx;
+	uint8_t b[4] = { 0, 0, 0, MSSIM_SESSION_END };
+
+	write_all(m->fd, b, sizeof(b));
+	close(m->fd);
+	free(m);
+}
+
+static const struct tss_transport mssim_ops = {
+	.transmit = transmit,
+	.power_on = power_on,
+	.close = close_mssim,
+};
+
+int tss_mssim_transport(const char *host, unsigned port, const struct tss_transport **ops,
+			void **ctx)
+{
+	struct mssim *m;
+
+	if (!host || strlen(host) >= sizeof(m->host) || port == 0 || port > 65534)
+		return -EINVAL;
+	m = calloc(1, sizeof(*m));
+	if (!m)
+		return -ENOMEM;
+	strcpy(m->host, host);
+	m->port = port;
+	m->fd = connect_to(host, port);
+	if (m->fd < 0) {
+		int rc = m->fd;
+
+		free(m);
+		return rc;
+	}
+	*ops = &mssim_ops;
+	*ctx = m;
+	return 0;
+}

@@ -1,0 +1,70 @@
+/* Inside the client library: a connection (transport + buffers) and the builder every command
+ * file uses. The bounded reader/writer of core/marshal.h does all the byte work. */
+#ifndef PQTPM_TSS_INT_H
+#define PQTPM_TSS_INT_H
+
+#include <pqtpm/tss.h>
+
+#include "marshal.h"
+
+#define TSS_BUF 8192 /* PQTPM_MAX_COMMAND_SIZE / PQTPM_MAX_RESPONSE_SIZE */
+
+struct tss_transport {
+	/* 0, or a negative errno; rsp_len set on success */
+	int (*transmit)(void *ctx, const uint8_t *cmd, size_t len, uint8_t *rsp, size_t cap,
+			size_t *rsp_len);
+	int (*power_on)(void *ctx);
+	void (*close)(void *ctx);
+};
+
+struct pqtpm_tss {
+	const struct tss_transport *ops;
+	void *ctx;
+	uint8_t cmd[TSS_BUF];
+	uint8_t rsp[TSS_BUF];
+	size_t rsp_len;
+};
+
+/* transport_engine.c, transport_mssim.c */
+int tss_engine_transport(struct pqtpm_engine *e, const struct tss_transport **ops, void **ctx);
+int tss_mssim_transport(const char *host, unsigned port, const struct tss_transport **ops,
+			void **ctx);
+
+/* A command being built: handles, password authorizations, parameters. */
+struct tss_cmd {
+	struct pqtpm_tss *t;
+	TPM_CC cc;
+	TPM_HANDLE handle[3];
+	unsigned nhandles;
+	const char *auth[3];
+	unsigned nauth;
+	uint8_t params[TSS_BUF];
+	struct wr p;
+	int overflow;
+};
+
+void tss_begin(struct tss_cmd *c, struct pqtpm_tss *t, TPM_CC cc);
+void tss_handle(struct tss_cmd *c, TPM_HANDLE h);
+/* A password session (TPM_RS_PW) for the next authorized handle. */
+void tss_auth(struct tss_cmd *c, const char *password);
+/* Parameter writers that remember an overflow (reported by tss_run as BAD_VALUE). */
+void tss_u8(struct tss_cmd *c, uint8_t v);
+void tss_u16(struct tss_cmd *c, uint16_t v);
+void tss_u32(struct tss_cmd *c, uint32_t v);
+void tss_bytes(struct tss_cmd *c, const void *b, size_t n);
+void tss_tpm2b(struct tss_cmd *c, const void *b, size_t n);
+void tss_tpm2b_str(struct tss_cmd *c, const char *s); /* NULL: empty */
+/* Send; on success *rsp reads the response parameters and *rhandle (if not NULL) gets the
+ * response handle (for commands that return one). */
+TPM_RC tss_run(struct tss_cmd *c, struct rd *rsp, TPM_HANDLE *rhandle);
+
+/* Response readers: any failure is PQTPM_TSS_RC_MALFORMED. */
+TPM_RC tss_rd_tpm2b(struct rd *r, uint8_t *buf, size_t max, uint16_t *size);
+/* A TPMT_SIGNATURE / ticket / TPM2B_PUBLIC copied as marshalled. */
+TPM_RC tss_rd_signature(struct rd *r, struct pqtpm_tss_signature *s);
+TPM_RC tss_rd_ticket(struct rd *r, struct pqtpm_tss_ticket *t);
+TPM_RC tss_rd_public(struct rd *r, struct pqtpm_tss_public *p);
+/* The response must have been read to its end. */
+TPM_RC tss_rd_end(const struct rd *r);
+
+#endif
