@@ -3,7 +3,8 @@
 #   make run        install missing Debian packages, build, start the server on 127.0.0.1
 #   make check      install, build, run every test (then once more under ASan/UBSan)
 #   make bench      benchmarks (prints figures)
-#   make fuzz       libFuzzer targets (FUZZ_SECONDS per target)
+#   make fuzz       libFuzzer targets (FUZZ_SECONDS per target, default 60)
+#   make fuzz-smoke each fuzz target for 10 s plus every regression input (for check)
 #   make install    PREFIX=/usr/local DESTDIR=
 #   WOLFSSL=sp      link a static wolfCrypt with SP math and x86-64 assembly, built from Debian's
 #                   wolfssl source package by scripts/build-wolfssl-sp.sh (objects in build-sp/)
@@ -59,7 +60,7 @@ LIB_A := $(BUILD)/lib/libpqtpm.a
 LIB_SO := $(BUILD)/lib/libpqtpm.so
 SERVER := $(BUILD)/bin/pqtpm-server
 
-.PHONY: all run check deps test unit integration asan-check bench fuzz install clean
+.PHONY: all run check deps test unit integration asan-check bench fuzz fuzz-smoke install clean
 all: $(LIB_A) $(LIB_SO) $(SERVER)
 
 $(BUILD)/obj/%.o: %.c | $(WOLFSSL_LIB)
@@ -120,7 +121,10 @@ bench: deps all $(BENCH_BIN)
 	@tests/bench/run.sh $(BUILD)
 
 fuzz: deps
-	@tests/fuzz/run.sh $${FUZZ_SECONDS:-60}
+	@MAKE="$(MAKE)" tests/fuzz/run.sh run $${FUZZ_SECONDS:-60}
+
+fuzz-smoke: deps
+	@MAKE="$(MAKE)" tests/fuzz/run.sh smoke
 
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include/pqtpm \

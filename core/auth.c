@@ -193,7 +193,9 @@ static TPM_RC attach_session(struct cmd *c, struct auth_area *a, unsigned i, uns
 			return rc_session(TPM_RC_SYMMETRIC, n);
 		a->encrypt = (int)i;
 	}
-	if (as->nonce.size < 16 || as->nonce.size > crypto_hash_size(as->s->auth_hash))
+	/* after PolicyPassword the nonce goes unused and ESAPI sends none (policy issue) */
+	if (!(as->s->type != TPM_SE_HMAC && as->s->need_password) &&
+	    (as->nonce.size < 16 || as->nonce.size > crypto_hash_size(as->s->auth_hash)))
 		return rc_session(TPM_RC_SIZE, n);
 	if (i >= needed && as->s->type != TPM_SE_HMAC)
 		return rc_session(TPM_RC_ATTRIBUTES, n);
@@ -235,12 +237,12 @@ static TPM_RC check_session(struct cmd *c, struct auth_area *a, unsigned i, TPM_
 		TRY(entity_auth(c, (unsigned)as->slot, &as->auth));
 		trim(&as->auth);
 	}
-	TRY(da_check(c, da_slot(as)));
+	TRY(da_check(c, as->s, da_slot(as)));
 	if (!s) {
 		ok = password_matches(&as->hmac, &as->auth);
 		TRY(nv_counted(c, as, ok));
 		if (!ok)
-			return rc_session(da_failure(c, da_slot(as)), n);
+			return rc_session(da_failure(c, as->s, da_slot(as)), n);
 		return TPM_RC_SUCCESS;
 	}
 	TRY(session_cp_hash(c, s->auth_hash, cc, params, plen, &cp_hash));
@@ -258,7 +260,7 @@ static TPM_RC check_session(struct cmd *c, struct auth_area *a, unsigned i, TPM_
 				ok = password_matches(&as->hmac, &as->auth);
 				TRY(nv_counted(c, as, ok));
 				if (!ok)
-					return rc_session(da_failure(c, da_slot(as)), n);
+					return rc_session(da_failure(c, as->s, da_slot(as)), n);
 				return TPM_RC_SUCCESS;
 			}
 		}
@@ -276,7 +278,7 @@ static TPM_RC check_session(struct cmd *c, struct auth_area *a, unsigned i, TPM_
 	ok = as->hmac.size == expect.size && crypto_ct_equal(as->hmac.b, expect.b, expect.size);
 	crypto_wipe(&expect, sizeof(expect));
 	TRY(nv_counted(c, as, ok));
-	return ok ? TPM_RC_SUCCESS : rc_session(da_failure(c, da_slot(as)), n);
+	return ok ? TPM_RC_SUCCESS : rc_session(da_failure(c, as->s, da_slot(as)), n);
 }
 
 /* Decrypt the first parameter: a TPM2B whose size is checked against what is there before

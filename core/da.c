@@ -1,5 +1,6 @@
 /* Dictionary-attack protection (see da.h). */
 #include "da.h"
+#include "nv/nv.h"
 #include "state/store.h"
 
 #define MS_PER_S 1000u
@@ -83,34 +84,66 @@ static bool protected_entity(const struct cmd *c, unsigned slot)
 	/* sequence objects are exempt, like the reference implementation's */
 	if (o)
 		return o->kind == OBJ_KEY && !(o->pub.attributes & TPMA_OBJECT_NODA);
-	/* NV indices count too (unless TPMA_NV_NO_DA) once they exist */
+	if (c->nv[slot])
+		return !(c->nv[slot]->pub.attributes & TPMA_NV_NO_DA);
 	return c->handle[slot] == TPM_RH_LOCKOUT;
 }
 
-TPM_RC da_check(struct cmd *c, int slot)
+void da_bind(struct cmd *c, unsigned slot, struct session *s)
+{
+	s->da_bound = s->type == TPM_SE_HMAC && protected_entity(c, slot);
+	s->lockout_bound = s->da_bound && c->handle[slot] == TPM_RH_LOCKOUT;
+}
+
+/* The DA state an authorization failure counts against (the reference's IncrementLockout). */
+enum da_target { DA_NONE, DA_TRIES, DA_LOCKOUT };
+
+static enum da_target target(const struct cmd *c, const struct session *s, int slot)
+{
+	if (s && s->lockout_bound)
+		return DA_LOCKOUT;
+	if (slot >= 0 && protected_entity(c, (unsigned)slot))
+		return c->handle[slot] == TPM_RH_LOCKOUT ? DA_LOCKOUT : DA_TRIES;
+	return s && s->da_bound ? DA_TRIES : DA_NONE;
+}
+
+static TPM_RC locked(struct pqtpm_engine *e, enum da_target t)
+{
+	if (t == DA_LOCKOUT && e->ps.da.lockout_locked)
+		return TPM_RC_LOCKOUT;
+	if (t == DA_TRIES && e->ps.da.failed_tries >= da_max_tries(e))
+		return TPM_RC_LOCKOUT;
+	return TPM_RC_SUCCESS;
+}
+
+TPM_RC da_check(struct cmd *c, const struct session *s, int slot)
 {
 	struct pqtpm_engine *e = c->e;
 
-	if (slot < 0 || !protected_entity(c, (unsigned)slot))
+	if (target(c, s, slot) == DA_NONE)
 		return TPM_RC_SUCCESS;
 	da_update(e);
-	if (c->handle[slot] == TPM_RH_LOCKOUT)
-		return e->ps.da.lockout_locked ? TPM_RC_LOCKOUT : TPM_RC_SUCCESS;
-	return e->ps.da.failed_tries >= da_max_tries(e) ? TPM_RC_LOCKOUT : TPM_RC_SUCCESS;
+	/* a bound session is checked for its entity, the authValue for its own */
+	if (s && s->da_bound)
+		TRY(locked(e, s->lockout_bound ? DA_LOCKOUT : DA_TRIES));
+	if (slot >= 0 && protected_entity(c, (unsigned)slot))
+		TRY(locked(e, c->handle[slot] == TPM_RH_LOCKOUT ? DA_LOCKOUT : DA_TRIES));
+	return TPM_RC_SUCCESS;
 }
 
-TPM_RC da_failure(struct cmd *c, int slot)
+TPM_RC da_failure(struct cmd *c, const struct session *s, int slot)
 {
 	struct pqtpm_engine *e = c->e;
 	struct da_state *da = &e->ps.da;
+	enum da_target t = target(c, s, slot);
 	uint64_t now;
 
-	if (slot < 0 || !protected_entity(c, (unsigned)slot))
+	if (t == DA_NONE)
 		return TPM_RC_BAD_AUTH;
 	/* the saved Clock must reach the failure, or a crash would move it back before it */
 	engine_clock_sync(e);
 	now = engine_clock_ms(e);
-	if (c->handle[slot] == TPM_RH_LOCKOUT) {
+	if (t == DA_LOCKOUT) {
 		da->lockout_locked = true;
 		da->lockout_from = now;
 		da->lockout_boot = boot_id(&e->ps);

@@ -15,6 +15,8 @@ struct session {
 	bool bound;
 	struct tpm2b_name bind_name;	/* the entity the session is bound to */
 	struct tpm2b_digest bind_auth;	/* its authValue when the session started */
+	bool da_bound;			/* an HMAC session bound to a DA-protected entity (da.c) */
+	bool lockout_bound;		/* ... to lockoutAuth */
 	/* policy state (Part 1 §19.7) */
 	struct tpm2b_digest policy_digest;
 	bool need_auth_value;		/* PolicyAuthValue */

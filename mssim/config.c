@@ -5,8 +5,12 @@
 #include <netinet/in.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "config.h"
+
+#define MSSIM_STR_(x) #x
+#define MSSIM_STR(x) MSSIM_STR_(x)
 
 struct key_def {
 	const char *key;	/* in the config file */
@@ -117,6 +121,26 @@ static int set_log_level(struct mssim_config *c, const char *value)
 	return -1;
 }
 
+/* "auto" or a count 1-MSSIM_THREADS_MAX. */
+static int set_threads(struct mssim_config *c, const char *value)
+{
+	unsigned long v;
+	char *end;
+
+	if (strcmp(value, "auto") == 0) {
+		c->threads = 0;
+		return 0;
+	}
+	if (!isdigit((unsigned char)value[0]))
+		return -1;
+	errno = 0;
+	v = strtoul(value, &end, 10);
+	if (errno || *end || v < 1 || v > MSSIM_THREADS_MAX)
+		return -1;
+	c->threads = v;
+	return 0;
+}
+
 static const struct key_def keys[] = {
 	{ "state_dir", "--state-dir", "a directory path", set_state_dir },
 	{ "bind", "--bind", "a numeric IPv4 or IPv6 address", set_bind },
@@ -124,6 +148,7 @@ static const struct key_def keys[] = {
 	{ "platform_port", "--platform-port", "a port number 1-65535", set_platform_port },
 	{ "pcr_banks", NULL, "a comma-separated list of sha1, sha256, sha384", set_pcr_banks },
 	{ "log_level", "--log-level", "one of error, warn, info, debug", set_log_level },
+	{ "threads", "--threads", "auto or a number 1-" MSSIM_STR(MSSIM_THREADS_MAX), set_threads },
 };
 
 #define NKEYS (sizeof(keys) / sizeof(keys[0]))
@@ -137,6 +162,19 @@ void mssim_config_defaults(struct mssim_config *c)
 	c->platform_port = 0;
 	c->pcr_banks = PQTPM_BANK_SHA1 | PQTPM_BANK_SHA256;
 	c->log_level = PQTPM_LOG_INFO;
+	c->threads = 0;
+}
+
+unsigned mssim_config_threads(const struct mssim_config *c)
+{
+	long n;
+
+	if (c->threads)
+		return c->threads;
+	n = sysconf(_SC_NPROCESSORS_ONLN);
+	if (n < 1)
+		return 1;
+	return n > MSSIM_AUTO_THREADS_MAX ? MSSIM_AUTO_THREADS_MAX : (unsigned)n;
 }
 
 static const struct key_def *find_key(const char *key)
@@ -335,12 +373,15 @@ void mssim_config_usage(FILE *out)
 		"  --port N              TPM command port (default %u)\n"
 		"  --platform-port N     platform signal port (default: command port + 1)\n"
 		"  --log-level LEVEL     error, warn, info or debug (default info)\n"
+		"  --threads N           worker threads serving connections, 1-%d, or auto\n"
+		"                        (default): one per online CPU, at most %d\n"
 		"  --help                print this help and exit\n"
 		"\n"
 		"Flags override the config file. Stops cleanly on SIGTERM or SIGINT.\n"
 		"Exit status: 0 stopped, 1 cannot open the TPM state or the ports, "
 		"2 bad configuration.\n",
-		MSSIM_DEFAULT_STATE_DIR, MSSIM_DEFAULT_BIND, MSSIM_DEFAULT_PORT);
+		MSSIM_DEFAULT_STATE_DIR, MSSIM_DEFAULT_BIND, MSSIM_DEFAULT_PORT,
+		MSSIM_THREADS_MAX, MSSIM_AUTO_THREADS_MAX);
 }
 
 bool mssim_config_is_loopback(const struct mssim_config *c)

@@ -12,6 +12,10 @@
 #define MSSIM_DEFAULT_STATE_DIR "./var/pqtpm"
 #define MSSIM_DEFAULT_BIND "127.0.0.1"
 #define MSSIM_DEFAULT_PORT 2321
+/* Worker threads: "auto" is one per online CPU, at most MSSIM_AUTO_THREADS_MAX; an explicit
+ * count may go up to MSSIM_THREADS_MAX. */
+#define MSSIM_AUTO_THREADS_MAX 8
+#define MSSIM_THREADS_MAX 64
 
 struct mssim_config {
 	char state_dir[PATH_MAX];
@@ -20,6 +24,7 @@ struct mssim_config {
 	unsigned platform_port;	/* 0 until resolved: port + 1 */
 	unsigned pcr_banks;	/* PQTPM_BANK_* */
 	enum pqtpm_log_level log_level;
+	unsigned threads;	/* worker threads; 0 = auto (mssim_config_threads()) */
 };
 
 enum mssim_config_result { MSSIM_CONFIG_OK, MSSIM_CONFIG_HELP, MSSIM_CONFIG_ERROR };
@@ -36,6 +41,10 @@ enum mssim_config_result mssim_config_from_args(struct mssim_config *c, int argc
 						char *err, size_t errlen);
 
 void mssim_config_usage(FILE *out);
+
+/* The number of worker threads to start: c->threads, or for auto (0) the number of online
+ * CPUs capped at MSSIM_AUTO_THREADS_MAX (1 if it cannot be read). */
+unsigned mssim_config_threads(const struct mssim_config *c);
 
 /* Whether the bind address is a loopback address (127.0.0.0/8, ::1, ::ffff:127.x.y.z). */
 bool mssim_config_is_loopback(const struct mssim_config *c);

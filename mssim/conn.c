@@ -10,6 +10,8 @@
 #include <limits.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,9 +28,16 @@ static const char *port_name(enum mssim_port port)
 	return port == MSSIM_PORT_COMMAND ? "command" : "platform";
 }
 
+/* Takes c's connection back from the counts the main thread added to in mssim_conn_new. */
+static void uncount(struct mssim_conn *c)
+{
+	atomic_fetch_sub(&c->wk->open[c->w.port], 1);
+	atomic_fetch_sub(&c->wk->srv->nconns, 1);
+}
+
 static void conn_free(struct mssim_conn *c, enum pqtpm_log_level level, const char *why)
 {
-	struct mssim_server *s = c->srv;
+	struct mssim_worker *wk = c->wk;
 
 	pqtpm_log(level, "conn %u (%s port, %s): closed: %s", c->id, port_name(c->w.port),
 		  c->peer, why);
@@ -39,10 +48,10 @@ static void conn_free(struct mssim_conn *c, enum pqtpm_log_level level, const ch
 	if (c->prev)
 		c->prev->next = c->next;
 	else
-		s->conns = c->next;
+		wk->conns = c->next;
 	if (c->next)
 		c->next->prev = c->prev;
-	s->nconns--;
+	uncount(c);
 	free(c);
 }
 
@@ -63,9 +72,9 @@ static void conn_closef(struct mssim_conn *c, enum pqtpm_log_level level, const 
 	conn_free(c, level, why);
 }
 
-int mssim_conn_open(struct mssim_server *s, int fd, enum mssim_port port, const char *peer)
+struct mssim_conn *mssim_conn_new(struct mssim_worker *wk, int fd, enum mssim_port port,
+				  unsigned id, const char *peer)
 {
-	struct epoll_event ev = { .events = EPOLLIN };
 	struct mssim_conn *c;
 	int one = 1;
 
@@ -76,39 +85,54 @@ int mssim_conn_open(struct mssim_server *s, int fd, enum mssim_port port, const 
 	if (!c) {
 		pqtpm_log(PQTPM_LOG_ERROR, "%s: out of memory for a connection", peer);
 		close(fd);
-		return -1;
+		return NULL;
 	}
 	c->w.kind = MSSIM_WATCH_CONN;
 	c->w.fd = fd;
 	c->w.port = port;
-	c->srv = s;
-	c->id = ++s->next_id;
+	c->wk = wk;
+	c->id = id;
 	snprintf(c->peer, sizeof(c->peer), "%s", peer);
 	mssim_frame_init(&c->frame, port);
-	if (port == MSSIM_PORT_COMMAND) {
-		c->client = pqtpm_client_new(s->engine);
+	atomic_fetch_add(&wk->srv->nconns, 1);
+	atomic_fetch_add(&wk->open[port], 1);
+	return c;
+}
+
+void mssim_conn_discard(struct mssim_conn *c)
+{
+	close(c->w.fd);
+	uncount(c);
+	free(c);
+}
+
+int mssim_conn_start(struct mssim_conn *c)
+{
+	struct epoll_event ev = { .events = EPOLLIN };
+	struct mssim_worker *wk = c->wk;
+
+	if (c->w.port == MSSIM_PORT_COMMAND) {
+		c->client = pqtpm_client_new(wk->srv->engine);
 		if (!c->client) {
-			pqtpm_log(PQTPM_LOG_ERROR, "%s: the engine refused a new client", peer);
-			close(fd);
-			free(c);
+			pqtpm_log(PQTPM_LOG_ERROR, "%s: the engine refused a new client", c->peer);
+			mssim_conn_discard(c);
 			return -1;
 		}
 	}
 	ev.data.ptr = &c->w;
-	if (epoll_ctl(s->epfd, EPOLL_CTL_ADD, fd, &ev) < 0) {
-		pqtpm_log(PQTPM_LOG_ERROR, "%s: epoll_ctl: %s", peer, strerror(errno));
+	if (epoll_ctl(wk->epfd, EPOLL_CTL_ADD, c->w.fd, &ev) < 0) {
+		pqtpm_log(PQTPM_LOG_ERROR, "%s: epoll_ctl: %s", c->peer, strerror(errno));
 		pqtpm_client_free(c->client);
-		close(fd);
-		free(c);
+		mssim_conn_discard(c);
 		return -1;
 	}
 	c->events = EPOLLIN;
-	c->next = s->conns;
-	if (s->conns)
-		s->conns->prev = c;
-	s->conns = c;
-	s->nconns++;
-	pqtpm_log(PQTPM_LOG_INFO, "conn %u (%s port, %s): opened", c->id, port_name(port), peer);
+	c->next = wk->conns;
+	if (wk->conns)
+		wk->conns->prev = c;
+	wk->conns = c;
+	pqtpm_log(PQTPM_LOG_INFO, "conn %u (%s port, %s): opened", c->id, port_name(c->w.port),
+		  c->peer);
 	return 0;
 }
 
@@ -181,26 +205,28 @@ static void reply_u32(struct mssim_conn *c, uint32_t v)
  * the whole process, so sorting the names groups a connection's commands in order). For
  * collecting the fuzzers' seed corpus (tests/fuzz/record.sh). It records auth values and
  * sensitive data in clear: a debug aid, never for a TPM that holds real secrets. */
+static const char *record_to;
+static pthread_once_t record_once = PTHREAD_ONCE_INIT;
+
+static void record_init(void)
+{
+	record_to = getenv("PQTPM_RECORD_DIR");
+	if (record_to && !record_to[0])
+		record_to = NULL;
+	if (record_to)
+		pqtpm_log(PQTPM_LOG_WARN, "PQTPM_RECORD_DIR: recording every command "
+					  "(secrets included) into %s", record_to);
+}
+
 static const char *record_dir(void)
 {
-	static int checked;
-	static const char *dir;
-
-	if (!checked) {
-		checked = 1;
-		dir = getenv("PQTPM_RECORD_DIR");
-		if (dir && !dir[0])
-			dir = NULL;
-		if (dir)
-			pqtpm_log(PQTPM_LOG_WARN, "PQTPM_RECORD_DIR: recording every command "
-						  "(secrets included) into %s", dir);
-	}
-	return dir;
+	pthread_once(&record_once, record_init);
+	return record_to;
 }
 
 static void record_command(const struct mssim_conn *c, const uint8_t *cmd, size_t len)
 {
-	static unsigned long seq;
+	static atomic_ulong seq;	/* over all workers */
 	const char *dir = record_dir();
 	char path[PATH_MAX];
 	ssize_t n;
@@ -208,7 +234,8 @@ static void record_command(const struct mssim_conn *c, const uint8_t *cmd, size_
 
 	if (!dir)
 		return;
-	snprintf(path, sizeof(path), "%s/%ld-%06u-%08lu.cmd", dir, (long)getpid(), c->id, ++seq);
+	snprintf(path, sizeof(path), "%s/%ld-%06u-%08lu.cmd", dir, (long)getpid(), c->id,
+		 atomic_fetch_add(&seq, 1) + 1);
 	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 	if (fd < 0) {
 		pqtpm_log(PQTPM_LOG_WARN, "record: %s: %s", path, strerror(errno));
@@ -251,7 +278,7 @@ static void signal_done(struct mssim_conn *c, const struct mssim_event *ev, int 
 /* Acts on one decoded frame, leaving its reply in out. Returns 0 or -1 (c closed). */
 static int act(struct mssim_conn *c, const struct mssim_event *ev)
 {
-	struct pqtpm_engine *e = c->srv->engine;
+	struct pqtpm_engine *e = c->wk->srv->engine;
 
 	if (ev->problem[0] && ev->type != MSSIM_EV_CLOSE)
 		pqtpm_log(PQTPM_LOG_WARN, "conn %u (%s port, %s): %s", c->id,
@@ -314,7 +341,7 @@ static void want_events(struct mssim_conn *c)
 		return;
 	ev.events = want;
 	ev.data.ptr = &c->w;
-	if (epoll_ctl(c->srv->epfd, EPOLL_CTL_MOD, c->w.fd, &ev) < 0) {
+	if (epoll_ctl(c->wk->epfd, EPOLL_CTL_MOD, c->w.fd, &ev) < 0) {
 		conn_closef(c, PQTPM_LOG_ERROR, "epoll_ctl: %s", strerror(errno));
 		return;
 	}

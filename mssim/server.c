@@ -1,22 +1,29 @@
-/* pqtpm-server: listeners, signals and the epoll loop. Connections live in conn.c. */
+/* pqtpm-server: listeners, signals, the accepting loop and the workers' epoll loops (the
+ * design is in server.h). Connections live in conn.c. */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <netdb.h>
 #include <netinet/in.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/eventfd.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
 #include "conn.h"
+#include "crypto/crypto.h"
 #include "server.h"
 
 #define LISTEN_BACKLOG 64
 #define ACCEPT_BATCH 32		/* accepts per wake-up, so that a flood does not starve clients */
 #define EPOLL_BATCH 64
+#define INBOX_BATCH 32		/* connections taken from the handoff pipe per read */
 
 static void stop_signals(sigset_t *set)
 {
@@ -43,13 +50,140 @@ int mssim_server_block_signals(void)
 	return 0;
 }
 
-static int watch(struct mssim_server *s, struct mssim_watch *w)
+static int watch(int epfd, struct mssim_watch *w)
 {
 	struct epoll_event ev = { .events = EPOLLIN, .data.ptr = w };
 
-	if (epoll_ctl(s->epfd, EPOLL_CTL_ADD, w->fd, &ev) < 0) {
+	if (epoll_ctl(epfd, EPOLL_CTL_ADD, w->fd, &ev) < 0) {
 		pqtpm_log(PQTPM_LOG_ERROR, "epoll_ctl: %s", strerror(errno));
 		return -1;
+	}
+	return 0;
+}
+
+/* ---- workers ---- */
+
+/* Takes in the connections the main thread handed over. Returns 1 once the write end is
+ * closed (stop: everything sent before it has been taken in), -1 on a fatal error (logged),
+ * else 0. */
+static int take_inbox(struct mssim_worker *wk)
+{
+	struct mssim_conn *in[INBOX_BATCH];
+	ssize_t n;
+	size_t i;
+
+	n = read(wk->inbox.fd, in, sizeof(in));
+	if (n < 0) {
+		if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)
+			return 0;
+		pqtpm_log(PQTPM_LOG_ERROR, "worker %u: read: %s", wk->index, strerror(errno));
+		return -1;
+	}
+	if (n == 0)
+		return 1;
+	/* Each write is one pointer, atomic (below PIPE_BUF): reads come in whole pointers. */
+	if (n % sizeof(in[0]) != 0) {
+		pqtpm_log(PQTPM_LOG_ERROR, "worker %u: torn handoff (%zd bytes)", wk->index, n);
+		return -1;
+	}
+	for (i = 0; i < (size_t)n / sizeof(in[0]); i++)
+		mssim_conn_start(in[i]);
+	return 0;
+}
+
+/* Serves this worker's connections until the main thread closes the pipe's write end. */
+static int worker_loop(struct mssim_worker *wk)
+{
+	struct epoll_event evs[EPOLL_BATCH];
+	struct mssim_watch *w;
+	int i, n, stop = 0, rc;
+
+	while (!stop) {
+		n = epoll_wait(wk->epfd, evs, EPOLL_BATCH, -1);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			pqtpm_log(PQTPM_LOG_ERROR, "worker %u: epoll_wait: %s", wk->index,
+				  strerror(errno));
+			return -1;
+		}
+		for (i = 0; i < n; i++) {
+			w = evs[i].data.ptr;
+			if (w->kind == MSSIM_WATCH_INBOX) {
+				rc = take_inbox(wk);
+				if (rc < 0)
+					return -1;
+				stop |= rc;
+			} else {
+				/* Only c itself can be freed here, never another connection of
+				 * this batch (new ones from the inbox are not in it). */
+				mssim_conn_ready((struct mssim_conn *)w);
+			}
+		}
+	}
+	return 0;
+}
+
+static void *worker_main(void *arg)
+{
+	struct mssim_worker *wk = arg;
+	uint64_t one = 1;
+
+	if (worker_loop(wk) < 0) {
+		/* Tell the main thread, which stops the server with an error. */
+		if (write(wk->srv->failed.fd, &one, sizeof(one)) < 0)
+			pqtpm_log(PQTPM_LOG_ERROR, "worker %u: eventfd: %s", wk->index,
+				  strerror(errno));
+	}
+	/* Each close unlinks the head. */
+	while (wk->conns)
+		mssim_conn_close(wk->conns, "server stopping");
+	/* wolfSSL's per-thread ECC tables, filled by the commands this thread ran. */
+	crypto_thread_cleanup();
+	return NULL;
+}
+
+static int start_workers(struct mssim_server *s, unsigned n)
+{
+	struct mssim_worker *wk;
+	int pfd[2], rc;
+	unsigned i;
+
+	s->workers = calloc(n, sizeof(*s->workers));
+	if (!s->workers) {
+		pqtpm_log(PQTPM_LOG_ERROR, "out of memory for %u workers", n);
+		return -1;
+	}
+	s->nworkers = n;
+	for (i = 0; i < n; i++) {
+		wk = &s->workers[i];
+		wk->srv = s;
+		wk->index = i;
+		wk->inbox.kind = MSSIM_WATCH_INBOX;
+		wk->inbox.fd = wk->inbox_w = wk->epfd = -1;
+	}
+	for (i = 0; i < n; i++) {
+		wk = &s->workers[i];
+		wk->epfd = epoll_create1(EPOLL_CLOEXEC);
+		if (wk->epfd < 0) {
+			pqtpm_log(PQTPM_LOG_ERROR, "epoll_create1: %s", strerror(errno));
+			return -1;
+		}
+		/* Non-blocking both ways: a worker never waits on it, nor the main thread. */
+		if (pipe2(pfd, O_NONBLOCK | O_CLOEXEC) < 0) {
+			pqtpm_log(PQTPM_LOG_ERROR, "pipe2: %s", strerror(errno));
+			return -1;
+		}
+		wk->inbox.fd = pfd[0];
+		wk->inbox_w = pfd[1];
+		if (watch(wk->epfd, &wk->inbox) < 0)
+			return -1;
+		rc = pthread_create(&wk->thread, NULL, worker_main, wk);
+		if (rc != 0) {
+			pqtpm_log(PQTPM_LOG_ERROR, "pthread_create: %s", strerror(rc));
+			return -1;
+		}
+		wk->started = 1;
 	}
 	return 0;
 }
@@ -101,7 +235,7 @@ int mssim_server_open(struct mssim_server *s, struct pqtpm_engine *e,
 
 	memset(s, 0, sizeof(*s));
 	s->engine = e;
-	s->listener[0].fd = s->listener[1].fd = s->stop.fd = -1;
+	s->listener[0].fd = s->listener[1].fd = s->stop.fd = s->failed.fd = -1;
 	s->epfd = epoll_create1(EPOLL_CLOEXEC);
 	if (s->epfd < 0) {
 		pqtpm_log(PQTPM_LOG_ERROR, "epoll_create1: %s", strerror(errno));
@@ -111,7 +245,7 @@ int mssim_server_open(struct mssim_server *s, struct pqtpm_engine *e,
 		s->listener[p].kind = MSSIM_WATCH_LISTEN;
 		s->listener[p].port = p;
 		s->listener[p].fd = listen_on(cfg->bind, ports[p]);
-		if (s->listener[p].fd < 0 || watch(s, &s->listener[p]) < 0)
+		if (s->listener[p].fd < 0 || watch(s->epfd, &s->listener[p]) < 0)
 			return -1;
 	}
 	stop_signals(&set);
@@ -121,7 +255,15 @@ int mssim_server_open(struct mssim_server *s, struct pqtpm_engine *e,
 		pqtpm_log(PQTPM_LOG_ERROR, "signalfd: %s", strerror(errno));
 		return -1;
 	}
-	if (watch(s, &s->stop) < 0)
+	if (watch(s->epfd, &s->stop) < 0)
+		return -1;
+	s->failed.kind = MSSIM_WATCH_FAILED;
+	s->failed.fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	if (s->failed.fd < 0) {
+		pqtpm_log(PQTPM_LOG_ERROR, "eventfd: %s", strerror(errno));
+		return -1;
+	}
+	if (watch(s->epfd, &s->failed) < 0 || start_workers(s, mssim_config_threads(cfg)) < 0)
 		return -1;
 
 	if (!mssim_config_is_loopback(cfg))
@@ -132,6 +274,7 @@ int mssim_server_open(struct mssim_server *s, struct pqtpm_engine *e,
 					  "mssim TCTI will not find it", cfg->platform_port);
 	pqtpm_log(PQTPM_LOG_INFO, "listening on %s: command port %u, platform port %u",
 		  cfg->bind, cfg->port, cfg->platform_port);
+	pqtpm_log(PQTPM_LOG_INFO, "%u worker thread%s", s->nworkers, s->nworkers == 1 ? "" : "s");
 	return 0;
 }
 
@@ -148,11 +291,49 @@ static void peer_name(const struct sockaddr_storage *ss, socklen_t len, char *bu
 		snprintf(buf, cap, "%s:%s", host, serv);
 }
 
+/* The worker with the fewest open connections on this port, the search starting after the
+ * last one chosen (so that ties go round-robin). Counting per port keeps the busy command
+ * connections spread even when every client also opens an idle platform connection. */
+static struct mssim_worker *pick_worker(struct mssim_server *s, enum mssim_port port)
+{
+	unsigned i, k, load, best = 0, best_load = UINT32_MAX;
+
+	for (i = 0; i < s->nworkers; i++) {
+		k = (s->next_worker + i) % s->nworkers;
+		load = atomic_load(&s->workers[k].open[port]);
+		if (load < best_load) {
+			best = k;
+			best_load = load;
+		}
+	}
+	s->next_worker = (best + 1) % s->nworkers;
+	return &s->workers[best];
+}
+
+/* Passes c to its worker. Returns 0 or -1 (logged, c discarded). */
+static int hand_over(struct mssim_conn *c)
+{
+	ssize_t n;
+
+	do
+		n = write(c->wk->inbox_w, &c, sizeof(c));
+	while (n < 0 && errno == EINTR);
+	if (n == (ssize_t)sizeof(c))
+		return 0;
+	/* EAGAIN: the pipe holds thousands of pointers, far above the connection cap. */
+	pqtpm_log(PQTPM_LOG_ERROR, "%s: cannot hand over to worker %u: %s", c->peer,
+		  c->wk->index, n < 0 ? strerror(errno) : "short write");
+	mssim_conn_discard(c);
+	return -1;
+}
+
 static void accept_some(struct mssim_server *s, struct mssim_watch *l)
 {
 	struct sockaddr_storage ss;
+	struct mssim_conn *c;
 	char peer[80];
 	socklen_t len;
+	unsigned open;
 	int i, fd;
 
 	for (i = 0; i < ACCEPT_BATCH; i++) {
@@ -166,14 +347,20 @@ static void accept_some(struct mssim_server *s, struct mssim_watch *l)
 			return;
 		}
 		peer_name(&ss, len, peer, sizeof(peer));
-		if (s->nconns >= MSSIM_MAX_CONNS) {
+		/* Only this thread adds: the count cannot pass the cap behind our back. */
+		open = atomic_load(&s->nconns);
+		if (open >= MSSIM_MAX_CONNS) {
 			pqtpm_log(PQTPM_LOG_WARN, "%s: refused, %u connections already open", peer,
-				  s->nconns);
+				  open);
 			if (close(fd) < 0)
 				pqtpm_log(PQTPM_LOG_DEBUG, "close: %s", strerror(errno));
 			continue;
 		}
-		mssim_conn_open(s, fd, l->port, peer);
+		c = mssim_conn_new(pick_worker(s, l->port), fd, l->port, s->next_id + 1, peer);
+		if (!c)
+			continue;
+		s->next_id++;
+		hand_over(c);
 	}
 }
 
@@ -215,11 +402,13 @@ int mssim_server_run(struct mssim_server *s)
 				if (stop_requested(s))
 					return 0;
 				break;
+			case MSSIM_WATCH_FAILED:
+				/* The worker logged why. */
+				pqtpm_log(PQTPM_LOG_ERROR, "a worker failed: stopping");
+				return -1;
+			case MSSIM_WATCH_INBOX:
 			case MSSIM_WATCH_CONN:
-				/* Only c itself can be freed here, never another connection of
-				 * this batch. */
-				mssim_conn_ready((struct mssim_conn *)w);
-				break;
+				break;	/* never in this set */
 			}
 		}
 	}
@@ -231,16 +420,47 @@ static void close_fd(int fd)
 		pqtpm_log(PQTPM_LOG_DEBUG, "close: %s", strerror(errno));
 }
 
+static void discard_inbox(struct mssim_worker *wk)
+{
+	struct mssim_conn *c;
+
+	if (wk->inbox.fd < 0)
+		return;
+	while (read(wk->inbox.fd, &c, sizeof(c)) == (ssize_t)sizeof(c))
+		mssim_conn_discard(c);
+}
+
 void mssim_server_close(struct mssim_server *s)
 {
-	unsigned i, n = s->nconns;
+	struct mssim_worker *wk;
+	unsigned i;
+	int rc;
 
-	/* Each close unlinks the head; n bounds the loop. */
-	for (i = 0; i < n && s->conns; i++)
-		mssim_conn_close(s->conns, "server stopping");
+	/* End of file on every pipe: each worker takes in what is still queued, closes all its
+	 * connections and leaves. All are told before any is waited for. */
+	for (i = 0; i < s->nworkers; i++) {
+		close_fd(s->workers[i].inbox_w);
+		s->workers[i].inbox_w = -1;
+	}
+	for (i = 0; i < s->nworkers; i++) {
+		wk = &s->workers[i];
+		if (wk->started) {
+			rc = pthread_join(wk->thread, NULL);
+			if (rc != 0)
+				pqtpm_log(PQTPM_LOG_ERROR, "pthread_join: %s", strerror(rc));
+		}
+		/* Left over only if the worker failed and left early: nobody else has them. */
+		discard_inbox(wk);
+		close_fd(wk->inbox.fd);
+		close_fd(wk->epfd);
+	}
+	free(s->workers);
+	s->workers = NULL;
+	s->nworkers = 0;
 	close_fd(s->listener[MSSIM_PORT_COMMAND].fd);
 	close_fd(s->listener[MSSIM_PORT_PLATFORM].fd);
 	close_fd(s->stop.fd);
+	close_fd(s->failed.fd);
 	close_fd(s->epfd);
-	s->listener[0].fd = s->listener[1].fd = s->stop.fd = s->epfd = -1;
+	s->listener[0].fd = s->listener[1].fd = s->stop.fd = s->failed.fd = s->epfd = -1;
 }

@@ -1,10 +1,21 @@
-/* pqtpm-server: the two MSSIM listeners and the epoll loop that serves their connections.
+/* pqtpm-server: the two MSSIM listeners, the accepting thread and the worker threads that
+ * serve the connections.
  *
- * One server = one epoll loop on one thread. The state is all in struct mssim_server (no
- * globals), so a thread per core can later run one each on SO_REUSEPORT listeners.
+ * The main thread owns the listeners and the SIGINT/SIGTERM signalfd: it accepts, applies the
+ * connection cap, and hands each new connection to a worker through that worker's handoff
+ * pipe (a pointer per write, atomic below PIPE_BUF). Each worker runs its own epoll loop over
+ * its pipe and its connections and never blocks on a socket, so workers run round trips in
+ * parallel; the engine itself serializes the commands (pqtpm_engine_execute is thread-safe).
+ * A connection stays on one worker for its life and only that worker touches it. On stop the
+ * main thread closes the write ends; each worker takes in what was still in its pipe, sees
+ * end-of-file, closes its connections, calls crypto_thread_cleanup() and exits; the main
+ * thread joins them all.
  */
 #ifndef MSSIM_SERVER_H
 #define MSSIM_SERVER_H
+
+#include <pthread.h>
+#include <stdatomic.h>
 
 #include <pqtpm/engine.h>
 
@@ -16,35 +27,64 @@
 
 /* What an epoll event points at. */
 struct mssim_watch {
-	enum { MSSIM_WATCH_LISTEN, MSSIM_WATCH_SIGNAL, MSSIM_WATCH_CONN } kind;
+	enum {
+		MSSIM_WATCH_LISTEN,	/* main thread */
+		MSSIM_WATCH_SIGNAL,
+		MSSIM_WATCH_FAILED,
+		MSSIM_WATCH_INBOX,	/* a worker */
+		MSSIM_WATCH_CONN,
+	} kind;
 	int fd;
 	enum mssim_port port;	/* listeners and connections */
 };
 
 struct mssim_conn;
+struct mssim_server;
+
+/* One worker thread. Everything but `open` and `inbox_w` belongs to the worker thread alone
+ * once it runs. */
+struct mssim_worker {
+	struct mssim_server *srv;
+	unsigned index;
+	pthread_t thread;
+	int started;		/* thread created: join it */
+	int epfd;
+	struct mssim_watch inbox;	/* read end of the handoff pipe (non-blocking) */
+	int inbox_w;		/* write end: the main thread's; closed to say "stop" */
+	struct mssim_conn *conns;	/* this worker's open connections */
+	/* Connections handed to this worker and not yet freed, per port: the main thread
+	 * increments (before the handoff), the worker decrements; for balancing only. */
+	atomic_uint open[2];
+};
 
 struct mssim_server {
 	struct pqtpm_engine *engine;
-	int epfd;
+	int epfd;		/* the main thread's: listeners and stop */
 	struct mssim_watch listener[2];	/* indexed by enum mssim_port */
 	struct mssim_watch stop;	/* signalfd for SIGINT and SIGTERM */
-	struct mssim_conn *conns;	/* every open connection */
-	unsigned nconns;
-	unsigned next_id;	/* connection numbers in logs */
+	struct mssim_watch failed;	/* eventfd: a worker hit a fatal error and left */
+	struct mssim_worker *workers;
+	unsigned nworkers;
+	unsigned next_worker;	/* main thread: where the search for the least loaded starts */
+	atomic_uint nconns;	/* open over all workers (the cap); main adds, workers subtract */
+	unsigned next_id;	/* main thread: connection numbers in logs */
 };
 
 /* Call first, before any thread exists: ignores SIGPIPE, blocks SIGINT and SIGTERM (they are
- * read from a signalfd by the loop). Returns 0 or -1 (logged). */
+ * read from a signalfd by the main thread; every thread inherits the mask). Returns 0 or -1
+ * (logged). */
 int mssim_server_block_signals(void);
 
-/* Listens on both ports. Returns 0 or -1 (logged); call mssim_server_close() either way. */
+/* Listens on both ports and starts cfg's number of workers (mssim_config_threads()). Returns
+ * 0 or -1 (logged); call mssim_server_close() either way. */
 int mssim_server_open(struct mssim_server *s, struct pqtpm_engine *e,
 		      const struct mssim_config *cfg);
 
-/* Serves until SIGINT or SIGTERM (returns 0) or a fatal error (-1, logged). */
+/* Accepts until SIGINT or SIGTERM (returns 0) or a fatal error (-1, logged). */
 int mssim_server_run(struct mssim_server *s);
 
-/* Closes every connection (freeing its engine client) and the listeners. */
+/* Stops and joins the workers (each closes its connections, freeing their engine clients),
+ * then closes the listeners. The engine can be closed after this. */
 void mssim_server_close(struct mssim_server *s);
 
 #endif

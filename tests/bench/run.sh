@@ -54,7 +54,8 @@ bench_target() {
 	# The kernel flow on the same server, once tpm_bench's connections are closed.
 	st=0
 	# shellcheck disable=SC2086
-	env "$@" $client_wrap timeout -k 5 900 "$kflow" "$kind" 127.0.0.1 "$PORT" \
+	env "$@" BENCH_SERVER_PID="$SERVER_PID" $client_wrap timeout -k 5 900 "$kflow" "$kind" \
+		127.0.0.1 "$PORT" \
 		>"$T/$impl.kf.out" 2>&1 || st=$?
 	grep -v '^RESULT' "$T/$impl.kf.out" || true
 	grep '^RESULT' "$T/$impl.kf.out" >>"$T/$impl.res" || true

@@ -107,6 +107,7 @@ function oneShot(mode, a) {
 // median of n runs of f, in microseconds
 function median(n, f) {
 	const t = [];
+	for (let i = 0; i < 5; i++) f(i); // let the JIT settle
 	for (let i = 0; i < n; i++) {
 		const s = process.hrtime.bigint();
 		f(i);

@@ -25,9 +25,18 @@ seeds=$(mktemp -d "${TMPDIR:-/tmp}/pqtpm-seeds.XXXXXX")
 trap 'rm -rf "$rec" "$seeds"' EXIT
 export PQTPM_RECORD_DIR=$rec
 
+# every tpm2-tools script, every ESAPI program, the post-quantum client programs
+tests=$(cd tests/integration && ls tpm2tools_*.sh esys_*.c pq_tool.c pq_mssim.c 2>/dev/null |
+	sed 's/\.[a-z]*$//')
+progs=$(for t in $tests; do
+	if [ -e "tests/integration/$t.c" ]; then echo "$BUILD_DIR/tests/$t"; fi
+done)
+echo "record: building the server and the test programs in $BUILD_DIR"
+# shellcheck disable=SC2086
+${MAKE:-make} --no-print-directory -s BUILD="$BUILD_DIR" all $progs
 echo "record: integration tests with recording on ($rec)"
-tests/run-integration.sh "$BUILD_DIR" tpm2tools_basic tpm2tools_hierarchy tpm2tools_keys \
-	tpm2tools_pcr tpm2tools_sym esys_basic | grep -E '^(PASS|FAIL|SKIP)|passed' || true
+# shellcheck disable=SC2086
+tests/run-integration.sh "$BUILD_DIR" $tests | grep -E '^(PASS|FAIL|SKIP)|passed' || true
 
 echo "record: session flows"
 (
@@ -58,19 +67,26 @@ echo "record: session flows"
 	run "changeauth" tpm2_changeauth -c o newpass
 	run "changeauth back" tpm2_changeauth -c o -p newpass
 	run "clear" tpm2_clear -c p
+	# one connection: a key, signatures, HMAC sessions (tests/load/load.c, 1 client)
+	if cc -std=c11 -D_GNU_SOURCE -O2 tests/load/load.c -lpthread -o "$T/load"; then
+		run "load flow" "$T/load" 127.0.0.1 "$PORT" 1 24
+	fi
 	finish
 ) | grep -E 'passed' || true
 
 echo "record: $(find "$rec" -name '*.cmd' | wc -l) commands recorded"
-# One seed per connection: its commands in order, each as u8 0, u16 length, bytes.
+# One seed per connection: its commands in order, each as u8 0, u16 length, bytes; a long
+# connection is cut into seeds of at most 128 commands (what fuzz_engine runs of an input).
 perl -e '
 	use strict; use Digest::SHA qw(sha1_hex);
 	my ($rec, $out) = @ARGV;
 	opendir(my $d, $rec) or die; my @f = sort grep { /\.cmd$/ } readdir($d); closedir($d);
-	my (%conn, @order);
+	my (%conn, %cnt, @order);
 	for my $f (@f) {
 		my ($pid, $id) = $f =~ /^(\d+)-(\d+)-/ or next;
-		my $k = "$pid-$id"; push @order, $k unless exists $conn{$k};
+		my $k = "$pid-$id"; $cnt{$k}++;
+		$k .= "-" . int(($cnt{$k} - 1) / 128);
+		push @order, $k unless exists $conn{$k};
 		open(my $h, "<:raw", "$rec/$f") or die; local $/; my $b = <$h>; close($h);
 		$conn{$k} .= pack("Cn", 0, length($b)) . $b;
 	}

@@ -8,7 +8,9 @@
 #                                           each target for FUZZ_SMOKE_SECONDS (default 10);
 #                                           exits non-zero on any crash (for make check)
 #   tests/fuzz/run.sh seeds                 regenerate the generated seeds (context, state,
-#                                           mssim_frame) under tests/fuzz/corpus/
+#                                           mssim_frame, engine's hand-made ones) under
+#                                           tests/fuzz/corpus/; the recorded engine seeds
+#                                           come from tests/fuzz/record.sh
 #
 # Targets (tests/fuzz/fuzz_<T>.c): engine, mssim_frame, context, state. Built with clang 14
 # and -fsanitize=fuzzer,address,undefined (UBSan does not recover: any report is a crash)
@@ -161,6 +163,8 @@ seeds() {
 		echo "fuzz: seeds for $t in $d"
 	done
 	tests/fuzz/mssim_seeds.sh tests/fuzz/corpus/mssim_frame
+	tests/fuzz/engine_seeds.sh tests/fuzz/corpus/engine
+	echo "fuzz: recorded tpm2-tools seeds for engine: tests/fuzz/record.sh (needs a server)"
 }
 
 cmd=${1:-run}

@@ -43,16 +43,17 @@ policy_session() {
 	run "policy session" tpm2_startauthsession --policy-session -S "$K/s.ctx"
 }
 
-# unseal_ok NAME [AUTH]: unseal $K/NAME.ctx with the policy session, get the secret back
+# unseal_ok LABEL NAME [AUTH]: unseal $K/NAME.ctx with the policy session, get the secret back
 unseal_ok() {
-	run "$1: unseal" tpm2_unseal -c "$K/$1.ctx" -p "session:$K/s.ctx${2:++$2}" -o "$K/out"
+	rm -f "$K/out"
+	run "$1: unseal" tpm2_unseal -c "$K/$2.ctx" -p "session:$K/s.ctx${3:++$3}" -o "$K/out"
 	check_eq "$1: unsealed data" "$SECRET" "$(cat "$K/out" 2>/dev/null)"
 	tpm2_flushcontext "$K/s.ctx" >/dev/null 2>&1 || true
 }
 
-# unseal_rc NAME RC [AUTH]: the unseal fails with RC
+# unseal_rc LABEL NAME RC [AUTH]: the unseal fails with RC
 unseal_rc() {
-	expect_rc "$1: unseal refused" "$2" tpm2_unseal -c "$K/$1.ctx" -p "session:$K/s.ctx${3:++$3}"
+	expect_rc "$1: unseal refused" "$3" tpm2_unseal -c "$K/$2.ctx" -p "session:$K/s.ctx${4:++$4}"
 	tpm2_flushcontext "$K/s.ctx" >/dev/null 2>&1 || true
 }
 
@@ -66,14 +67,14 @@ check_digest cc "$(sha256_of_hex "${ZERO}0000016c0000015e")"
 seal cc
 policy_session
 run "cc: policycommandcode" tpm2_policycommandcode -S "$K/s.ctx" TPM2_CC_Unseal
-unseal_ok cc
-# a session for another command: same digest check fails first on the digest here, so build
-# the object for ObjectChangeAuth and use it for Unseal
+unseal_ok cc cc
+# an object whose policy names ObjectChangeAuth, used for Unseal: the digest matches, the
+# command does not
 trial cca tpm2_policycommandcode TPM2_CC_ObjectChangeAuth
 seal cca
 policy_session
 run "cca: policycommandcode" tpm2_policycommandcode -S "$K/s.ctx" TPM2_CC_ObjectChangeAuth
-unseal_rc cca "$POLICY_CC"
+unseal_rc cca cca "$POLICY_CC"
 
 # ---- policyauthvalue / policypassword (same digest) ----
 AUTHVALUE=8fcd2169ab92694e0c633f1ab772842b8241bbc20288981fc7ac1eddc1fddb0e
@@ -84,13 +85,13 @@ check_digest password "$AUTHVALUE"
 seal authvalue objpass
 policy_session
 run "authvalue: policyauthvalue" tpm2_policyauthvalue -S "$K/s.ctx"
-unseal_ok authvalue objpass
+unseal_ok authvalue authvalue objpass
 policy_session
 run "authvalue: policyauthvalue (wrong auth next)" tpm2_policyauthvalue -S "$K/s.ctx"
-unseal_rc authvalue "$BAD_AUTH" wrongpass
+unseal_rc "authvalue, wrong auth" authvalue "$BAD_AUTH" wrongpass
 policy_session
 run "password: policypassword" tpm2_policypassword -S "$K/s.ctx"
-unseal_ok authvalue objpass
+unseal_ok password authvalue objpass
 expect_fail "authvalue: no password alone (userWithAuth clear)" \
 	tpm2_unseal -c "$K/authvalue.ctx" -p objpass
 
@@ -101,11 +102,11 @@ check_digest pcr "$(sha256_of_hex "${ZERO}0000017f00000001000b03000001$(sha256_h
 seal pcr
 policy_session
 run "pcr: policypcr" tpm2_policypcr -S "$K/s.ctx" -l sha256:16
-unseal_ok pcr
+unseal_ok pcr pcr
 run "pcr: extend PCR 16" tpm2_pcrextend "16:sha256=$(printf '%064d' 1)"
 policy_session
 run "pcr: policypcr after the extend" tpm2_policypcr -S "$K/s.ctx" -l sha256:16
-unseal_rc pcr "$POLICY_FAIL"
+unseal_rc "pcr, after the extend" pcr "$POLICY_FAIL"
 
 # ---- policysecret (owner) ----
 run "secret: owner auth" tpm2_changeauth -c o ownerpass
@@ -114,7 +115,7 @@ check_digest secret "$(sha256_of_hex "$(sha256_of_hex "${ZERO}0000015140000001")
 seal secret
 policy_session
 run "secret: policysecret" tpm2_policysecret -S "$K/s.ctx" -c o ownerpass
-unseal_ok secret
+unseal_ok secret secret
 policy_session
 expect_rc "secret: policysecret with a wrong owner auth" "$BAD_AUTH" \
 	tpm2_policysecret -S "$K/s.ctx" -c o wrongpass
@@ -127,15 +128,15 @@ seal or orpass
 policy_session
 run "or: policycommandcode" tpm2_policycommandcode -S "$K/s.ctx" TPM2_CC_Unseal
 run "or: policyor" tpm2_policyor -S "$K/s.ctx" -l "sha256:$K/cc.pol,$K/authvalue.pol"
-unseal_ok or
+unseal_ok "or, commandcode branch" or
 policy_session
 run "or: policyauthvalue" tpm2_policyauthvalue -S "$K/s.ctx"
 run "or: policyor (other branch)" tpm2_policyor -S "$K/s.ctx" -l "sha256:$K/cc.pol,$K/authvalue.pol"
-unseal_ok or orpass
+unseal_ok "or, authvalue branch" or orpass
 policy_session
 run "or: policypassword then policyor" tpm2_policypassword -S "$K/s.ctx"
 run "or: policyor" tpm2_policyor -S "$K/s.ctx" -l "sha256:$K/cc.pol,$K/authvalue.pol"
-unseal_ok or orpass
+unseal_ok "or, password branch" or orpass
 policy_session
 run "or: policypcr (in no branch)" tpm2_policypcr -S "$K/s.ctx" -l sha256:16
 expect_rc "or: policyor refuses a digest in no branch" 0x1c4 \
@@ -160,7 +161,7 @@ policy_session
 run "authorize: policypcr" tpm2_policypcr -S "$K/s.ctx" -l sha256:16
 run "authorize: policyauthorize" tpm2_policyauthorize -S "$K/s.ctx" -i "$K/approved.pol" \
 	-n "$K/signer.name" -t "$K/approved.tkt"
-unseal_ok authorize
+unseal_ok authorize authorize
 # after another extend the approved PCR policy no longer holds
 run "authorize: extend PCR 16" tpm2_pcrextend "16:sha256=$(printf '%064d' 2)"
 policy_session

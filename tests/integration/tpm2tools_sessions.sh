@@ -120,9 +120,10 @@ hmac_flow() {
 	# flushed: refused
 	run "[$tag] flushcontext the session" tpm2_flushcontext "$sess"
 	check_eq "[$tag] no saved session after the flush" 0 "$(saved_sessions)"
-	expect_fail "[$tag] a flushed session is refused (getrandom -S)" \
+	# the tools ContextLoad the saved session first: TPM_RC_HANDLE on the context (0x1cb)
+	expect_rc "[$tag] a flushed session is refused (getrandom -S): TPM_RC_HANDLE" 0x1cb \
 		tpm2_getrandom -S "$sess" 8 -o "$S/rand1"
-	expect_fail "[$tag] a flushed session is refused (unseal)" \
+	expect_rc "[$tag] a flushed session is refused (unseal): TPM_RC_HANDLE" 0x1cb \
 		tpm2_unseal -c "$S/seal-$key.ctx" -p "session:$sess+sealpw"
 }
 
@@ -187,9 +188,11 @@ policy_unseal() {
 	run "[$name] unseal -p session:FILE+AUTH" \
 		tpm2_unseal -c "$S/pol.ctx" -p "session:$sess+polpw" -o "$S/unsealed"
 	same_file "[$name] unsealed data is the sealed data" "$S/secret" "$S/unsealed"
-	# the policy session starts over after it authorized the unseal
-	expect_rc "[$name] the used session without new assertions: TPM_RC_POLICY_FAIL" \
-		"$POLICY_FAIL_S1" tpm2_unseal -c "$S/pol.ctx" -p "session:$sess+polpw"
+	# The policy session starts over after it authorized the unseal. After PolicyPassword
+	# the tools keep sending an empty nonceCaller: ms-tpm-20-ref/libtpms do not check its size
+	# and answer TPM_RC_POLICY_FAIL; pqtpm checks the size first (TPM_RC_SIZE, 0x995).
+	expect_rc "[$name] the used session without new assertions: refused" \
+		"$POLICY_FAIL_S1|0x995" tpm2_unseal -c "$S/pol.ctx" -p "session:$sess+polpw"
 	run "[$name] policycommandcode again" tpm2_policycommandcode -S "$sess" TPM2_CC_Unseal
 	run "[$name] $assertion again" "tpm2_$assertion" -S "$sess"
 	expect_rc "[$name] a wrong authValue: TPM_RC_BAD_AUTH" "$BAD_AUTH_S1" \

@@ -67,6 +67,7 @@ static void test_defaults(void)
 	CU_ASSERT_EQUAL(cfg.platform_port, 2322);
 	CU_ASSERT_EQUAL(cfg.pcr_banks, PQTPM_BANK_SHA1 | PQTPM_BANK_SHA256);
 	CU_ASSERT_EQUAL(cfg.log_level, PQTPM_LOG_INFO);
+	CU_ASSERT_EQUAL(cfg.threads, 0);	/* auto */
 }
 
 static void test_file(void)
@@ -226,6 +227,73 @@ static void test_loopback_and_tcti(void)
 	CU_ASSERT_EQUAL(mssim_config_tcti(&cfg, tcti, 10), -1);
 }
 
+static void test_threads(void)
+{
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	unsigned want = cpus < 1 ? 1 : cpus > MSSIM_AUTO_THREADS_MAX ? MSSIM_AUTO_THREADS_MAX
+								      : (unsigned)cpus;
+	char *none[] = { "pqtpm-server" };
+
+	/* auto: one per online CPU, capped */
+	CU_ASSERT_EQUAL_FATAL(parse(1, none), MSSIM_CONFIG_OK);
+	CU_ASSERT_EQUAL(mssim_config_threads(&cfg), want);
+	CU_ASSERT_EQUAL(parse(ARGS("--threads", "auto")), MSSIM_CONFIG_OK);
+	CU_ASSERT_EQUAL(cfg.threads, 0);
+	CU_ASSERT_EQUAL(mssim_config_threads(&cfg), want);
+
+	CU_ASSERT_EQUAL(parse(ARGS("--threads", "4")), MSSIM_CONFIG_OK);
+	CU_ASSERT_EQUAL(mssim_config_threads(&cfg), 4);
+	CU_ASSERT_EQUAL(parse(ARGS("--threads=1")), MSSIM_CONFIG_OK);
+	CU_ASSERT_EQUAL(mssim_config_threads(&cfg), 1);
+	CU_ASSERT_EQUAL(parse(ARGS("--threads", "64")), MSSIM_CONFIG_OK);
+	CU_ASSERT_EQUAL(mssim_config_threads(&cfg), MSSIM_THREADS_MAX);
+
+	/* the file, and a flag over it */
+	write_conf("threads = 3\n");
+	CU_ASSERT_EQUAL(parse(ARGS("--config", path)), MSSIM_CONFIG_OK);
+	CU_ASSERT_EQUAL(mssim_config_threads(&cfg), 3);
+	CU_ASSERT_EQUAL(parse(ARGS("--threads", "auto", "--config", path)), MSSIM_CONFIG_OK);
+	CU_ASSERT_EQUAL(cfg.threads, 0);
+	CU_ASSERT_EQUAL(parse(ARGS("--config", path, "--threads", "2")), MSSIM_CONFIG_OK);
+	CU_ASSERT_EQUAL(cfg.threads, 2);
+	remove_conf();
+
+	/* bad values name the key or the flag */
+	write_conf("\nthreads = 0\n");
+	CU_ASSERT_EQUAL(parse(ARGS("--config", path)), MSSIM_CONFIG_ERROR);
+	CU_ASSERT(err_has(path, ":2:", "'threads'", "'0'", "auto", NULL));
+	remove_conf();
+	write_conf("threads = 65\n");
+	CU_ASSERT_EQUAL(parse(ARGS("--config", path)), MSSIM_CONFIG_ERROR);
+	CU_ASSERT(err_has(path, ":1:", "'threads'", "'65'", NULL));
+	remove_conf();
+	write_conf("threads =\n");
+	CU_ASSERT_EQUAL(parse(ARGS("--config", path)), MSSIM_CONFIG_ERROR);
+	CU_ASSERT(err_has(path, ":1:", "'threads'", NULL));
+	remove_conf();
+	CU_ASSERT_EQUAL(parse(ARGS("--threads", "-1")), MSSIM_CONFIG_ERROR);
+	CU_ASSERT(err_has("--threads", "'-1'", NULL));
+	CU_ASSERT_EQUAL(parse(ARGS("--threads", "2x")), MSSIM_CONFIG_ERROR);
+	CU_ASSERT(err_has("--threads", "'2x'", NULL));
+	CU_ASSERT_EQUAL(parse(ARGS("--threads", "Auto")), MSSIM_CONFIG_ERROR);
+	CU_ASSERT(err_has("--threads", NULL));
+	CU_ASSERT_EQUAL(parse(ARGS("--threads", "99999999999999999999")), MSSIM_CONFIG_ERROR);
+	CU_ASSERT(err_has("--threads", NULL));
+	CU_ASSERT_EQUAL(parse(ARGS("--threads")), MSSIM_CONFIG_ERROR);
+	CU_ASSERT(err_has("--threads", "needs a value", NULL));
+}
+
+static void test_usage_mentions_threads(void)
+{
+	char buf[4096] = "";
+	FILE *f = fmemopen(buf, sizeof(buf) - 1, "w");
+
+	CU_ASSERT_FATAL(f != NULL);
+	mssim_config_usage(f);
+	fclose(f);
+	CU_ASSERT(strstr(buf, "--threads") != NULL);
+}
+
 static void test_shipped_conf(void)
 {
 	/* conf/pqtpm.conf parses and says what the defaults say. */
@@ -250,6 +318,8 @@ int main(void)
 		{ "--help", test_help },
 		{ "platform port", test_platform_port },
 		{ "loopback and TCTI string", test_loopback_and_tcti },
+		{ "threads", test_threads },
+		{ "--help mentions --threads", test_usage_mentions_threads },
 		{ "shipped conf/pqtpm.conf", test_shipped_conf },
 	};
 	CU_pSuite suite;

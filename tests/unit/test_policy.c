@@ -472,7 +472,8 @@ static TPM_RC unseal(struct psess *s, const struct sealed *o, const char *auth, 
 	cmd_begin(&b, TPM_CC_Unseal);
 	cmd_handle(&b, o->handle);
 	wr_u32(&b.auth, s->handle);
-	wr_tpm2b(&b.auth, nonce, sizeof(nonce));
+	/* after PolicyPassword ESAPI sends no nonce: the password goes in clear */
+	wr_tpm2b(&b.auth, nonce, password ? 0 : sizeof(nonce));
 	wr_u8(&b.auth, attrs);
 	if (password) {
 		wr_tpm2b(&b.auth, auth, (uint16_t)alen);
@@ -1048,9 +1049,9 @@ static void test_pp_counter_timer(void)
 	CU_ASSERT_EQUAL(unseal(&s, &o, NULL, false), RC_S(TPM_RC_PP, 1));
 	start_ok(&s, TPM_SE_POLICY);
 	CU_ASSERT_EQUAL(policy0(&s, TPM_CC_PolicyPhysicalPresence), TPM_RC_SUCCESS);
-	h.e->phys_presence = true;
+	CU_ASSERT_EQUAL(pqtpm_engine_signal(h.e, PQTPM_SIGNAL_PHYS_PRES_ON), 0);
 	CU_ASSERT_EQUAL(unseal(&s, &o, NULL, false), TPM_RC_SUCCESS);
-	h.e->phys_presence = false;
+	CU_ASSERT_EQUAL(pqtpm_engine_signal(h.e, PQTPM_SIGNAL_PHYS_PRES_OFF), 0);
 	flush(o.handle);
 
 	/* Clock (offset 8 of TPMS_TIME_INFO) > 0 holds, < 0 does not */
