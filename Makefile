@@ -23,6 +23,7 @@ else
 LIBS := -lwolfssl -lpthread -lm
 endif
 PREFIX ?= /usr/local
+SYSCONFDIR ?= $(if $(filter /usr,$(PREFIX)),/etc,$(PREFIX)/etc)
 DESTDIR ?=
 SAN ?=
 CC ?= cc
@@ -128,12 +129,12 @@ fuzz-smoke: deps
 
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include/pqtpm \
-		$(DESTDIR)$(PREFIX)/etc/pqtpm
+		$(DESTDIR)$(SYSCONFDIR)/pqtpm
 	install -m 0755 $(SERVER) $(DESTDIR)$(PREFIX)/bin/
 	install -m 0644 $(LIB_A) $(DESTDIR)$(PREFIX)/lib/
 	install -m 0755 $(LIB_SO) $(DESTDIR)$(PREFIX)/lib/
 	install -m 0644 include/pqtpm/*.h $(DESTDIR)$(PREFIX)/include/pqtpm/
-	install -m 0644 conf/pqtpm.conf $(DESTDIR)$(PREFIX)/etc/pqtpm/
+	install -m 0644 conf/pqtpm.conf $(DESTDIR)$(SYSCONFDIR)/pqtpm/
 
 clean:
 	rm -rf build build-asan build-sp build-asan-sp

@@ -27,8 +27,8 @@ static uint64_t boot_id(const struct persist *ps)
 }
 
 /* failedTries at Clock now: one less for every recoveryTime since heal_from; *from is the
- * heal_from that goes with the result. A Clock behind heal_from (time lost in a crash) heals
- * nothing until it catches up. */
+ * heal_from that goes with the result. A Clock behind heal_from (Clear sets it to zero) starts
+ * the wait again from now. */
 static uint32_t healed_tries(const struct pqtpm_engine *e, uint64_t now, uint64_t *from)
 {
 	const struct da_state *da = &e->ps.da;
@@ -40,8 +40,10 @@ static uint32_t healed_tries(const struct pqtpm_engine *e, uint64_t now, uint64_
 		return 0;
 	if (tries > da_max_tries(e)) /* maxTries was lowered */
 		tries = da_max_tries(e);
-	if (now < *from)
+	if (now < *from) {
+		*from = now;
 		return tries;
+	}
 	steps = (now - *from) / period;
 	*from += steps * period;
 	return steps >= tries ? 0 : tries - (uint32_t)steps;
@@ -59,22 +61,25 @@ static bool lockout_recovered(const struct pqtpm_engine *e, uint64_t now)
 	return now >= da->lockout_from && now - da->lockout_from >= wait;
 }
 
-/* Bring the saved state up to date with the time that passed. */
-static void da_update(struct pqtpm_engine *e)
+/* Bring the state up to date with the time that passed; true if it changed. */
+static bool da_update(struct pqtpm_engine *e)
 {
 	struct da_state *da = &e->ps.da;
 	uint64_t now = engine_clock_ms(e), from;
 	uint32_t tries = healed_tries(e, now, &from);
+	bool changed = tries != da->failed_tries || from != da->heal_from;
 
-	if (tries != da->failed_tries) {
-		da->failed_tries = tries;
-		da->heal_from = from;
-		engine_dirty(e);
+	da->failed_tries = tries;
+	da->heal_from = from;
+	if (da->lockout_locked && now < da->lockout_from) { /* the Clock went back: wait anew */
+		da->lockout_from = now;
+		changed = true;
 	}
 	if (da->lockout_locked && lockout_recovered(e, now)) {
 		da->lockout_locked = false;
-		engine_dirty(e);
+		changed = true;
 	}
+	return changed;
 }
 
 static bool protected_entity(const struct cmd *c, unsigned slot)
@@ -122,7 +127,9 @@ TPM_RC da_check(struct cmd *c, const struct session *s, int slot)
 
 	if (target(c, s, slot) == DA_NONE)
 		return TPM_RC_SUCCESS;
-	da_update(e);
+	/* saved now: a refused command would otherwise take it back */
+	if (da_update(e))
+		TRY(state_commit(e));
 	/* a bound session is checked for its entity, the authValue for its own */
 	if (s && s->da_bound)
 		TRY(locked(e, s->lockout_bound ? DA_LOCKOUT : DA_TRIES));
@@ -152,7 +159,8 @@ TPM_RC da_failure(struct cmd *c, const struct session *s, int slot)
 			da->failed_tries++;
 		da->heal_from = now;
 	}
-	/* dispatch saves only after success: a failure is saved here, before anyone hears of it */
+	/* dispatch takes back what a failed command changed: this is saved here, before anyone
+	 * hears of the failure */
 	if (state_commit(e) != TPM_RC_SUCCESS)
 		return TPM_RC_NV_UNAVAILABLE;
 	return TPM_RC_AUTH_FAIL;
@@ -181,10 +189,10 @@ void da_set_parameters(struct pqtpm_engine *e, uint32_t max_tries, uint32_t reco
 {
 	struct da_state *da = &e->ps.da;
 
-	da_update(e); /* what healed under the old recoveryTime stays healed */
+	(void)da_update(e); /* what healed under the old recoveryTime stays healed */
+	engine_dirty(e);
 	da->params_set = true;
 	da->max_tries = max_tries;
 	da->recovery_time = recovery_time;
 	da->lockout_recovery = lockout_recovery;
-	engine_dirty(e);
 }

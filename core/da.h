@@ -1,20 +1,21 @@
 /* Dictionary-attack protection (Part 1 §19.8, Part 3 §25).
  *
  * DA-protected are objects without TPMA_OBJECT_NODA, NV indices without TPMA_NV_NO_DA and
- * lockoutAuth; the other hierarchies, PCRs, the NULL handle and sequence objects are exempt. A wrong authValue of a protected
- * object adds one to failedTries; at maxTries the TPM is in lockout and refuses the
- * authValue of every protected object with TPM_RC_LOCKOUT (policies without PolicyAuthValue
- * or PolicyPassword still work). failedTries drops by one every recoveryTime seconds of Clock
- * without a failure; DictionaryAttackLockReset clears it. A wrong lockoutAuth locks lockoutAuth
- * itself for lockoutRecovery seconds (0: until the next Startup). recoveryTime 0 turns the
- * counting off. A failure on an exempt entity is TPM_RC_BAD_AUTH, on a protected one
- * TPM_RC_AUTH_FAIL. An HMAC session bound to a protected entity (to lockoutAuth) stands for
- * that entity's DA state whatever it authorizes, as in the reference (isDaBound,
- * isLockoutBound).
+ * lockoutAuth; the other hierarchies, PCRs, the NULL handle and sequence objects are exempt.
+ * A wrong authValue of a protected entity adds one to failedTries; at maxTries the TPM is in
+ * lockout and refuses the authValue of every protected entity with TPM_RC_LOCKOUT (policies
+ * without PolicyAuthValue or PolicyPassword still work). failedTries drops by one every
+ * recoveryTime seconds of Clock without a failure; DictionaryAttackLockReset clears it. A
+ * wrong lockoutAuth locks lockoutAuth itself for lockoutRecovery seconds (0: until the next
+ * Startup). recoveryTime 0 turns the counting off. A failure on an exempt entity is
+ * TPM_RC_BAD_AUTH, on a protected one TPM_RC_AUTH_FAIL. An HMAC session bound to a protected
+ * entity (to lockoutAuth) stands for that entity's DA state whatever it authorizes, as in the
+ * reference (isDaBound, isLockoutBound).
  *
- * The defaults are the TCG reference implementation's. Every change is saved before the
- * response leaves, failures included, so power cycling does not undo them; that is why a
- * Startup after a disorderly shutdown does not count a failure here as it does there.
+ * The defaults are the TCG reference implementation's (maxTries 3, 1000 s, 1000 s). Every
+ * change is saved before the response leaves, failures included, so cutting the power does
+ * not undo them; that is why a Startup after a disorderly shutdown does not count a failure
+ * here as it does there.
  */
 #ifndef PQTPM_DA_H
 #define PQTPM_DA_H

@@ -56,6 +56,46 @@ TPM_RC policy_update(struct session *s, TPM_CC cc, const struct tpm2b_name *name
 	return TPM_RC_SUCCESS;
 }
 
+/* TPM_EO (Part 2 §6.8) */
+enum eo {
+	EO_EQ, EO_NEQ, EO_SIGNED_GT, EO_UNSIGNED_GT, EO_SIGNED_LT, EO_UNSIGNED_LT,
+	EO_SIGNED_GE, EO_UNSIGNED_GE, EO_SIGNED_LE, EO_UNSIGNED_LE, EO_BITSET, EO_BITCLEAR,
+};
+
+bool policy_eo_holds(uint16_t op, const uint8_t *a, const uint8_t *b, size_t n)
+{
+	int u = 0, sgn;
+
+	for (size_t i = 0; i < n && u == 0; i++)
+		u = (a[i] > b[i]) - (a[i] < b[i]);
+	sgn = u;
+	if (n && (a[0] ^ b[0]) & 0x80) /* different signs: the negative one is smaller */
+		sgn = (a[0] & 0x80) ? -1 : 1;
+	switch (op) {
+	case EO_EQ: return u == 0;
+	case EO_NEQ: return u != 0;
+	case EO_SIGNED_GT: return sgn > 0;
+	case EO_UNSIGNED_GT: return u > 0;
+	case EO_SIGNED_LT: return sgn < 0;
+	case EO_UNSIGNED_LT: return u < 0;
+	case EO_SIGNED_GE: return sgn >= 0;
+	case EO_UNSIGNED_GE: return u >= 0;
+	case EO_SIGNED_LE: return sgn <= 0;
+	case EO_UNSIGNED_LE: return u <= 0;
+	case EO_BITSET:
+		for (size_t i = 0; i < n; i++)
+			if ((a[i] & b[i]) != b[i])
+				return false;
+		return true;
+	case EO_BITCLEAR:
+		for (size_t i = 0; i < n; i++)
+			if (a[i] & b[i])
+				return false;
+		return true;
+	}
+	return false;
+}
+
 static bool same_digest(const struct tpm2b_digest *d, const uint8_t *b, size_t len)
 {
 	return d->size == len && memcmp(d->b, b, len) == 0;

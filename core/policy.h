@@ -20,6 +20,11 @@ TPM_RC policy_update(struct session *s, TPM_CC cc, const struct tpm2b_name *name
 		     const struct tpm2b_digest *ref, const struct tpm2b_digest *cp_hash,
 		     uint64_t timeout);
 
+/* TPM_EO comparisons of PolicyCounterTimer and PolicyNV: a op b over n big-endian bytes (a the
+ * TPM's value, b operandB); false for an operation past POLICY_EO_MAX (TPM_EO_BITCLEAR). */
+#define POLICY_EO_MAX 0x000Bu
+bool policy_eo_holds(uint16_t op, const uint8_t *a, const uint8_t *b, size_t n);
+
 /* At use, for session number n authorizing handle slot of the command (auth.c, after the
  * policyDigest, command code, locality, PCR and cpHash checks): physical presence, expiry,
  * the command code an ADMIN or DUP role needs, nameHash, templateHash, and PolicySecret's

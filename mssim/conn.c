@@ -28,22 +28,15 @@ static const char *port_name(enum mssim_port port)
 	return port == MSSIM_PORT_COMMAND ? "command" : "platform";
 }
 
-/* Takes c's connection back from the counts the main thread added to in mssim_conn_new. */
-static void uncount(struct mssim_conn *c)
-{
-	atomic_fetch_sub(&c->wk->open[c->w.port], 1);
-	atomic_fetch_sub(&c->wk->srv->nconns, 1);
-}
-
 static void conn_free(struct mssim_conn *c, enum pqtpm_log_level level, const char *why)
 {
 	struct mssim_worker *wk = c->wk;
 
-	pqtpm_log(level, "conn %u (%s port, %s): closed: %s", c->id, port_name(c->w.port),
+	mssim_log(level, "conn %u (%s port, %s): closed: %s", c->id, port_name(c->w.port),
 		  c->peer, why);
 	/* close() also takes the socket out of the epoll set. */
 	if (close(c->w.fd) < 0)
-		pqtpm_log(PQTPM_LOG_DEBUG, "conn %u: close: %s", c->id, strerror(errno));
+		mssim_log(PQTPM_LOG_DEBUG, "conn %u: close: %s", c->id, strerror(errno));
 	pqtpm_client_free(c->client);
 	if (c->prev)
 		c->prev->next = c->next;
@@ -51,7 +44,7 @@ static void conn_free(struct mssim_conn *c, enum pqtpm_log_level level, const ch
 		wk->conns = c->next;
 	if (c->next)
 		c->next->prev = c->prev;
-	uncount(c);
+	mssim_worker_count(wk, c->w.port, -1);
 	free(c);
 }
 
@@ -72,68 +65,54 @@ static void conn_closef(struct mssim_conn *c, enum pqtpm_log_level level, const 
 	conn_free(c, level, why);
 }
 
-struct mssim_conn *mssim_conn_new(struct mssim_worker *wk, int fd, enum mssim_port port,
-				  unsigned id, const char *peer)
+int mssim_conn_open(struct mssim_worker *wk, const struct mssim_handoff *h)
 {
+	struct epoll_event ev = { .events = EPOLLIN };
 	struct mssim_conn *c;
 	int one = 1;
 
 	/* Replies are whole messages sent at once: never wait to coalesce them. */
-	if (setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one)) < 0)
-		pqtpm_log(PQTPM_LOG_WARN, "%s: TCP_NODELAY: %s", peer, strerror(errno));
+	if (setsockopt(h->fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one)) < 0)
+		mssim_log(PQTPM_LOG_WARN, "%s: TCP_NODELAY: %s", h->peer, strerror(errno));
 	c = calloc(1, sizeof(*c));
 	if (!c) {
-		pqtpm_log(PQTPM_LOG_ERROR, "%s: out of memory for a connection", peer);
-		close(fd);
-		return NULL;
+		mssim_log(PQTPM_LOG_ERROR, "%s: out of memory for a connection", h->peer);
+		goto fail;
 	}
 	c->w.kind = MSSIM_WATCH_CONN;
-	c->w.fd = fd;
-	c->w.port = port;
+	c->w.fd = h->fd;
+	c->w.port = h->port;
 	c->wk = wk;
-	c->id = id;
-	snprintf(c->peer, sizeof(c->peer), "%s", peer);
-	mssim_frame_init(&c->frame, port);
-	atomic_fetch_add(&wk->srv->nconns, 1);
-	atomic_fetch_add(&wk->open[port], 1);
-	return c;
-}
-
-void mssim_conn_discard(struct mssim_conn *c)
-{
-	close(c->w.fd);
-	uncount(c);
-	free(c);
-}
-
-int mssim_conn_start(struct mssim_conn *c)
-{
-	struct epoll_event ev = { .events = EPOLLIN };
-	struct mssim_worker *wk = c->wk;
-
-	if (c->w.port == MSSIM_PORT_COMMAND) {
+	c->id = h->id;
+	snprintf(c->peer, sizeof(c->peer), "%s", h->peer);
+	mssim_frame_init(&c->frame, h->port);
+	if (h->port == MSSIM_PORT_COMMAND) {
 		c->client = pqtpm_client_new(wk->srv->engine);
 		if (!c->client) {
-			pqtpm_log(PQTPM_LOG_ERROR, "%s: the engine refused a new client", c->peer);
-			mssim_conn_discard(c);
-			return -1;
+			mssim_log(PQTPM_LOG_ERROR, "%s: the engine refused a new client", h->peer);
+			goto fail;
 		}
 	}
 	ev.data.ptr = &c->w;
-	if (epoll_ctl(wk->epfd, EPOLL_CTL_ADD, c->w.fd, &ev) < 0) {
-		pqtpm_log(PQTPM_LOG_ERROR, "%s: epoll_ctl: %s", c->peer, strerror(errno));
-		pqtpm_client_free(c->client);
-		mssim_conn_discard(c);
-		return -1;
+	if (epoll_ctl(wk->epfd, EPOLL_CTL_ADD, h->fd, &ev) < 0) {
+		mssim_log(PQTPM_LOG_ERROR, "%s: epoll_ctl: %s", h->peer, strerror(errno));
+		goto fail;
 	}
 	c->events = EPOLLIN;
 	c->next = wk->conns;
 	if (wk->conns)
 		wk->conns->prev = c;
 	wk->conns = c;
-	pqtpm_log(PQTPM_LOG_INFO, "conn %u (%s port, %s): opened", c->id, port_name(c->w.port),
-		  c->peer);
+	mssim_log(PQTPM_LOG_INFO, "conn %u (%s port, %s): opened", c->id, port_name(h->port),
+		  h->peer);
 	return 0;
+fail:
+	if (c)
+		pqtpm_client_free(c->client);
+	free(c);
+	close(h->fd);
+	mssim_worker_count(wk, h->port, -1);
+	return -1;
 }
 
 static int out_pending(const struct mssim_conn *c)
@@ -189,7 +168,7 @@ static int receive(struct mssim_conn *c)
 	/* Linux clears TCP_QUICKACK after a while; without it a client that writes header and
 	 * body separately (tpm2-tss 3.2) waits for our delayed ACK, 40 ms a command. */
 	if (setsockopt(c->w.fd, IPPROTO_TCP, TCP_QUICKACK, &one, sizeof(one)) < 0)
-		pqtpm_log(PQTPM_LOG_DEBUG, "conn %u: TCP_QUICKACK: %s", c->id, strerror(errno));
+		mssim_log(PQTPM_LOG_DEBUG, "conn %u: TCP_QUICKACK: %s", c->id, strerror(errno));
 	return 0;
 }
 
@@ -214,7 +193,7 @@ static void record_init(void)
 	if (record_to && !record_to[0])
 		record_to = NULL;
 	if (record_to)
-		pqtpm_log(PQTPM_LOG_WARN, "PQTPM_RECORD_DIR: recording every command "
+		mssim_log(PQTPM_LOG_WARN, "PQTPM_RECORD_DIR: recording every command "
 					  "(secrets included) into %s", record_to);
 }
 
@@ -238,12 +217,12 @@ static void record_command(const struct mssim_conn *c, const uint8_t *cmd, size_
 		 atomic_fetch_add(&seq, 1) + 1);
 	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 	if (fd < 0) {
-		pqtpm_log(PQTPM_LOG_WARN, "record: %s: %s", path, strerror(errno));
+		mssim_log(PQTPM_LOG_WARN, "record: %s: %s", path, strerror(errno));
 		return;
 	}
 	n = write(fd, cmd, len);
 	if (n < 0 || (size_t)n != len)
-		pqtpm_log(PQTPM_LOG_WARN, "record: %s: short write", path);
+		mssim_log(PQTPM_LOG_WARN, "record: %s: short write", path);
 	close(fd);
 }
 
@@ -270,7 +249,7 @@ static int run_command(struct mssim_conn *c, const struct mssim_event *ev)
 static void signal_done(struct mssim_conn *c, const struct mssim_event *ev, int rc)
 {
 	if (rc < 0)
-		pqtpm_log(PQTPM_LOG_WARN, "conn %u: %s refused by the engine: %s", c->id,
+		mssim_log(PQTPM_LOG_WARN, "conn %u: %s refused by the engine: %s", c->id,
 			  ev->name, strerror(-rc));
 	reply_u32(c, rc < 0 ? MSSIM_ACK_FAIL : MSSIM_ACK_OK);
 }
@@ -281,7 +260,7 @@ static int act(struct mssim_conn *c, const struct mssim_event *ev)
 	struct pqtpm_engine *e = c->wk->srv->engine;
 
 	if (ev->problem[0] && ev->type != MSSIM_EV_CLOSE)
-		pqtpm_log(PQTPM_LOG_WARN, "conn %u (%s port, %s): %s", c->id,
+		mssim_log(PQTPM_LOG_WARN, "conn %u (%s port, %s): %s", c->id,
 			  port_name(c->w.port), c->peer, ev->problem);
 	switch (ev->type) {
 	case MSSIM_EV_NONE:

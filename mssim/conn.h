@@ -1,6 +1,6 @@
 /* One MSSIM connection: a non-blocking socket, its framing state, its output buffer and (on
- * the command port) its own engine client. Made by the main thread when it accepts, then
- * owned by one worker thread, the only one that touches it from then on.
+ * the command port) its own engine client. Made, served and freed by one worker thread,
+ * the only one that ever touches it.
  */
 #ifndef MSSIM_CONN_H
 #define MSSIM_CONN_H
@@ -30,19 +30,20 @@ struct mssim_conn {
 	struct mssim_frame frame;
 };
 
-/* Main thread: a connection for an accepted non-blocking socket, bound for worker wk (whose
- * open count and the server's connection count it adds to). Sets TCP_NODELAY. Returns NULL
- * (logged, fd closed) if out of memory. */
-struct mssim_conn *mssim_conn_new(struct mssim_worker *wk, int fd, enum mssim_port port,
-				  unsigned id, const char *peer);
+/* An accepted socket on its way from the main thread to a worker: written whole into the
+ * worker's handoff pipe (well below PIPE_BUF, so one atomic write), so that nothing but the
+ * counters is shared between the threads. */
+struct mssim_handoff {
+	int fd;			/* accepted, non-blocking */
+	enum mssim_port port;
+	unsigned id;
+	char peer[80];
+};
 
-/* Main thread: frees a connection that never reached its worker (fd closed, counts taken
- * back). */
-void mssim_conn_discard(struct mssim_conn *c);
-
-/* Worker thread: takes over c from the handoff pipe: its engine client (command port), the
- * worker's epoll set and connection list. Returns 0, or -1 (logged, c freed). */
-int mssim_conn_start(struct mssim_conn *c);
+/* Worker thread: takes over a handed-over socket (already counted in the worker's and the
+ * server's connection counts): TCP_NODELAY, its engine client (command port), the worker's
+ * epoll set and connection list. Returns 0, or -1 (logged, fd closed, uncounted). */
+int mssim_conn_open(struct mssim_worker *wk, const struct mssim_handoff *h);
 
 /* Handles epoll readiness (input, output room, hang-up or error); may close and free c. */
 void mssim_conn_ready(struct mssim_conn *c);

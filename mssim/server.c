@@ -3,6 +3,7 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <netdb.h>
 #include <netinet/in.h>
 #include <signal.h>
@@ -39,15 +40,21 @@ int mssim_server_block_signals(void)
 
 	/* Writes to a vanished client must fail with EPIPE, not kill the server. */
 	if (sigaction(SIGPIPE, &sa, NULL) < 0) {
-		pqtpm_log(PQTPM_LOG_ERROR, "sigaction(SIGPIPE): %s", strerror(errno));
+		mssim_log(PQTPM_LOG_ERROR, "sigaction(SIGPIPE): %s", strerror(errno));
 		return -1;
 	}
 	stop_signals(&set);
 	if (sigprocmask(SIG_BLOCK, &set, NULL) < 0) {
-		pqtpm_log(PQTPM_LOG_ERROR, "sigprocmask: %s", strerror(errno));
+		mssim_log(PQTPM_LOG_ERROR, "sigprocmask: %s", strerror(errno));
 		return -1;
 	}
 	return 0;
+}
+
+static void close_fd(int fd)
+{
+	if (fd >= 0 && close(fd) < 0)
+		mssim_log(PQTPM_LOG_DEBUG, "close: %s", strerror(errno));
 }
 
 static int watch(int epfd, struct mssim_watch *w)
@@ -55,7 +62,7 @@ static int watch(int epfd, struct mssim_watch *w)
 	struct epoll_event ev = { .events = EPOLLIN, .data.ptr = w };
 
 	if (epoll_ctl(epfd, EPOLL_CTL_ADD, w->fd, &ev) < 0) {
-		pqtpm_log(PQTPM_LOG_ERROR, "epoll_ctl: %s", strerror(errno));
+		mssim_log(PQTPM_LOG_ERROR, "epoll_ctl: %s", strerror(errno));
 		return -1;
 	}
 	return 0;
@@ -63,12 +70,17 @@ static int watch(int epfd, struct mssim_watch *w)
 
 /* ---- workers ---- */
 
-/* Takes in the connections the main thread handed over. Returns 1 once the write end is
- * closed (stop: everything sent before it has been taken in), -1 on a fatal error (logged),
- * else 0. */
+void mssim_worker_count(struct mssim_worker *wk, enum mssim_port port, int delta)
+{
+	atomic_fetch_add(&wk->open[port], (unsigned)delta);
+	atomic_fetch_add(&wk->srv->nconns, (unsigned)delta);
+}
+
+/* Takes in the sockets the main thread handed over. Returns 1 once the write end is closed
+ * (stop: everything written before has been taken in), -1 on a fatal error (logged), else 0. */
 static int take_inbox(struct mssim_worker *wk)
 {
-	struct mssim_conn *in[INBOX_BATCH];
+	struct mssim_handoff in[INBOX_BATCH];
 	ssize_t n;
 	size_t i;
 
@@ -76,18 +88,18 @@ static int take_inbox(struct mssim_worker *wk)
 	if (n < 0) {
 		if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)
 			return 0;
-		pqtpm_log(PQTPM_LOG_ERROR, "worker %u: read: %s", wk->index, strerror(errno));
+		mssim_log(PQTPM_LOG_ERROR, "worker %u: read: %s", wk->index, strerror(errno));
 		return -1;
 	}
 	if (n == 0)
 		return 1;
-	/* Each write is one pointer, atomic (below PIPE_BUF): reads come in whole pointers. */
+	/* Every write is one whole record, atomic: reads come in whole records. */
 	if (n % sizeof(in[0]) != 0) {
-		pqtpm_log(PQTPM_LOG_ERROR, "worker %u: torn handoff (%zd bytes)", wk->index, n);
+		mssim_log(PQTPM_LOG_ERROR, "worker %u: torn handoff (%zd bytes)", wk->index, n);
 		return -1;
 	}
 	for (i = 0; i < (size_t)n / sizeof(in[0]); i++)
-		mssim_conn_start(in[i]);
+		mssim_conn_open(wk, &in[i]);
 	return 0;
 }
 
@@ -103,7 +115,7 @@ static int worker_loop(struct mssim_worker *wk)
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
-			pqtpm_log(PQTPM_LOG_ERROR, "worker %u: epoll_wait: %s", wk->index,
+			mssim_log(PQTPM_LOG_ERROR, "worker %u: epoll_wait: %s", wk->index,
 				  strerror(errno));
 			return -1;
 		}
@@ -132,7 +144,7 @@ static void *worker_main(void *arg)
 	if (worker_loop(wk) < 0) {
 		/* Tell the main thread, which stops the server with an error. */
 		if (write(wk->srv->failed.fd, &one, sizeof(one)) < 0)
-			pqtpm_log(PQTPM_LOG_ERROR, "worker %u: eventfd: %s", wk->index,
+			mssim_log(PQTPM_LOG_ERROR, "worker %u: eventfd: %s", wk->index,
 				  strerror(errno));
 	}
 	/* Each close unlinks the head. */
@@ -151,7 +163,7 @@ static int start_workers(struct mssim_server *s, unsigned n)
 
 	s->workers = calloc(n, sizeof(*s->workers));
 	if (!s->workers) {
-		pqtpm_log(PQTPM_LOG_ERROR, "out of memory for %u workers", n);
+		mssim_log(PQTPM_LOG_ERROR, "out of memory for %u workers", n);
 		return -1;
 	}
 	s->nworkers = n;
@@ -166,12 +178,12 @@ static int start_workers(struct mssim_server *s, unsigned n)
 		wk = &s->workers[i];
 		wk->epfd = epoll_create1(EPOLL_CLOEXEC);
 		if (wk->epfd < 0) {
-			pqtpm_log(PQTPM_LOG_ERROR, "epoll_create1: %s", strerror(errno));
+			mssim_log(PQTPM_LOG_ERROR, "epoll_create1: %s", strerror(errno));
 			return -1;
 		}
 		/* Non-blocking both ways: a worker never waits on it, nor the main thread. */
 		if (pipe2(pfd, O_NONBLOCK | O_CLOEXEC) < 0) {
-			pqtpm_log(PQTPM_LOG_ERROR, "pipe2: %s", strerror(errno));
+			mssim_log(PQTPM_LOG_ERROR, "pipe2: %s", strerror(errno));
 			return -1;
 		}
 		wk->inbox.fd = pfd[0];
@@ -180,7 +192,7 @@ static int start_workers(struct mssim_server *s, unsigned n)
 			return -1;
 		rc = pthread_create(&wk->thread, NULL, worker_main, wk);
 		if (rc != 0) {
-			pqtpm_log(PQTPM_LOG_ERROR, "pthread_create: %s", strerror(rc));
+			mssim_log(PQTPM_LOG_ERROR, "pthread_create: %s", strerror(rc));
 			return -1;
 		}
 		wk->started = 1;
@@ -207,17 +219,17 @@ static int listen_on(const char *addr, unsigned port)
 		sin6->sin6_port = htons(port);
 		len = sizeof(*sin6);
 	} else {
-		pqtpm_log(PQTPM_LOG_ERROR, "bad listen address '%s'", addr);
+		mssim_log(PQTPM_LOG_ERROR, "bad listen address '%s'", addr);
 		return -1;
 	}
 	fd = socket(ss.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (fd < 0) {
-		pqtpm_log(PQTPM_LOG_ERROR, "socket: %s", strerror(errno));
+		mssim_log(PQTPM_LOG_ERROR, "socket: %s", strerror(errno));
 		return -1;
 	}
 	if (setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) < 0 ||
 	    bind(fd, (struct sockaddr *)&ss, len) < 0 || listen(fd, LISTEN_BACKLOG) < 0) {
-		pqtpm_log(PQTPM_LOG_ERROR, "cannot listen on %s port %u: %s", addr, port,
+		mssim_log(PQTPM_LOG_ERROR, "cannot listen on %s port %u: %s", addr, port,
 			  strerror(errno));
 		close(fd);
 		return -1;
@@ -238,7 +250,7 @@ int mssim_server_open(struct mssim_server *s, struct pqtpm_engine *e,
 	s->listener[0].fd = s->listener[1].fd = s->stop.fd = s->failed.fd = -1;
 	s->epfd = epoll_create1(EPOLL_CLOEXEC);
 	if (s->epfd < 0) {
-		pqtpm_log(PQTPM_LOG_ERROR, "epoll_create1: %s", strerror(errno));
+		mssim_log(PQTPM_LOG_ERROR, "epoll_create1: %s", strerror(errno));
 		return -1;
 	}
 	for (p = MSSIM_PORT_COMMAND; p <= MSSIM_PORT_PLATFORM; p++) {
@@ -252,7 +264,7 @@ int mssim_server_open(struct mssim_server *s, struct pqtpm_engine *e,
 	s->stop.kind = MSSIM_WATCH_SIGNAL;
 	s->stop.fd = signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC);
 	if (s->stop.fd < 0) {
-		pqtpm_log(PQTPM_LOG_ERROR, "signalfd: %s", strerror(errno));
+		mssim_log(PQTPM_LOG_ERROR, "signalfd: %s", strerror(errno));
 		return -1;
 	}
 	if (watch(s->epfd, &s->stop) < 0)
@@ -260,21 +272,21 @@ int mssim_server_open(struct mssim_server *s, struct pqtpm_engine *e,
 	s->failed.kind = MSSIM_WATCH_FAILED;
 	s->failed.fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
 	if (s->failed.fd < 0) {
-		pqtpm_log(PQTPM_LOG_ERROR, "eventfd: %s", strerror(errno));
+		mssim_log(PQTPM_LOG_ERROR, "eventfd: %s", strerror(errno));
 		return -1;
 	}
 	if (watch(s->epfd, &s->failed) < 0 || start_workers(s, mssim_config_threads(cfg)) < 0)
 		return -1;
 
 	if (!mssim_config_is_loopback(cfg))
-		pqtpm_log(PQTPM_LOG_WARN, "listening on %s, not a loopback address: anyone who "
+		mssim_log(PQTPM_LOG_WARN, "listening on %s, not a loopback address: anyone who "
 					  "can reach it can use this TPM", cfg->bind);
 	if (cfg->platform_port != cfg->port + 1)
-		pqtpm_log(PQTPM_LOG_WARN, "platform port %u is not command port + 1: tpm2-tss's "
+		mssim_log(PQTPM_LOG_WARN, "platform port %u is not command port + 1: tpm2-tss's "
 					  "mssim TCTI will not find it", cfg->platform_port);
-	pqtpm_log(PQTPM_LOG_INFO, "listening on %s: command port %u, platform port %u",
+	mssim_log(PQTPM_LOG_INFO, "listening on %s: command port %u, platform port %u",
 		  cfg->bind, cfg->port, cfg->platform_port);
-	pqtpm_log(PQTPM_LOG_INFO, "%u worker thread%s", s->nworkers, s->nworkers == 1 ? "" : "s");
+	mssim_log(PQTPM_LOG_INFO, "%u worker thread%s", s->nworkers, s->nworkers == 1 ? "" : "s");
 	return 0;
 }
 
@@ -310,27 +322,32 @@ static struct mssim_worker *pick_worker(struct mssim_server *s, enum mssim_port 
 	return &s->workers[best];
 }
 
-/* Passes c to its worker. Returns 0 or -1 (logged, c discarded). */
-static int hand_over(struct mssim_conn *c)
+/* Passes an accepted socket to the least loaded worker. */
+static void hand_over(struct mssim_server *s, int fd, enum mssim_port port, const char *peer)
 {
+	struct mssim_worker *wk = pick_worker(s, port);
+	struct mssim_handoff h = { .fd = fd, .port = port, .id = ++s->next_id };
 	ssize_t n;
 
+	_Static_assert(sizeof(h) <= PIPE_BUF, "a handoff must be one atomic pipe write");
+	snprintf(h.peer, sizeof(h.peer), "%s", peer);
+	/* Counted before the worker can see it (and uncount it). */
+	mssim_worker_count(wk, port, 1);
 	do
-		n = write(c->wk->inbox_w, &c, sizeof(c));
+		n = write(wk->inbox_w, &h, sizeof(h));
 	while (n < 0 && errno == EINTR);
-	if (n == (ssize_t)sizeof(c))
-		return 0;
-	/* EAGAIN: the pipe holds thousands of pointers, far above the connection cap. */
-	pqtpm_log(PQTPM_LOG_ERROR, "%s: cannot hand over to worker %u: %s", c->peer,
-		  c->wk->index, n < 0 ? strerror(errno) : "short write");
-	mssim_conn_discard(c);
-	return -1;
+	if (n == (ssize_t)sizeof(h))
+		return;
+	/* EAGAIN: the pipe holds hundreds of records, above the connection cap. */
+	mssim_log(PQTPM_LOG_ERROR, "%s: cannot hand over to worker %u: %s", peer, wk->index,
+		  n < 0 ? strerror(errno) : "short write");
+	mssim_worker_count(wk, port, -1);
+	close_fd(fd);
 }
 
 static void accept_some(struct mssim_server *s, struct mssim_watch *l)
 {
 	struct sockaddr_storage ss;
-	struct mssim_conn *c;
 	char peer[80];
 	socklen_t len;
 	unsigned open;
@@ -343,24 +360,20 @@ static void accept_some(struct mssim_server *s, struct mssim_watch *l)
 			if (errno == EINTR || errno == ECONNABORTED)
 				continue;
 			if (errno != EAGAIN && errno != EWOULDBLOCK)
-				pqtpm_log(PQTPM_LOG_WARN, "accept: %s", strerror(errno));
+				mssim_log(PQTPM_LOG_WARN, "accept: %s", strerror(errno));
 			return;
 		}
 		peer_name(&ss, len, peer, sizeof(peer));
 		/* Only this thread adds: the count cannot pass the cap behind our back. */
 		open = atomic_load(&s->nconns);
 		if (open >= MSSIM_MAX_CONNS) {
-			pqtpm_log(PQTPM_LOG_WARN, "%s: refused, %u connections already open", peer,
+			mssim_log(PQTPM_LOG_WARN, "%s: refused, %u connections already open", peer,
 				  open);
 			if (close(fd) < 0)
-				pqtpm_log(PQTPM_LOG_DEBUG, "close: %s", strerror(errno));
+				mssim_log(PQTPM_LOG_DEBUG, "close: %s", strerror(errno));
 			continue;
 		}
-		c = mssim_conn_new(pick_worker(s, l->port), fd, l->port, s->next_id + 1, peer);
-		if (!c)
-			continue;
-		s->next_id++;
-		hand_over(c);
+		hand_over(s, fd, l->port, peer);
 	}
 }
 
@@ -373,7 +386,7 @@ static int stop_requested(struct mssim_server *s)
 	n = read(s->stop.fd, &si, sizeof(si));
 	if (n != (ssize_t)sizeof(si))
 		return 0;
-	pqtpm_log(PQTPM_LOG_INFO, "%s: stopping", strsignal((int)si.ssi_signo));
+	mssim_log(PQTPM_LOG_INFO, "%s: stopping", strsignal((int)si.ssi_signo));
 	return 1;
 }
 
@@ -389,7 +402,7 @@ int mssim_server_run(struct mssim_server *s)
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
-			pqtpm_log(PQTPM_LOG_ERROR, "epoll_wait: %s", strerror(errno));
+			mssim_log(PQTPM_LOG_ERROR, "epoll_wait: %s", strerror(errno));
 			return -1;
 		}
 		for (i = 0; i < n; i++) {
@@ -404,7 +417,7 @@ int mssim_server_run(struct mssim_server *s)
 				break;
 			case MSSIM_WATCH_FAILED:
 				/* The worker logged why. */
-				pqtpm_log(PQTPM_LOG_ERROR, "a worker failed: stopping");
+				mssim_log(PQTPM_LOG_ERROR, "a worker failed: stopping");
 				return -1;
 			case MSSIM_WATCH_INBOX:
 			case MSSIM_WATCH_CONN:
@@ -414,20 +427,16 @@ int mssim_server_run(struct mssim_server *s)
 	}
 }
 
-static void close_fd(int fd)
-{
-	if (fd >= 0 && close(fd) < 0)
-		pqtpm_log(PQTPM_LOG_DEBUG, "close: %s", strerror(errno));
-}
-
 static void discard_inbox(struct mssim_worker *wk)
 {
-	struct mssim_conn *c;
+	struct mssim_handoff h;
 
 	if (wk->inbox.fd < 0)
 		return;
-	while (read(wk->inbox.fd, &c, sizeof(c)) == (ssize_t)sizeof(c))
-		mssim_conn_discard(c);
+	while (read(wk->inbox.fd, &h, sizeof(h)) == (ssize_t)sizeof(h)) {
+		close_fd(h.fd);
+		mssim_worker_count(wk, h.port, -1);
+	}
 }
 
 void mssim_server_close(struct mssim_server *s)
@@ -447,7 +456,7 @@ void mssim_server_close(struct mssim_server *s)
 		if (wk->started) {
 			rc = pthread_join(wk->thread, NULL);
 			if (rc != 0)
-				pqtpm_log(PQTPM_LOG_ERROR, "pthread_join: %s", strerror(rc));
+				mssim_log(PQTPM_LOG_ERROR, "pthread_join: %s", strerror(rc));
 		}
 		/* Left over only if the worker failed and left early: nobody else has them. */
 		discard_inbox(wk);

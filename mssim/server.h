@@ -1,26 +1,45 @@
 /* pqtpm-server: the two MSSIM listeners, the accepting thread and the worker threads that
  * serve the connections.
  *
- * The main thread owns the listeners and the SIGINT/SIGTERM signalfd: it accepts, applies the
- * connection cap, and hands each new connection to a worker through that worker's handoff
- * pipe (a pointer per write, atomic below PIPE_BUF). Each worker runs its own epoll loop over
- * its pipe and its connections and never blocks on a socket, so workers run round trips in
- * parallel; the engine itself serializes the commands (pqtpm_engine_execute is thread-safe).
- * A connection stays on one worker for its life and only that worker touches it. On stop the
- * main thread closes the write ends; each worker takes in what was still in its pipe, sees
- * end-of-file, closes its connections, calls crypto_thread_cleanup() and exits; the main
- * thread joins them all.
+ * The main thread owns the listeners and the SIGINT/SIGTERM signalfd. It accepts, applies the
+ * connection cap and hands each new socket to the worker with the fewest open connections on
+ * that port, through the worker's handoff pipe: fd, port, id and peer name by value, one
+ * atomic write (below PIPE_BUF), so that nothing but the counters is shared between threads.
+ * Each worker runs its own epoll loop over its pipe and its connections and never blocks on
+ * a socket or on the pipe, so round trips of different clients run in parallel; the engine
+ * serializes the commands themselves (pqtpm_engine_execute is thread-safe). A connection is
+ * made, served and freed by one worker. On stop the main thread closes the pipes' write
+ * ends; each worker takes in what was still queued, sees end-of-file, closes its connections,
+ * calls crypto_thread_cleanup() and exits; the main thread joins them all.
+ *
+ * Why not a SO_REUSEPORT listener per worker: the kernel spreads connections by a hash of the
+ * addresses, not by load (two clients land on one worker half the time), the connection cap
+ * and the connection numbers would need sharing anyway, and a listener closed at stop drops
+ * the connections waiting in its backlog. Accepting is rare next to round trips; one thread
+ * does it.
  */
 #ifndef MSSIM_SERVER_H
 #define MSSIM_SERVER_H
 
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stdio.h>
 
 #include <pqtpm/engine.h>
 
 #include "config.h"
 #include "frame.h"
+
+/* pqtpm_log from any server thread. The engine's logger writes a line in three stdio calls,
+ * which lines from other threads can split; holding stderr's lock (recursive, and what stdio
+ * takes itself) keeps each of our lines whole. Lines the engine logs while a command runs
+ * (rare: errors) can still be split by ours until the engine's logger holds the lock itself. */
+#define mssim_log(...)                          \
+	do {                                    \
+		flockfile(stderr);              \
+		pqtpm_log(__VA_ARGS__);         \
+		funlockfile(stderr);            \
+	} while (0)
 
 /* Open connections over both ports; beyond that new ones are accepted and closed at once. */
 #define MSSIM_MAX_CONNS 256
@@ -49,7 +68,7 @@ struct mssim_worker {
 	pthread_t thread;
 	int started;		/* thread created: join it */
 	int epfd;
-	struct mssim_watch inbox;	/* read end of the handoff pipe (non-blocking) */
+	struct mssim_watch inbox;	/* read end of the handoff pipe (struct mssim_handoff) */
 	int inbox_w;		/* write end: the main thread's; closed to say "stop" */
 	struct mssim_conn *conns;	/* this worker's open connections */
 	/* Connections handed to this worker and not yet freed, per port: the main thread
@@ -69,6 +88,9 @@ struct mssim_server {
 	atomic_uint nconns;	/* open over all workers (the cap); main adds, workers subtract */
 	unsigned next_id;	/* main thread: connection numbers in logs */
 };
+
+/* Adds delta to worker wk's open connections on port and to the server's total. */
+void mssim_worker_count(struct mssim_worker *wk, enum mssim_port port, int delta);
 
 /* Call first, before any thread exists: ignores SIGPIPE, blocks SIGINT and SIGTERM (they are
  * read from a signalfd by the main thread; every thread inherits the mask). Returns 0 or -1

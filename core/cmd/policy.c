@@ -14,12 +14,6 @@
 #define LOCALITY_EXTENDED 32	/* TPMA_LOCALITY from here on is one locality number */
 #define TIME_INFO_SIZE 25	/* TPMS_TIME_INFO */
 
-/* TPM_EO (Part 2 §6.8) */
-enum eo {
-	EO_EQ, EO_NEQ, EO_SIGNED_GT, EO_UNSIGNED_GT, EO_SIGNED_LT, EO_UNSIGNED_LT,
-	EO_SIGNED_GE, EO_UNSIGNED_GE, EO_SIGNED_LE, EO_UNSIGNED_LE, EO_BITSET, EO_BITCLEAR,
-};
-
 static void be16(uint8_t *b, uint16_t v)
 {
 	b[0] = (uint8_t)(v >> 8);
@@ -273,41 +267,6 @@ static void time_info(struct pqtpm_engine *e, uint8_t out[TIME_INFO_SIZE])
 	out[24] = 1; /* safe */
 }
 
-/* a op b over n big-endian bytes */
-static bool eo_holds(uint16_t op, const uint8_t *a, const uint8_t *b, size_t n)
-{
-	int u = 0, sgn;
-
-	for (size_t i = 0; i < n && u == 0; i++)
-		u = (a[i] > b[i]) - (a[i] < b[i]);
-	sgn = u;
-	if (n && (a[0] ^ b[0]) & 0x80) /* different signs: the negative one is smaller */
-		sgn = (a[0] & 0x80) ? -1 : 1;
-	switch (op) {
-	case EO_EQ: return u == 0;
-	case EO_NEQ: return u != 0;
-	case EO_SIGNED_GT: return sgn > 0;
-	case EO_UNSIGNED_GT: return u > 0;
-	case EO_SIGNED_LT: return sgn < 0;
-	case EO_UNSIGNED_LT: return u < 0;
-	case EO_SIGNED_GE: return sgn >= 0;
-	case EO_UNSIGNED_GE: return u >= 0;
-	case EO_SIGNED_LE: return sgn <= 0;
-	case EO_UNSIGNED_LE: return u <= 0;
-	case EO_BITSET:
-		for (size_t i = 0; i < n; i++)
-			if ((a[i] & b[i]) != b[i])
-				return false;
-		return true;
-	case EO_BITCLEAR:
-		for (size_t i = 0; i < n; i++)
-			if (a[i] & b[i])
-				return false;
-		return true;
-	}
-	return false;
-}
-
 /* H(policyDigest || TPM_CC_PolicyCounterTimer || H(operandB || offset || operation)) */
 static TPM_RC policy_counter_timer(struct cmd *c)
 {
@@ -320,13 +279,13 @@ static TPM_RC policy_counter_timer(struct cmd *c)
 	TRYP(1, rd_tpm2b_digest(&c->in, &operand));
 	TRYP(2, rd_u16(&c->in, &offset));
 	TRYP(3, rd_u16(&c->in, &op));
-	if (op > EO_BITCLEAR)
+	if (op > POLICY_EO_MAX)
 		return rc_param(TPM_RC_VALUE, 3);
 	if (!is_trial(s)) {
 		if ((size_t)offset + operand.size > sizeof(info))
 			return rc_param(TPM_RC_RANGE, 2);
 		time_info(c->e, info);
-		if (!eo_holds(op, info + offset, operand.b, operand.size))
+		if (!policy_eo_holds(op, info + offset, operand.b, operand.size))
 			return TPM_RC_POLICY;
 	}
 	memcpy(args, operand.b, operand.size);

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "cmd/pq_secret.h"
+#include "da.h"
 #include "scheme.h"
 #include "session.h"
 
@@ -116,6 +117,7 @@ static TPM_RC start_auth_session(struct cmd *c)
 	if (rc == TPM_RC_SUCCESS)
 		rc = session_make_key(s, bound ? &bind_auth : NULL, salt, salt_len, &nonce_caller);
 	if (rc == TPM_RC_SUCCESS && bound) {
+		da_bind(c, 1, s);
 		s->bound = true;
 		s->bind_auth = bind_auth;
 		rc = entity_name(c, 1, &s->bind_name);

@@ -26,7 +26,9 @@
  * CVE-2023-1017/1018 were) and session bookkeeping with fuzzer-chosen sizes and attributes.
  *
  * Oracle, beyond the sanitizers: every response is well formed (at least 10 bytes, its
- * header's size equal to its length, a known tag) and fits the buffer.
+ * header's size equal to its length, a known tag) and fits the buffer; once the input's
+ * clients are freed, none is left registered with the engine (LeakSanitizer, at exit, sees
+ * whatever they owned and did not free).
  *
  * The engine is recreated every PQTPM_FUZZ_RESET inputs (default 32; opening one costs about
  * 5 ms under ASan, 50 times an average input) and every input runs on a new client, so
@@ -44,6 +46,7 @@
 #include <pqtpm/engine.h>
 
 #include "crypto/crypto.h"
+#include "engine_int.h"
 
 #define MAX_RECORDS 128
 #define RSP_CAP PQTPM_MAX_RESPONSE_SIZE
@@ -379,5 +382,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	pqtpm_client_free(cl[1]);
 	pqtpm_client_free(cl[0]);
+	/* a client that goes leaves nothing registered (its objects and sessions go with it) */
+	if (engine->clients || engine->nclients)
+		die("a freed client is still registered");
 	return 0;
 }

@@ -1,8 +1,9 @@
 /* Dictionary-attack protection (core/da.c, core/cmd/da.c, the hooks in core/auth.c): lockout
  * after maxTries wrong authValues of a DA-protected object, what stays usable in lockout
- * (noDA objects, hierarchies, policies without an authValue), DictionaryAttackLockReset,
- * DictionaryAttackParameters, recovery in time, lockoutAuth's own lockout, the GetCapability
- * view, and the counters surviving a restart (saved before the failure's response). */
+ * (noDA objects, hierarchies, policies without an authValue), NV indices with and without
+ * TPMA_NV_NO_DA, DictionaryAttackLockReset, DictionaryAttackParameters, recovery in time,
+ * lockoutAuth's own lockout, the GetCapability view, and the counters surviving a restart
+ * (saved before the failure's response). */
 #include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -150,6 +151,39 @@ static void flush(TPM_HANDLE handle)
 	cmd_begin(&b, TPM_CC_FlushContext);
 	wr_u32(&b.params, handle);
 	CU_ASSERT_EQUAL(harness_run(&h, &b, NULL, NULL), TPM_RC_SUCCESS);
+}
+
+/* An ordinary NV index of 8 bytes with this authValue, read and written with it */
+static void nv_define(TPM_HANDLE index, const char *auth, uint32_t extra_attrs)
+{
+	struct cmdbuf b;
+	size_t mark;
+
+	cmd_begin(&b, TPM_CC_NV_DefineSpace);
+	cmd_handle(&b, TPM_RH_OWNER);
+	cmd_auth_pw(&b, "");
+	wr_tpm2b(&b.params, auth, (uint16_t)strlen(auth));
+	wr_size_begin(&b.params, &mark);
+	wr_u32(&b.params, index);
+	wr_u16(&b.params, TPM_ALG_SHA256);
+	wr_u32(&b.params, TPMA_NV_AUTHREAD | TPMA_NV_AUTHWRITE | extra_attrs);
+	wr_u16(&b.params, 0);
+	wr_u16(&b.params, 8);
+	wr_size_end(&b.params, mark);
+	CU_ASSERT_EQUAL_FATAL(harness_run(&h, &b, NULL, NULL), TPM_RC_SUCCESS);
+}
+
+static TPM_RC nv_read(TPM_HANDLE index, const char *auth)
+{
+	struct cmdbuf b;
+
+	cmd_begin(&b, TPM_CC_NV_Read);
+	cmd_handle(&b, index);
+	cmd_handle(&b, index);
+	cmd_auth_pw(&b, auth);
+	wr_u16(&b.params, 8);
+	wr_u16(&b.params, 0);
+	return harness_run(&h, &b, NULL, NULL);
 }
 
 /* Unseal with a policy session that asserted PolicyCommandCode(Unseal), or PolicyPassword
@@ -316,8 +350,27 @@ static void test_lockout(void)
 	harness_close(&h);
 }
 
+/* NV indices are DA-protected unless TPMA_NV_NO_DA */
+static void test_nv(void)
+{
+	harness_open(&h);
+	nv_define(0x01500001, "nvpw", 0);
+	nv_define(0x01500002, "nvpw", TPMA_NV_NO_DA);
+	CU_ASSERT_EQUAL(nv_read(0x01500002, "wrong"), RC_S(TPM_RC_BAD_AUTH, 1));
+	CU_ASSERT_EQUAL(prop(TPM_PT_LOCKOUT_COUNTER), 0);
+	CU_ASSERT_EQUAL(nv_read(0x01500001, "wrong"), RC_S(TPM_RC_AUTH_FAIL, 1));
+	CU_ASSERT_EQUAL(prop(TPM_PT_LOCKOUT_COUNTER), 1);
+	/* the index is not written yet: the authorization passed, the read did not */
+	CU_ASSERT_EQUAL(nv_read(0x01500001, "nvpw"), TPM_RC_NV_UNINITIALIZED);
+	CU_ASSERT_EQUAL(parameters("", 1, 10, 10), TPM_RC_SUCCESS);
+	CU_ASSERT_EQUAL(nv_read(0x01500001, "nvpw"), TPM_RC_LOCKOUT);
+	CU_ASSERT_EQUAL(nv_read(0x01500002, "nvpw"), TPM_RC_NV_UNINITIALIZED);
+	harness_close(&h);
+}
+
 static void test_recovery(void)
 {
+	struct cmdbuf b;
 	TPM_HANDLE da;
 
 	harness_open(&h);
@@ -345,6 +398,20 @@ static void test_recovery(void)
 	CU_ASSERT(in_lockout());
 	CU_ASSERT_EQUAL(unseal(da, "pw"), TPM_RC_LOCKOUT);
 	/* out of lockout after recoveryTime */
+	advance_s(10);
+	CU_ASSERT_EQUAL(prop(TPM_PT_LOCKOUT_COUNTER), 1);
+	CU_ASSERT_EQUAL(unseal(da, "pw"), TPM_RC_SUCCESS);
+
+	/* Clear sets the Clock back to zero: the wait starts again instead of stalling */
+	CU_ASSERT_EQUAL(unseal(da, "x"), RC_S(TPM_RC_AUTH_FAIL, 1));
+	CU_ASSERT_EQUAL(prop(TPM_PT_LOCKOUT_COUNTER), 2);
+	cmd_begin(&b, TPM_CC_Clear);
+	cmd_handle(&b, TPM_RH_LOCKOUT);
+	cmd_auth_pw(&b, "");
+	CU_ASSERT_EQUAL(harness_run(&h, &b, NULL, NULL), TPM_RC_SUCCESS);
+	CU_ASSERT(h.e->ps.clock < 1000);
+	da = sealed(SEALED, "pw", NULL);
+	CU_ASSERT_EQUAL(unseal(da, "pw"), TPM_RC_LOCKOUT);
 	advance_s(10);
 	CU_ASSERT_EQUAL(prop(TPM_PT_LOCKOUT_COUNTER), 1);
 	CU_ASSERT_EQUAL(unseal(da, "pw"), TPM_RC_SUCCESS);
@@ -453,6 +520,7 @@ int main(void)
 	s = CU_add_suite("dictionary attack", NULL, NULL);
 	CU_add_test(s, "defaults", test_defaults);
 	CU_add_test(s, "lockout after maxTries, what still works, LockReset", test_lockout);
+	CU_add_test(s, "NV indices with and without TPMA_NV_NO_DA", test_nv);
 	CU_add_test(s, "recovery in time, DictionaryAttackParameters", test_recovery);
 	CU_add_test(s, "lockoutAuth locked out and recovering", test_lockout_auth);
 	CU_add_test(s, "counters survive a restart", test_persistence);

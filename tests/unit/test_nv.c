@@ -870,6 +870,66 @@ static void test_policy_commands(void)
 	CU_ASSERT_EQUAL(readpublic(IDX + 2, NULL, NULL), RC_H(TPM_RC_HANDLE, 1));
 }
 
+/* PolicyNV: the assertion holds or not on the index data; the digest as Part 3 defines it. */
+static TPM_RC policy_nv(struct psess *s, TPM_HANDLE auth, TPM_HANDLE idx, const uint8_t *op_b,
+			uint16_t len, uint16_t offset, uint16_t op)
+{
+	struct cmdbuf b;
+
+	cmd_begin(&b, TPM_CC_PolicyNV);
+	cmd_handle(&b, auth);
+	cmd_handle(&b, idx);
+	cmd_handle(&b, s->handle);
+	cmd_auth_pw(&b, "");
+	wr_tpm2b(&b.params, op_b, len);
+	wr_u16(&b.params, offset);
+	wr_u16(&b.params, op);
+	return harness_run(&h, &b, NULL, NULL);
+}
+
+static void test_policy_nv(void)
+{
+	uint8_t five[8] = { 0, 0, 0, 0, 0, 0, 0, 5 }, six[8] = { 0, 0, 0, 0, 0, 0, 0, 6 };
+	uint8_t args[12], arg_hash[DSIZE], buf[DSIZE + 4 + DSIZE + 2 + DSIZE] = { 0 };
+	uint8_t want[DSIZE];
+	struct tpm2b_name name;
+	struct tpm2b_digest got;
+	struct psess s;
+	struct cmdbuf b;
+	struct rd r;
+
+	CU_ASSERT_EQUAL(define(IDX, OWNER_RW | NT(TPM_NT_COUNTER), 8), TPM_RC_SUCCESS);
+	CU_ASSERT_EQUAL(define(IDX + 1, AUTH_RW, 8), TPM_RC_SUCCESS);
+	start_policy(&s);
+	CU_ASSERT_EQUAL(policy_nv(&s, TPM_RH_OWNER, IDX, five, 8, 0, 7 /* UNSIGNED_GE */),
+			TPM_RC_NV_UNINITIALIZED);
+	for (int i = 0; i < 5; i++)
+		CU_ASSERT_EQUAL(nvsimple(TPM_CC_NV_Increment, TPM_RH_OWNER, IDX, ""), TPM_RC_SUCCESS);
+	CU_ASSERT_EQUAL(policy_nv(&s, TPM_RH_OWNER, IDX, six, 8, 0, 7), TPM_RC_POLICY);
+	CU_ASSERT_EQUAL(policy_nv(&s, TPM_RH_OWNER, IDX, five, 8, 1, 7), RC_P(TPM_RC_SIZE, 1));
+	CU_ASSERT_EQUAL(policy_nv(&s, TPM_RH_OWNER, IDX, five, 8, 0, 12), RC_P(TPM_RC_VALUE, 3));
+	CU_ASSERT_EQUAL(policy_nv(&s, TPM_RH_OWNER, IDX + 1, five, 8, 0, 7),
+			TPM_RC_NV_AUTHORIZATION);
+	CU_ASSERT_EQUAL(policy_nv(&s, TPM_RH_OWNER, IDX, five, 8, 0, 7), TPM_RC_SUCCESS);
+	/* H(0 || PolicyNV || H(operandB || offset || operation) || name) */
+	memcpy(args, five, 8);
+	args[8] = 0;
+	args[9] = 0;
+	args[10] = 0;
+	args[11] = 7;
+	crypto_hash(TPM_ALG_SHA256, args, sizeof(args), arg_hash);
+	CU_ASSERT_EQUAL(readpublic(IDX, NULL, &name), TPM_RC_SUCCESS);
+	be32(buf + DSIZE, TPM_CC_PolicyNV);
+	memcpy(buf + DSIZE + 4, arg_hash, DSIZE);
+	memcpy(buf + 2 * DSIZE + 4, name.b, name.size);
+	crypto_hash(TPM_ALG_SHA256, buf, 2 * DSIZE + 4 + name.size, want);
+	cmd_begin(&b, TPM_CC_PolicyGetDigest);
+	cmd_handle(&b, s.handle);
+	CU_ASSERT_EQUAL_FATAL(harness_run(&h, &b, &r, NULL), TPM_RC_SUCCESS);
+	CU_ASSERT_EQUAL(rd_tpm2b_digest(&r, &got), TPM_RC_SUCCESS);
+	CU_ASSERT(got.size == DSIZE && memcmp(got.b, want, DSIZE) == 0);
+}
+
 static void test_clear(void)
 {
 	struct cmdbuf b;
@@ -1242,6 +1302,7 @@ int main(void)
 	ADD(s, "PIN Pass and PIN Fail", test_pin);
 	ADD(s, "indices of disabled hierarchies", test_hierarchy_visibility);
 	ADD(s, "policies: POLICYWRITE, ChangeAuth, UndefineSpaceSpecial", test_policy_commands);
+	ADD(s, "PolicyNV", test_policy_nv);
 	ADD(s, "Clear deletes owner indices", test_clear);
 	ADD(s, "GetCapability: handles and NV properties", test_capability);
 	ADD(s, "resetCount, restartCount, Clock, ClockSet, Clear", test_lifecycle_counts);

@@ -1,7 +1,8 @@
 /* Policy sessions (core/policy.c, core/cmd/policy.c, core/cmd/policy_auth.c, the policy checks
  * of core/auth.c): the digest of every assertion against H(old || commandCode || arguments)
  * computed here, policy sessions unsealing sealed objects whose authPolicy needs them
- * (userWithAuth clear), PolicyOR, PolicyAuthorize, PolicySigned and tickets, and the refusals:
+ * (userWithAuth clear), PolicyOR, PolicyAuthorize, PolicySigned and tickets, PolicyTemplate on
+ * Create, and the refusals:
  * a changed PCR, another command, a trial session used for authorization, expiry, locality,
  * physical presence, bad arguments with their numbers. */
 #include <string.h>
@@ -10,11 +11,9 @@
 
 #include "crypto/crypto.h"
 #include "harness.h"
-#include "object/object.h"
 #include "pcr.h"
 
 #define RC_P(rc, n) ((rc) | TPM_RC_P | ((n) << 8))
-#define RC_H(rc, n) ((rc) | TPM_RC_H | ((n) << 8))
 #define RC_S(rc, n) ((rc) | TPM_RC_S | ((n) << 8))
 
 #define DSIZE 32 /* SHA-256: every session here */
@@ -1064,6 +1063,79 @@ static void test_pp_counter_timer(void)
 	flush(s.handle);
 }
 
+/* Create under a parent that only a PolicyTemplate for one template authorizes */
+static TPM_RC create_with_template(struct psess *s, TPM_HANDLE p, const struct tpm2b_name *name,
+				   const struct tpmt_public *t)
+{
+	uint8_t code[4], cp[DSIZE], mac[DSIZE], nonce[DSIZE] = { 7 }, attrs = 0;
+	struct crypto_hash_ctx hc;
+	struct crypto_hmac_ctx mc;
+	struct cmdbuf b;
+
+	cmd_begin(&b, TPM_CC_Create);
+	cmd_handle(&b, p);
+	put_sensitive(&b, "", "x");
+	wr_tpm2b_public(&b.params, t);
+	wr_u16(&b.params, 0);
+	wr_u32(&b.params, 0);
+	be32(code, TPM_CC_Create);
+	crypto_hash_start(&hc, TPM_ALG_SHA256);
+	crypto_hash_update(&hc, code, 4);
+	crypto_hash_update(&hc, name->b, name->size);
+	crypto_hash_update(&hc, b.param_buf, b.params.off);
+	crypto_hash_finish(&hc, cp);
+	crypto_hmac_start(&mc, TPM_ALG_SHA256, (const uint8_t *)"", 0);
+	crypto_hmac_update(&mc, cp, DSIZE);
+	crypto_hmac_update(&mc, nonce, DSIZE);
+	crypto_hmac_update(&mc, s->nonce_tpm.b, s->nonce_tpm.size);
+	crypto_hmac_update(&mc, &attrs, 1);
+	crypto_hmac_finish(&mc, mac);
+	wr_u32(&b.auth, s->handle);
+	wr_tpm2b(&b.auth, nonce, DSIZE);
+	wr_u8(&b.auth, attrs);
+	wr_tpm2b(&b.auth, mac, DSIZE);
+	b.nauth = 1;
+	return harness_run(&h, &b, NULL, NULL);
+}
+
+static void test_template(void)
+{
+	uint8_t body[1024], t_hash[DSIZE], policy[DSIZE] = { 0 };
+	struct tpmt_public child, other, p;
+	struct tpm2b_name name;
+	struct psess s;
+	TPM_HANDLE restricted;
+	struct wr w;
+
+	tmpl(&child, TPM_ALG_KEYEDHASH, FIXED | TPMA_OBJECT_USERWITHAUTH);
+	other = child;
+	other.attributes |= TPMA_OBJECT_NODA;
+	wr_init(&w, body, sizeof(body));
+	CU_ASSERT_EQUAL_FATAL(wr_public(&w, &child), TPM_RC_SUCCESS);
+	sha256(body, w.off, "", 0, "", 0, t_hash);
+	expect_extend(policy, TPM_CC_PolicyTemplate, t_hash, DSIZE);
+
+	tmpl(&p, TPM_ALG_ECC, FIXED | TPMA_OBJECT_SENSITIVEDATAORIGIN | TPMA_OBJECT_RESTRICTED |
+				      TPMA_OBJECT_DECRYPT);
+	p.symmetric.alg = TPM_ALG_AES;
+	p.symmetric.key_bits = 128;
+	p.symmetric.mode = TPM_ALG_CFB;
+	p.auth_policy.size = DSIZE;
+	memcpy(p.auth_policy.b, policy, DSIZE);
+	restricted = create_primary(&p, &name);
+
+	start_ok(&s, TPM_SE_POLICY);
+	CU_ASSERT_EQUAL(policy_digest_arg(&s, TPM_CC_PolicyTemplate, t_hash, DSIZE), TPM_RC_SUCCESS);
+	CU_ASSERT_EQUAL(create_with_template(&s, restricted, &name, &child), TPM_RC_SUCCESS);
+	/* another template */
+	start_ok(&s, TPM_SE_POLICY);
+	CU_ASSERT_EQUAL(policy_digest_arg(&s, TPM_CC_PolicyTemplate, t_hash, DSIZE), TPM_RC_SUCCESS);
+	CU_ASSERT_EQUAL(create_with_template(&s, restricted, &name, &other),
+			RC_S(TPM_RC_POLICY_FAIL, 1));
+	flush(s.handle);
+	flush(restricted);
+}
+
 static void test_session_errors(void)
 {
 	struct psess s;
@@ -1111,6 +1183,7 @@ int main(void)
 	CU_add_test(s, "PolicyCpHash and PolicyNameHash", test_cp_and_name_hash);
 	CU_add_test(s, "PolicyLocality", test_locality);
 	CU_add_test(s, "physical presence, counter/timer", test_pp_counter_timer);
+	CU_add_test(s, "PolicyTemplate", test_template);
 	CU_add_test(s, "policy session handle errors", test_session_errors);
 	CU_basic_set_mode(CU_BRM_VERBOSE);
 	CU_basic_run_tests();

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "engine_int.h"
+#include "nv/nv.h"
 #include "object/object.h"
 #include "state/state_int.h"
 #include "state/store.h"
@@ -606,6 +607,193 @@ static void test_bad_object_refused(void)
 	free(good);
 }
 
+
+/* ---- version 2: NV store, DA, saved PCRs, clockSafe; version 1 files ---- */
+
+#define NV_IDX 0x01500000u
+#define COUNTER_ATTRS (TPMA_NV_OWNERREAD | TPMA_NV_OWNERWRITE | TPMA_NV_WRITTEN | \
+		       (TPM_NT_COUNTER << TPMA_NV_TPM2_NT_SHIFT))
+
+static void add_index(struct nv_store *s, TPM_HANDLE h, uint32_t attrs, uint16_t size,
+		      const char *auth, uint8_t fill)
+{
+	struct nv_public pub = { .handle = h, .name_alg = TPM_ALG_SHA256, .attributes = attrs,
+				 .size = size };
+	struct tpm2b_digest a = { .size = (uint16_t)strlen(auth) };
+	struct nv_index *idx;
+
+	memcpy(a.b, auth, a.size);
+	CU_ASSERT_FATAL(nv_add(s, &pub, &a, &idx) == TPM_RC_SUCCESS);
+	memset(nv_data(s, idx), fill, size);
+}
+
+/* Everything version 2 adds, set to something else than zero. */
+static void fill_v2(struct persist *ps)
+{
+	ps->clock_safe = false;
+	ps->da.failed_tries = 2;
+	ps->da.params_set = true;
+	ps->da.max_tries = 7;
+	ps->da.recovery_time = 60;
+	ps->da.lockout_recovery = 600;
+	ps->da.heal_from = 123456;
+	ps->da.lockout_locked = true;
+	ps->da.lockout_from = 99;
+	ps->da.lockout_boot = 0x100000002ull;
+	ps->pcr_saved.nbanks = 2;
+	ps->pcr_saved.alg[0] = TPM_ALG_SHA1;
+	ps->pcr_saved.alg[1] = TPM_ALG_SHA384;
+	random_bytes(ps->pcr_saved.value, sizeof(ps->pcr_saved.value));
+	ps->nv = nv_store_new();
+	CU_ASSERT_FATAL(ps->nv != NULL);
+	ps->nv->max_counter = 77;
+	add_index(ps->nv, NV_IDX, COUNTER_ATTRS, 8, "", 1);
+	add_index(ps->nv, NV_IDX + 1, TPMA_NV_AUTHREAD | TPMA_NV_AUTHWRITE, 2000, "secret", 2);
+	add_index(ps->nv, NV_IDX + 2, TPMA_NV_OWNERREAD | TPMA_NV_OWNERWRITE |
+				     (TPM_NT_EXTEND << TPMA_NV_TPM2_NT_SHIFT), 32, "", 3);
+}
+
+static void test_round_trip_v2(void)
+{
+	char dir[256], err[512] = "";
+	struct pqtpm_engine *a, *b;
+	struct nv_index *x, *y;
+
+	new_dir(dir, sizeof(dir));
+	a = engine_new(dir);
+	b = engine_new(dir);
+	fill_persist(&a->ps, 2, false);
+	fill_v2(&a->ps);
+	CU_ASSERT_EQUAL_FATAL(state_save(a), 0);
+	CU_ASSERT_EQUAL_FATAL(state_load(b, err, sizeof(err)), 0);
+	assert_same_persist(&a->ps, &b->ps);
+	CU_ASSERT_EQUAL(b->ps.clock_safe, false);
+	CU_ASSERT_EQUAL(memcmp(&b->ps.da, &a->ps.da, sizeof(a->ps.da)), 0);
+	CU_ASSERT_EQUAL(b->ps.pcr_saved.nbanks, 2);
+	CU_ASSERT_EQUAL(b->ps.pcr_saved.alg[1], TPM_ALG_SHA384);
+	CU_ASSERT_EQUAL(memcmp(b->ps.pcr_saved.value[0][15], a->ps.pcr_saved.value[0][15], 20), 0);
+	CU_ASSERT_EQUAL(memcmp(b->ps.pcr_saved.value[1][3], a->ps.pcr_saved.value[1][3], 48), 0);
+	CU_ASSERT_EQUAL(b->ps.nv->max_counter, 77);
+	CU_ASSERT_EQUAL(nv_count(b->ps.nv, -1), 3);
+	for (unsigned i = 0; i < 3; i++) {
+		x = nv_find(a->ps.nv, NV_IDX + i);
+		y = nv_find(b->ps.nv, NV_IDX + i);
+		CU_ASSERT_FATAL(x && y);
+		CU_ASSERT_EQUAL(x->pub.handle, y->pub.handle);
+		CU_ASSERT_EQUAL(x->pub.name_alg, y->pub.name_alg);
+		CU_ASSERT_EQUAL(x->pub.attributes, y->pub.attributes);
+		CU_ASSERT_EQUAL(x->pub.size, y->pub.size);
+		CU_ASSERT_EQUAL(x->pub.policy.size, y->pub.policy.size);
+		CU_ASSERT_EQUAL(x->auth.size, y->auth.size);
+		CU_ASSERT_EQUAL(memcmp(x->auth.b, y->auth.b, x->auth.size), 0);
+		CU_ASSERT_EQUAL(memcmp(nv_data(a->ps.nv, x), nv_data(b->ps.nv, y), x->pub.size), 0);
+	}
+	engine_free(a);
+	engine_free(b);
+}
+
+/* A version 2 file with no objects and one counter index; the offset where what version 2
+ * adds begins, and the offset of the index's TPMS_NV_PUBLIC. */
+static uint8_t *v2_file(const char *dir, size_t *len, size_t *tail_at, size_t *index_at)
+{
+	char path[512];
+	struct pqtpm_engine *e = engine_new(dir);
+
+	fill_persist(&e->ps, 0, false);
+	e->ps.nv = nv_store_new();
+	CU_ASSERT_FATAL(e->ps.nv != NULL);
+	add_index(e->ps.nv, NV_IDX, COUNTER_ATTRS, 8, "pw", 5);
+	CU_ASSERT_FATAL(state_save(e) == 0);
+	*tail_at = flags_offset(&e->ps) + 44 + 2;
+	*index_at = *tail_at + 1 + 42 + 1 + 8 + 2;
+	engine_free(e);
+	path_in(path, sizeof(path), dir, STATE_FILE);
+	return read_bytes(path, len);
+}
+
+static void test_bad_v2_sections_refused(void)
+{
+	char dir[256];
+	size_t len, tail, idx;
+	uint8_t *good, *bad;
+
+	new_dir(dir, sizeof(dir));
+	good = v2_file(dir, &len, &tail, &idx);
+	CU_ASSERT_EQUAL_FATAL(len - CHECKSUM_SIZE, idx + 4 + 2 + 4 + 2 + 2 + 2 + 2 + 8);
+	bad = malloc(len + 64);
+	CU_ASSERT_FATAL(bad != NULL);
+
+#define EDIT(off, val, phrase)                                                              \
+	do {                                                                                \
+		memcpy(bad, good, len);                                                     \
+		bad[off] = (val);                                                           \
+		reseal(bad, len);                                                           \
+		expect_refused(dir, bad, len, phrase);                                      \
+	} while (0)
+	EDIT(tail, 2, "bad boolean");			 /* clockSafe */
+	EDIT(tail + 1 + 4, 3, "bad boolean");		 /* DA paramsSet */
+	EDIT(tail + 1 + 42, MAX_PCR_BANKS + 1, "too many saved PCR banks");
+	EDIT(tail + 1 + 42, 1, "bad saved PCR bank");	 /* alg 0x0000 */
+	EDIT(idx - 2, 0x01, "too many NV indices");	 /* count 0x0101 */
+	EDIT(idx - 1, 2, "bad NV index");		 /* two announced, one there */
+	EDIT(idx, 0x02, "bad NV index");		 /* handle 0x02500000 */
+	EDIT(idx + 5, 0x99, "bad NV index");		 /* nameAlg 0x0099 */
+	EDIT(idx + 8, 0x01, "bad NV index");		 /* reserved attribute bit 8 */
+	EDIT(idx + 13, 7, "NV index with a bad size");	 /* a counter of 7 bytes */
+	EDIT(idx + 9, 0x30, "NV index with a bad size"); /* type 3: none */
+	EDIT(idx + 12, 0x40, "bad NV index");		 /* dataSize 0x4008 > NV_INDEX_MAX */
+	EDIT(idx + 15, 40, "bad NV index");		 /* authValue past the end */
+#undef EDIT
+
+	/* the same index twice: count 2, the index repeated */
+	{
+		size_t one = len - CHECKSUM_SIZE - idx;
+
+		memcpy(bad, good, len - CHECKSUM_SIZE);
+		memcpy(bad + len - CHECKSUM_SIZE, good + idx, one);
+		bad[idx - 1] = 2;
+		reseal(bad, len + one);
+		expect_refused(dir, bad, len + one, "NV index defined twice");
+	}
+	free(bad);
+	free(good);
+}
+
+/* A version 1 file (no version 2 sections) loads: no NV indices, Clock safe, no DA failures. */
+static void test_version1_loads(void)
+{
+	char dir[256], path[512], err[512] = "";
+	size_t len, tail, idx, v1len;
+	struct pqtpm_engine *e;
+	uint8_t *good, *v1;
+
+	new_dir(dir, sizeof(dir));
+	good = v2_file(dir, &len, &tail, &idx);
+	v1len = tail + CHECKSUM_SIZE;
+	v1 = malloc(v1len);
+	CU_ASSERT_FATAL(v1 != NULL);
+	memcpy(v1, good, tail);
+	v1[11] = 1;
+	reseal(v1, v1len);
+	path_in(path, sizeof(path), dir, STATE_FILE);
+	write_bytes(path, v1, v1len);
+	e = engine_new(dir);
+	CU_ASSERT_EQUAL(state_load(e, err, sizeof(err)), 0);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(e->ps.nv);
+	CU_ASSERT_EQUAL(nv_count(e->ps.nv, -1), 0);
+	CU_ASSERT_EQUAL(e->ps.clock_safe, true);
+	CU_ASSERT_EQUAL(e->ps.da.failed_tries, 0);
+	CU_ASSERT_EQUAL(e->ps.reset_count, 0x11223344);
+	/* saved again, it is a version 2 file */
+	CU_ASSERT_EQUAL(state_save(e), 0);
+	engine_free(e);
+	free(v1);
+	v1 = read_bytes(path, &v1len);
+	CU_ASSERT_EQUAL(v1[11], STATE_VERSION);
+	free(v1);
+	free(good);
+}
+
 static void test_directory_as_state_file_refused(void)
 {
 	char dir[256], path[512], err[512] = "";
@@ -829,6 +1017,9 @@ int main(void)
 	CU_add_test(s, "magic, version, trailing data", test_wrong_magic_version_trailing_refused);
 	CU_add_test(s, "bad bodies with good checksums", test_bad_body_refused);
 	CU_add_test(s, "bad objects with good checksums", test_bad_object_refused);
+	CU_add_test(s, "round trip of NV, DA, saved PCRs, clockSafe", test_round_trip_v2);
+	CU_add_test(s, "bad version 2 sections with good checksums", test_bad_v2_sections_refused);
+	CU_add_test(s, "a version 1 file loads and is saved as version 2", test_version1_loads);
 	CU_add_test(s, "a directory as state file", test_directory_as_state_file_refused);
 	CU_add_test(s, "save into a missing directory", test_save_into_missing_dir_fails);
 	CU_add_test(s, "save into a read-only directory", test_save_into_read_only_dir_fails);
