@@ -109,25 +109,12 @@ static TPM_RC define_space(struct cmd *c)
 	return rc;
 }
 
-/* Delete the index, remembering the largest counter value (Part 1 §37.4.3: a new counter
- * starts above every counter this TPM had). */
 static void delete_index(struct cmd *c, unsigned slot)
 {
-	struct pqtpm_engine *e = c->e;
-	struct nv_index *idx = c->nv[slot];
-
-	nv_begin_change(e);
-	if (nv_type(idx->pub.attributes) == TPM_NT_COUNTER &&
-	    (idx->pub.attributes & TPMA_NV_WRITTEN)) {
-		uint64_t v = nv_counter_value(e, idx);
-
-		if (v > e->ps.nv->max_counter)
-			e->ps.nv->max_counter = v;
-	}
-	nv_orderly_forget(e, idx->pub.handle);
-	nv_remove(e->ps.nv, idx);
-	c->nv[slot] = NULL;
-	engine_dirty(e);
+	nv_begin_change(c->e);
+	nv_delete(c->e, c->nv[slot]);
+	c->nv[slot] = NULL; /* the response HMAC keeps the authValue it checked (auth.c) */
+	engine_dirty(c->e);
 }
 
 static TPM_RC undefine_space(struct cmd *c)

@@ -36,6 +36,21 @@ void nv_startup(struct pqtpm_engine *e, bool startup_clear, bool was_orderly)
 	engine_dirty(e);
 }
 
+void nv_delete(struct pqtpm_engine *e, struct nv_index *idx)
+{
+	struct nv_store *s = e->ps.nv;
+
+	if (nv_type(idx->pub.attributes) == TPM_NT_COUNTER &&
+	    (idx->pub.attributes & TPMA_NV_WRITTEN)) {
+		uint64_t v = nv_counter_value(e, idx);
+
+		if (v > s->max_counter)
+			s->max_counter = v;
+	}
+	nv_orderly_forget(e, idx->pub.handle);
+	nv_remove(s, idx);
+}
+
 void nv_clear_owner(struct pqtpm_engine *e)
 {
 	struct nv_store *s = e->ps.nv;
@@ -44,16 +59,8 @@ void nv_clear_owner(struct pqtpm_engine *e)
 	for (unsigned i = 0; i < NV_MAX_INDICES; i++) {
 		struct nv_index *idx = &s->idx[i];
 
-		if (!idx->pub.handle || (idx->pub.attributes & TPMA_NV_PLATFORMCREATE))
-			continue;
-		if (nv_type(idx->pub.attributes) == TPM_NT_COUNTER) {
-			uint64_t v = nv_counter_value(e, idx);
-
-			if (v > s->max_counter)
-				s->max_counter = v;
-		}
-		nv_orderly_forget(e, idx->pub.handle);
-		nv_remove(s, idx);
+		if (idx->pub.handle && !(idx->pub.attributes & TPMA_NV_PLATFORMCREATE))
+			nv_delete(e, idx);
 	}
 	engine_dirty(e);
 }

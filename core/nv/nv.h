@@ -134,6 +134,10 @@ uint64_t nv_counter_value(struct pqtpm_engine *e, const struct nv_index *idx);
 /* Set a counter's value; an orderly one is written to the store only when its low bits roll
  * over (*durable tells). */
 void nv_counter_set(struct pqtpm_engine *e, struct nv_index *idx, uint64_t v, bool *durable);
+/* n bytes of the index's data from offset, a counter as its current value (NV_Read,
+ * PolicyNV); the caller checked the range. */
+void nv_read_data(struct pqtpm_engine *e, const struct nv_index *idx, uint16_t offset,
+		  uint16_t n, uint8_t *out);
 /* Shutdown: the RAM values into the store (marks the state dirty if any changed). */
 void nv_orderly_flush(struct pqtpm_engine *e);
 /* Power loss: RAM values are gone. */
@@ -148,6 +152,9 @@ void nv_orderly_rollback(struct pqtpm_engine *e);
  * indices, WRITTEN of CLEAR_STCLEAR and orderly non-counter indices; after a disorderly
  * shutdown (was_orderly false) orderly counters move to the top of their RAM window. */
 void nv_startup(struct pqtpm_engine *e, bool startup_clear, bool was_orderly);
+/* Delete an index (after nv_begin_change), remembering the value of a counter: a counter
+ * defined later starts above it (Part 1 §37.4.3). */
+void nv_delete(struct pqtpm_engine *e, struct nv_index *idx);
 /* TPM2_Clear: delete the indices made with ownerAuth (PLATFORMCREATE clear). */
 void nv_clear_owner(struct pqtpm_engine *e);
 

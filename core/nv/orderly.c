@@ -3,6 +3,7 @@
  * save. Rollover points are always durable before they are acknowledged, so after a crash the
  * stored value with its low bits set is at least every value that was reported. */
 #include <stdlib.h>
+#include <string.h>
 
 #include "nv/nv.h"
 #include "state/store.h"
@@ -42,6 +43,22 @@ uint64_t nv_counter_value(struct pqtpm_engine *e, const struct nv_index *idx)
 	i = ram_slot(e->nv_ram, idx->pub.handle, false);
 	/* another process may have stored a larger value meanwhile */
 	return i >= 0 && e->nv_ram->value[i] > stored ? e->nv_ram->value[i] : stored;
+}
+
+void nv_read_data(struct pqtpm_engine *e, const struct nv_index *idx, uint16_t offset,
+		  uint16_t n, uint8_t *out)
+{
+	const uint8_t *data = nv_data(e->ps.nv, idx);
+	uint8_t counter[8];
+
+	if (nv_type(idx->pub.attributes) == TPM_NT_COUNTER) {
+		uint64_t v = nv_counter_value(e, idx);
+
+		for (int i = 7; i >= 0; i--, v >>= 8)
+			counter[i] = (uint8_t)v;
+		data = counter;
+	}
+	memcpy(out, data + offset, n);
 }
 
 void nv_counter_set(struct pqtpm_engine *e, struct nv_index *idx, uint64_t v, bool *durable)

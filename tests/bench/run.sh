@@ -4,9 +4,10 @@
 # Starts pqtpm-server, runs BUILD_DIR/bench/tpm_bench and then BUILD_DIR/bench/kernel_flow (the
 # kernel's salted-session PCR extend step by step, own raw client) against it, stops it; then
 # the same with Debian's swtpm (its own TCTI, raw command port); prints a Markdown table
-# comparing the two. Servers run on CPU 1 and the client on CPU 0 where there are two CPUs. Any
-# other program in BUILD_DIR/bench/ is run afterwards without arguments (a benchmark prints its
-# own figures). BENCH_QUICK=1: fewer iterations. Exits non-zero if a server or a measurement
+# comparing the two, then kernel_flow once more against an in-process engine (the engine's own
+# cost). Servers run on CPU 1 and the client on CPU 0 where there are two CPUs. Any other
+# program in BUILD_DIR/bench/ is run afterwards without arguments (a benchmark prints its own
+# figures). BENCH_QUICK=1: fewer iterations. Exits non-zero if a server or a measurement
 # failed.
 set -eu
 
@@ -103,6 +104,16 @@ echo "core/crypto (wolfSSL), every response HMAC verified; the client's ephemera
 echo "salt is computed before each iteration's clock starts. Target: kernel flow total <= 300 µs."
 [ -n "$client_wrap" ] && echo "CPU: servers pinned to CPU 1, client to CPU 0."
 echo "load average when done: $(cut -d' ' -f1-3 /proc/loadavg)"
+
+# The same flow against an in-process engine: what the engine itself costs, without the
+# socket round trips and the scheduling between client and server.
+echo
+echo "== kernel_flow engine (in-process pqtpm engine, no transport)"
+st=0
+# shellcheck disable=SC2086
+$client_wrap timeout -k 5 600 "$kflow" engine >"$T/engine.kf.out" 2>&1 || st=$?
+grep -v '^RESULT' "$T/engine.kf.out" || true
+[ "$st" -eq 0 ] || { echo "bench: kernel_flow engine exited $st"; status=1; }
 
 for b in "$BUILD_DIR"/bench/*; do
 	if [ ! -f "$b" ] || [ ! -x "$b" ]; then continue; fi

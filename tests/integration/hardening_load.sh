@@ -43,7 +43,7 @@ rss_kb() {
 # load NAME N: one round; its lines are shown, its failures counted.
 load_round() {
 	local name=$1 n=$2 st=0
-	ASAN_OPTIONS=detect_leaks=0 timeout -k 5 900 "$T/load" 127.0.0.1 "$PORT" "$LOAD_CLIENTS" \
+	timeout -k 5 900 "$T/load" 127.0.0.1 "$PORT" "$LOAD_CLIENTS" \
 		"$n" >"$T/load.out" 2>&1 || st=$?
 	grep -v '^ok   ' "$T/load.out" | grep -v 'passed, .* failed$' | sed 's/^/     /' || true
 	if [ "$st" -eq 0 ]; then

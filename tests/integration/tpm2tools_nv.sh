@@ -1,7 +1,7 @@
 #!/bin/bash
 # tpm2-tools, NV: nvdefine of every index type with a spread of attributes, nvwrite, nvread,
 # nvincrement, nvextend, nvsetbits, nvreadlock, nvwritelock (also --global), nvundefine,
-# nvreadpublic, nvchangeauth and writes under a policy, counters and locks through
+# nvreadpublic, nvchangeauth, writes under a policy and under PolicyNV, counters and locks through
 # Shutdown/Startup STATE and CLEAR, a power loss (POWER_OFF on the platform port) and a server
 # restart, and the NV handles in getcap.
 set -eu
@@ -178,6 +178,25 @@ printf 'eightchr' >"$D/eight"
 run "new auth writes" tpm2_nvwrite 0x1500040 -C 0x1500040 -P after -i "$D/eight"
 expect_rc "old auth refused" "0x98e|0x9a2" tpm2_nvwrite 0x1500040 -C 0x1500040 -P before \
 	-i "$D/eight"
+
+# PolicyNV: a write allowed while the counter is at least 3
+printf '\0\0\0\0\0\0\0\3' >"$D/three"
+printf '\0\0\0\0\0\0\0\4' >"$D/four"
+run "trial for PolicyNV" tpm2_startauthsession -S "$D/trial.ctx"
+run "policynv trial: counter >= 3" tpm2_policynv -S "$D/trial.ctx" -C o -i "$D/three" \
+	-L "$D/pol_nv" $CNT uge
+run "flush trial 3" tpm2_flushcontext "$D/trial.ctx"
+run "nvdefine guarded by PolicyNV" tpm2_nvdefine 0x1500041 -C o -s 8 -L "$D/pol_nv" \
+	-a "policywrite|ownerread"
+run "policy session 3" tpm2_startauthsession --policy-session -S "$D/s.ctx"
+run "policynv: counter >= 3 holds" tpm2_policynv -S "$D/s.ctx" -C o -i "$D/three" $CNT uge
+run "nvwrite under PolicyNV" tpm2_nvwrite 0x1500041 -C 0x1500041 -P "session:$D/s.ctx" \
+	-i "$D/eight"
+run "flush policy session 3" tpm2_flushcontext "$D/s.ctx"
+run "policy session 4" tpm2_startauthsession --policy-session -S "$D/s.ctx"
+expect_rc "policynv: counter >= 4 does not hold: TPM_RC_POLICY" 0x126 \
+	tpm2_policynv -S "$D/s.ctx" -C o -i "$D/four" $CNT uge
+run "flush policy session 4" tpm2_flushcontext "$D/s.ctx"
 
 # ---- PIN pass: each use counts ----
 run "nvdefine pinpass" tpm2_nvdefine $PIN -C o -s 8 -p pin -a "nt=pinpass|ownerread|ownerwrite|authread"

@@ -68,8 +68,10 @@ static TPM_RC start(struct csess *s, TPM_HANDLE key, TPM_HANDLE bind, const char
 		memcpy(secret, bind_auth, strlen(bind_auth));
 		n = strlen(bind_auth);
 	}
-	memcpy(secret + n, salt, salt_len);
-	n += salt_len;
+	if (salt_len) {
+		memcpy(secret + n, salt, salt_len);
+		n += salt_len;
+	}
 	if (n) {
 		CU_ASSERT_EQUAL(crypto_kdfa(TPM_ALG_SHA256, secret, n, "ATH", s->nonce_tpm.b, 32,
 					    s->nonce_caller.b, 32, 256, s->key),

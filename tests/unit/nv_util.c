@@ -1,0 +1,348 @@
+/* Helpers of the NV and lifecycle tests (test_nv.c, test_lifecycle.c): NV commands, Startup
+ * and Shutdown, power cycles, ReadClock, policy sessions with an empty session key, state
+ * directories. Every helper runs its command on nvh. */
+#include <ftw.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include <CUnit/Basic.h>
+
+#include "crypto/crypto.h"
+#include "engine_int.h"
+#include "nv/nv.h"
+#include "nv_util.h"
+
+struct harness nvh;
+static char tmp_root[] = "/tmp/pqtpm-test-nv-XXXXXX";
+static unsigned dir_seq;
+
+/* ---- commands ---- */
+
+static void put_public(struct wr *w, TPM_HANDLE idx, TPM_ALG_ID alg, uint32_t attrs,
+		       const uint8_t *policy, uint16_t plen, uint16_t size)
+{
+	size_t mark;
+
+	wr_size_begin(w, &mark);
+	wr_u32(w, idx);
+	wr_u16(w, alg);
+	wr_u32(w, attrs);
+	wr_tpm2b(w, policy, plen);
+	wr_u16(w, size);
+	wr_size_end(w, mark);
+}
+
+TPM_RC nvt_define_full(TPM_HANDLE auth, TPM_HANDLE idx, TPM_ALG_ID alg, uint32_t attrs,
+		       uint16_t size, const char *pw, const uint8_t *policy, uint16_t plen)
+{
+	struct cmdbuf b;
+
+	cmd_begin(&b, TPM_CC_NV_DefineSpace);
+	cmd_handle(&b, auth);
+	cmd_auth_pw(&b, "");
+	wr_tpm2b(&b.params, pw, (uint16_t)strlen(pw));
+	put_public(&b.params, idx, alg, attrs, policy, plen, size);
+	return harness_run(&nvh, &b, NULL, NULL);
+}
+
+TPM_RC nvt_define(TPM_HANDLE idx, uint32_t attrs, uint16_t size)
+{
+	return nvt_define_full(TPM_RH_OWNER, idx, TPM_ALG_SHA256, attrs, size, "pw", NULL, 0);
+}
+
+TPM_RC nvt_undefine(TPM_HANDLE auth, TPM_HANDLE idx)
+{
+	struct cmdbuf b;
+
+	cmd_begin(&b, TPM_CC_NV_UndefineSpace);
+	cmd_handle(&b, auth);
+	cmd_handle(&b, idx);
+	cmd_auth_pw(&b, "");
+	return harness_run(&nvh, &b, NULL, NULL);
+}
+
+/* A command with handles (auth, idx) and a password for auth. */
+void nvt_begin(struct cmdbuf *b, TPM_CC cc, TPM_HANDLE auth, TPM_HANDLE idx,
+	       const char *pw)
+{
+	cmd_begin(b, cc);
+	cmd_handle(b, auth);
+	cmd_handle(b, idx);
+	cmd_auth_pw(b, pw);
+}
+
+TPM_RC nvt_write(TPM_HANDLE auth, TPM_HANDLE idx, const char *pw, const void *data,
+		 uint16_t len, uint16_t off)
+{
+	struct cmdbuf b;
+
+	nvt_begin(&b, TPM_CC_NV_Write, auth, idx, pw);
+	wr_tpm2b(&b.params, data, len);
+	wr_u16(&b.params, off);
+	return harness_run(&nvh, &b, NULL, NULL);
+}
+
+TPM_RC nvt_read(TPM_HANDLE auth, TPM_HANDLE idx, const char *pw, uint16_t size,
+		uint16_t off, uint8_t *out)
+{
+	struct cmdbuf b;
+	struct rd r;
+	uint16_t got;
+	TPM_RC rc;
+
+	nvt_begin(&b, TPM_CC_NV_Read, auth, idx, pw);
+	wr_u16(&b.params, size);
+	wr_u16(&b.params, off);
+	rc = harness_run(&nvh, &b, &r, NULL);
+	if (rc == TPM_RC_SUCCESS) {
+		CU_ASSERT_EQUAL(rd_tpm2b(&r, out, NV_BUFFER_MAX, &got), TPM_RC_SUCCESS);
+		CU_ASSERT_EQUAL(got, size);
+	}
+	return rc;
+}
+
+TPM_RC nvt_simple(TPM_CC cc, TPM_HANDLE auth, TPM_HANDLE idx, const char *pw)
+{
+	struct cmdbuf b;
+
+	nvt_begin(&b, cc, auth, idx, pw);
+	return harness_run(&nvh, &b, NULL, NULL);
+}
+
+TPM_RC nvt_extend(TPM_HANDLE auth, TPM_HANDLE idx, const char *pw, const void *d,
+		  uint16_t len)
+{
+	struct cmdbuf b;
+
+	nvt_begin(&b, TPM_CC_NV_Extend, auth, idx, pw);
+	wr_tpm2b(&b.params, d, len);
+	return harness_run(&nvh, &b, NULL, NULL);
+}
+
+TPM_RC nvt_setbits(TPM_HANDLE auth, TPM_HANDLE idx, const char *pw, uint64_t bits)
+{
+	struct cmdbuf b;
+
+	nvt_begin(&b, TPM_CC_NV_SetBits, auth, idx, pw);
+	wr_u64(&b.params, bits);
+	return harness_run(&nvh, &b, NULL, NULL);
+}
+
+uint64_t nvt_read_u64(TPM_HANDLE auth, TPM_HANDLE idx, const char *pw)
+{
+	uint8_t buf[NV_BUFFER_MAX];
+	uint64_t v = 0;
+
+	CU_ASSERT_EQUAL_FATAL(nvt_read(auth, idx, pw, 8, 0, buf), TPM_RC_SUCCESS);
+	for (int i = 0; i < 8; i++)
+		v = v << 8 | buf[i];
+	return v;
+}
+
+TPM_RC nvt_readpublic(TPM_HANDLE idx, uint32_t *attrs, struct tpm2b_name *name)
+{
+	struct cmdbuf b;
+	struct rd r, sub;
+	struct nv_public pub;
+	struct tpm2b_name n;
+	uint16_t size;
+	TPM_RC rc;
+
+	cmd_begin(&b, TPM_CC_NV_ReadPublic);
+	cmd_handle(&b, idx);
+	rc = harness_run(&nvh, &b, &r, NULL);
+	if (rc != TPM_RC_SUCCESS)
+		return rc;
+	CU_ASSERT_EQUAL_FATAL(rd_sub(&r, &sub, &size), TPM_RC_SUCCESS);
+	CU_ASSERT_EQUAL(rd_nv_public(&sub, &pub), TPM_RC_SUCCESS);
+	CU_ASSERT_EQUAL(rd_left(&sub), 0);
+	CU_ASSERT_EQUAL(rd_tpm2b_name(&r, &n), TPM_RC_SUCCESS);
+	CU_ASSERT_EQUAL(rd_left(&r), 0);
+	CU_ASSERT_EQUAL(pub.handle, idx);
+	if (attrs)
+		*attrs = pub.attributes;
+	if (name)
+		*name = n;
+	return rc;
+}
+
+uint32_t nvt_attrs_of(TPM_HANDLE idx)
+{
+	uint32_t a = 0;
+
+	CU_ASSERT_EQUAL(nvt_readpublic(idx, &a, NULL), TPM_RC_SUCCESS);
+	return a;
+}
+
+/* ---- lifecycle ---- */
+
+TPM_RC nvt_su(TPM_CC cc, uint16_t type)
+{
+	struct cmdbuf b;
+
+	cmd_begin(&b, cc);
+	wr_u16(&b.params, type);
+	return harness_run(&nvh, &b, NULL, NULL);
+}
+
+/* Shutdown(down) (or LOSS), power cycle, Startup(up). */
+TPM_RC nvt_cycle(uint16_t down, uint16_t up)
+{
+	if (down != LOSS)
+		CU_ASSERT_EQUAL(nvt_su(TPM_CC_Shutdown, down), TPM_RC_SUCCESS);
+	CU_ASSERT_EQUAL(pqtpm_engine_signal(nvh.e, PQTPM_SIGNAL_POWER_OFF), 0);
+	CU_ASSERT_EQUAL(pqtpm_engine_signal(nvh.e, PQTPM_SIGNAL_POWER_ON), 0);
+	return nvt_su(TPM_CC_Startup, up);
+}
+
+void nvt_read_clock(uint64_t *clock, uint32_t *resets, uint32_t *restarts, uint8_t *safe)
+{
+	struct cmdbuf b;
+	struct rd r;
+	uint64_t t;
+
+	cmd_begin(&b, TPM_CC_ReadClock);
+	CU_ASSERT_EQUAL_FATAL(harness_run(&nvh, &b, &r, NULL), TPM_RC_SUCCESS);
+	rd_u64(&r, &t);
+	rd_u64(&r, clock);
+	rd_u32(&r, resets);
+	rd_u32(&r, restarts);
+	rd_u8(&r, safe);
+}
+
+/* ---- state directories ---- */
+
+static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st;
+	(void)flag;
+	(void)ftw;
+	return remove(path);
+}
+
+void nvt_new_dir(char *out, size_t cap)
+{
+	snprintf(out, cap, "%s/d%u", tmp_root, ++dir_seq);
+	CU_ASSERT_FATAL(mkdir(out, 0700) == 0);
+}
+
+/* An engine on dir, powered on, without Startup (the test sends it). */
+void nvt_open_raw(struct harness *x, const char *dir)
+{
+	struct pqtpm_engine_config cfg = { .state_dir = dir, .log_level = PQTPM_LOG_ERROR };
+	char err[512];
+
+	memset(x, 0, sizeof(*x));
+	CU_ASSERT_FATAL(pqtpm_engine_open(&x->e, &cfg, err, sizeof(err)) == 0);
+	CU_ASSERT_FATAL(pqtpm_engine_signal(x->e, PQTPM_SIGNAL_POWER_ON) == 0);
+	x->c = pqtpm_client_new(x->e);
+	CU_ASSERT_FATAL(x->c != NULL);
+}
+
+/* Each test starts with a fresh in-memory TPM. */
+/* ---- policy sessions (empty session key: the HMAC key is the empty string) ---- */
+
+void nvt_start_policy(struct psess *s)
+{
+	struct cmdbuf b;
+	struct rd rsp;
+	uint8_t nonce[DSIZE];
+
+	memset(s, 0, sizeof(*s));
+	crypto_random(nonce, sizeof(nonce));
+	cmd_begin(&b, TPM_CC_StartAuthSession);
+	cmd_handle(&b, TPM_RH_NULL);
+	cmd_handle(&b, TPM_RH_NULL);
+	wr_tpm2b(&b.params, nonce, sizeof(nonce));
+	wr_u16(&b.params, 0);
+	wr_u8(&b.params, TPM_SE_POLICY);
+	wr_u16(&b.params, TPM_ALG_NULL);
+	wr_u16(&b.params, TPM_ALG_SHA256);
+	CU_ASSERT_EQUAL_FATAL(harness_run(&nvh, &b, &rsp, &s->handle), TPM_RC_SUCCESS);
+	CU_ASSERT_EQUAL(rd_tpm2b_digest(&rsp, &s->nonce_tpm), TPM_RC_SUCCESS);
+}
+
+void nvt_be32(uint8_t *p, uint32_t v)
+{
+	p[0] = (uint8_t)(v >> 24);
+	p[1] = (uint8_t)(v >> 16);
+	p[2] = (uint8_t)(v >> 8);
+	p[3] = (uint8_t)v;
+}
+
+void nvt_policy_cc(struct psess *s, TPM_CC code)
+{
+	struct cmdbuf b;
+
+	cmd_begin(&b, TPM_CC_PolicyCommandCode);
+	cmd_handle(&b, s->handle);
+	wr_u32(&b.params, code);
+	CU_ASSERT_EQUAL(harness_run(&nvh, &b, NULL, NULL), TPM_RC_SUCCESS);
+}
+
+/* The digest PolicyCommandCode(code) gives: H(0^32 || TPM_CC_PolicyCommandCode || code). */
+void nvt_cc_policy(TPM_CC code, uint8_t out[DSIZE])
+{
+	uint8_t buf[DSIZE + 8] = { 0 };
+
+	nvt_be32(buf + DSIZE, TPM_CC_PolicyCommandCode);
+	nvt_be32(buf + DSIZE + 4, code);
+	crypto_hash(TPM_ALG_SHA256, buf, sizeof(buf), out);
+}
+
+static void name_of_handle(TPM_HANDLE hd, struct tpm2b_name *n)
+{
+	if ((hd >> 24) == TPM_HT_NV_INDEX) {
+		CU_ASSERT_EQUAL_FATAL(nvt_readpublic(hd, NULL, n), TPM_RC_SUCCESS);
+		return;
+	}
+	n->size = 4;
+	nvt_be32(n->b, hd);
+}
+
+/* Authorize the first handle of b with policy session s (and the second, if pw2, with a
+ * password). b has its handles and parameters. */
+void nvt_auth_policy(struct cmdbuf *b, const struct psess *s, const char *pw2)
+{
+	uint8_t cp[DSIZE], mac[DSIZE], nonce[DSIZE], code[4], attrs = 0;
+	struct crypto_hash_ctx hc;
+	struct crypto_hmac_ctx mc;
+
+	crypto_random(nonce, sizeof(nonce));
+	nvt_be32(code, b->cc);
+	crypto_hash_start(&hc, TPM_ALG_SHA256);
+	crypto_hash_update(&hc, code, 4);
+	for (unsigned i = 0; i < b->nhandles; i++) {
+		struct tpm2b_name n;
+
+		name_of_handle(b->handles[i], &n);
+		crypto_hash_update(&hc, n.b, n.size);
+	}
+	crypto_hash_update(&hc, b->param_buf, b->params.off);
+	crypto_hash_finish(&hc, cp);
+	crypto_hmac_start(&mc, TPM_ALG_SHA256, (const uint8_t *)"", 0);
+	crypto_hmac_update(&mc, cp, DSIZE);
+	crypto_hmac_update(&mc, nonce, DSIZE);
+	crypto_hmac_update(&mc, s->nonce_tpm.b, s->nonce_tpm.size);
+	crypto_hmac_update(&mc, &attrs, 1);
+	crypto_hmac_finish(&mc, mac);
+	wr_u32(&b->auth, s->handle);
+	wr_tpm2b(&b->auth, nonce, DSIZE);
+	wr_u8(&b->auth, attrs);
+	wr_tpm2b(&b->auth, mac, DSIZE);
+	b->nauth = 1;
+	if (pw2)
+		cmd_auth_pw(b, pw2);
+}
+
+int nv_tmp_init(void)
+{
+	return mkdtemp(tmp_root) ? 0 : -1;
+}
+
+int nv_tmp_clean(void)
+{
+	return nftw(tmp_root, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
