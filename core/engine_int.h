@@ -180,6 +180,7 @@ struct pqtpm_engine {
 	bool state_lock_open;		/* state_lock_fd is <state_dir>/pqtpm.lock, open */
 	bool state_locked;		/* a command holds the lock through it (state/file.c) */
 	int state_lock_fd;
+	int state_lock_pid;		/* the process that opened it (a forked child reopens) */
 	struct state_file_id state_id;	/* the state file ps was loaded from or saved to */
 	uint8_t null_seed[PRIMARY_SEED_SIZE];
 	uint8_t null_proof[PRIMARY_SEED_SIZE];

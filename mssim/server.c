@@ -25,6 +25,7 @@
 #define ACCEPT_BATCH 32		/* accepts per wake-up, so that a flood does not starve clients */
 #define EPOLL_BATCH 64
 #define INBOX_BATCH 32		/* connections taken from the handoff pipe per read */
+#define WORKER_STACK (8u << 20)
 
 static void stop_signals(sigset_t *set)
 {
@@ -158,12 +159,28 @@ static void *worker_main(void *arg)
 static int start_workers(struct mssim_server *s, unsigned n)
 {
 	struct mssim_worker *wk;
+	pthread_attr_t attr;
+	size_t stack = 0;
 	int pfd[2], rc;
 	unsigned i;
 
 	s->workers = calloc(n, sizeof(*s->workers));
 	if (!s->workers) {
 		mssim_log(PQTPM_LOG_ERROR, "out of memory for %u workers", n);
+		return -1;
+	}
+	/* Commands run on the workers now: give them at least the stack the main thread has by
+	 * default (glibc's thread default falls to 2 MiB under `ulimit -s unlimited`). */
+	rc = pthread_attr_init(&attr);
+	if (rc != 0) {
+		mssim_log(PQTPM_LOG_ERROR, "pthread_attr_init: %s", strerror(rc));
+		return -1;
+	}
+	if (pthread_attr_getstacksize(&attr, &stack) == 0 && stack < WORKER_STACK)
+		rc = pthread_attr_setstacksize(&attr, WORKER_STACK);
+	if (rc != 0) {
+		mssim_log(PQTPM_LOG_ERROR, "pthread_attr_setstacksize: %s", strerror(rc));
+		pthread_attr_destroy(&attr);
 		return -1;
 	}
 	s->nworkers = n;
@@ -179,25 +196,26 @@ static int start_workers(struct mssim_server *s, unsigned n)
 		wk->epfd = epoll_create1(EPOLL_CLOEXEC);
 		if (wk->epfd < 0) {
 			mssim_log(PQTPM_LOG_ERROR, "epoll_create1: %s", strerror(errno));
-			return -1;
+			break;
 		}
 		/* Non-blocking both ways: a worker never waits on it, nor the main thread. */
 		if (pipe2(pfd, O_NONBLOCK | O_CLOEXEC) < 0) {
 			mssim_log(PQTPM_LOG_ERROR, "pipe2: %s", strerror(errno));
-			return -1;
+			break;
 		}
 		wk->inbox.fd = pfd[0];
 		wk->inbox_w = pfd[1];
 		if (watch(wk->epfd, &wk->inbox) < 0)
-			return -1;
-		rc = pthread_create(&wk->thread, NULL, worker_main, wk);
+			break;
+		rc = pthread_create(&wk->thread, &attr, worker_main, wk);
 		if (rc != 0) {
 			mssim_log(PQTPM_LOG_ERROR, "pthread_create: %s", strerror(rc));
-			return -1;
+			break;
 		}
 		wk->started = 1;
 	}
-	return 0;
+	pthread_attr_destroy(&attr);
+	return i == n ? 0 : -1;
 }
 
 /* A non-blocking listening socket on a numeric address. Returns the fd or -1 (logged). */

@@ -256,7 +256,7 @@ static TPM_RC policy_or(struct cmd *c)
 /* TPMS_TIME_INFO now, as ReadClock reports it. */
 static void time_info(struct pqtpm_engine *e, uint8_t out[TIME_INFO_SIZE])
 {
-	uint64_t clock = engine_clock_ms(e), time = clock - e->ps.clock;
+	uint64_t clock = engine_clock_ms(e), time = engine_time_ms(e);
 
 	be32(out, (uint32_t)(time >> 32));
 	be32(out + 4, (uint32_t)time);
@@ -264,7 +264,7 @@ static void time_info(struct pqtpm_engine *e, uint8_t out[TIME_INFO_SIZE])
 	be32(out + 12, (uint32_t)clock);
 	be32(out + 16, e->ps.reset_count);
 	be32(out + 20, e->ps.restart_count);
-	out[24] = 1; /* safe */
+	out[24] = e->ps.clock_safe;
 }
 
 /* H(policyDigest || TPM_CC_PolicyCounterTimer || H(operandB || offset || operation)) */

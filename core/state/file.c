@@ -344,12 +344,18 @@ int state_begin(struct pqtpm_engine *e, char *err, size_t errlen)
 
 	if (!e->state_dir)
 		return 0;
+	/* A forked child shares the parent's open lock file, and with it the lock: its own */
+	if (e->state_lock_open && e->state_lock_pid != (int)getpid()) {
+		state_unlock(e->state_lock_fd);
+		e->state_lock_open = false;
+	}
 	if (!e->state_lock_open) {
 		rc = state_lock(e->state_dir, true);
 		if (rc < 0)
 			return fail(err, errlen, rc, "%s/%s: cannot lock: %s", e->state_dir,
 				    STATE_LOCK_FILE, strerror(-rc));
 		e->state_lock_fd = rc;
+		e->state_lock_pid = (int)getpid();
 		e->state_lock_open = true;
 	} else {
 		while (flock(e->state_lock_fd, LOCK_EX) < 0) {

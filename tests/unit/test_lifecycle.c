@@ -6,6 +6,7 @@
  * Helpers: nv_util.c. */
 #include <stdio.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <CUnit/Basic.h>
@@ -302,6 +303,30 @@ static int run_suite(const char *name, void (*add)(CU_pSuite))
 	return failed ? 1 : 0;
 }
 
+/* A forked child (an application that loaded the PKCS#11 module, then forked) takes the
+ * directory's lock as its own process; what it defines, the parent sees. */
+static void test_forked_child(void)
+{
+	char dir[256];
+	int status = -1;
+	pid_t pid;
+
+	nvt_new_dir(dir, sizeof(dir));
+	harness_close(&nvh);
+	harness_open_dir(&nvh, dir);
+	CU_ASSERT_EQUAL(nvt_define(IDX, OWNER_RW, 8), TPM_RC_SUCCESS);
+	pid = fork();
+	CU_ASSERT_FATAL(pid >= 0);
+	if (pid == 0)
+		_exit(nvt_define(IDX + 1, OWNER_RW, 8) == TPM_RC_SUCCESS ? 0 : 1);
+	CU_ASSERT_EQUAL(waitpid(pid, &status, 0), pid);
+	CU_ASSERT(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	CU_ASSERT_EQUAL(nvt_readpublic(IDX + 1, NULL, NULL), TPM_RC_SUCCESS);
+	CU_ASSERT_EQUAL(nvt_define(IDX + 2, OWNER_RW, 8), TPM_RC_SUCCESS);
+	harness_close(&nvh);
+	harness_open(&nvh);
+}
+
 static void add_tests(CU_pSuite s)
 {
 	ADD(s, "resetCount, restartCount, Clock, ClockSet, Clear", test_lifecycle_counts);
@@ -309,6 +334,7 @@ static void add_tests(CU_pSuite s)
 	ADD(s, "state survives a new engine, Resume finds PCRs", test_persistence);
 	ADD(s, "a failed save fails the command and rolls back", test_failed_save_rolls_back);
 	ADD(s, "two engines on one state directory", test_two_engines_one_dir);
+	ADD(s, "a forked child on the parent's directory", test_forked_child);
 }
 
 int main(void)
