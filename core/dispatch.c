@@ -6,10 +6,13 @@
 #include "auth.h"
 #include "engine_int.h"
 #include "nv/nv.h"
+#include "session.h"
 #include "startup.h"
 #include "state/store.h"
 
 #define HEADER_SIZE 10
+/* run(): a reading command met a session that may move the DA counters (below) */
+#define RC_NEEDS_LOCK 0xFFFFFFFFu
 /* Room kept at the end of the response for the authorization area. */
 #define RSP_AUTH_RESERVE (MAX_SESSIONS * (2 + MAX_DIGEST_SIZE + 1 + 2 + MAX_DIGEST_SIZE))
 
@@ -101,6 +104,85 @@ static TPM_RC resolve_handles(struct cmd *c, struct rd *r)
 	return TPM_RC_SUCCESS;
 }
 
+/* ---- commands that only read the persistent state ----
+ *
+ * Most commands never change e->ps: they need it to be the newest state when they start, but
+ * neither the directory's lock nor a snapshot to roll back to. These run without them when
+ * state_fresh says that no process has begun to write the state file since this one loaded or
+ * saved it (one memory read; otherwise they lock and load as every other command does). Reads
+ * stay correct across processes: a writer announces its write before it replaces the file
+ * and before it answers, so a command that starts after another process's command has
+ * answered acts on its result, and one that starts earlier is ordered before it.
+ *
+ * The list: no command on it changes the state, reports Clock (Clock is saved at each
+ * TPM_PT_CLOCK_UPDATE before a value past it is reported: clock_checkpoint, which needs the
+ * lock) or has a handle that needs authorization. That last rule is what keeps the
+ * dictionary-attack counters and every authValue check on the locked path: a hierarchy's,
+ * an index's or an object's authorization (which reads ps.hier, the NV store, DA state and
+ * may count a failure) always runs under the lock on the newest state. An authorization
+ * session can still come with a listed command (parameter encryption, audit); one that is
+ * bound to a DA-protected entity could count a failure against it, so such a command starts
+ * over on the locked path (run() says RC_NEEDS_LOCK before anything was done). If a listed
+ * command changed the state after all, state_save refuses to write over another process's
+ * newer state, and a rollback without a snapshot loads the file again. */
+static bool reads_state_only(TPM_CC cc)
+{
+	switch (cc) {
+	case TPM_CC_GetRandom:
+	case TPM_CC_StirRandom:
+	case TPM_CC_GetCapability:
+	case TPM_CC_TestParms:
+	case TPM_CC_GetTestResult:
+	case TPM_CC_ECC_Parameters:
+	case TPM_CC_Hash:
+	case TPM_CC_HashSequenceStart:
+	case TPM_CC_PCR_Read:
+	case TPM_CC_ReadPublic:
+	case TPM_CC_LoadExternal:
+	case TPM_CC_MakeCredential:
+	case TPM_CC_RSA_Encrypt:
+	case TPM_CC_ECDH_KeyGen:
+	case TPM_CC_VerifySignature:
+	case TPM_CC_NV_ReadPublic:
+	case TPM_CC_StartAuthSession:
+	case TPM_CC_ContextSave:
+	case TPM_CC_ContextLoad:
+	case TPM_CC_FlushContext:
+	case TPM_CC_PolicyPCR:
+	case TPM_CC_PolicyOR:
+	case TPM_CC_PolicyCommandCode:
+	case TPM_CC_PolicyAuthValue:
+	case TPM_CC_PolicyPassword:
+	case TPM_CC_PolicyGetDigest:
+	case TPM_CC_PolicyRestart:
+	case TPM_CC_PolicyCpHash:
+	case TPM_CC_PolicyNameHash:
+	case TPM_CC_PolicyLocality:
+	case TPM_CC_PolicyPhysicalPresence:
+	case TPM_CC_PolicyNvWritten:
+	case TPM_CC_PolicyTemplate:
+	case TPM_CC_PolicyDuplicationSelect:
+	case TPM_CC_PolicySigned:
+	case TPM_CC_PolicyTicket:
+	case TPM_CC_PolicyAuthorize:
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* A session in the authorization area that a failure would count against the DA state. */
+static bool da_session(struct cmd *c, const struct auth_area *a)
+{
+	for (unsigned i = 0; i < a->count; i++) {
+		const struct session *s = session_find(c->client, a->s[i].handle);
+
+		if (s && (s->da_bound || s->lockout_bound))
+			return true;
+	}
+	return false;
+}
+
 static size_t error_response(uint8_t *rsp, TPM_RC rc)
 {
 	struct wr w;
@@ -140,6 +222,8 @@ static TPM_RC run(struct cmd *c, const uint8_t *cmd, size_t len, struct auth_are
 		return TPM_RC_FAILURE;
 	TRY(resolve_handles(c, &r));
 	TRY(auth_parse(c, &r, a));
+	if (!c->e->state_locked && c->e->state_dir && a->count && da_session(c, a))
+		return RC_NEEDS_LOCK;
 	/* Handlers read a copy: parameter decryption works in place. */
 	c->cp_start = r.buf + r.off;
 	c->cp_len = rd_left(&r);
@@ -155,26 +239,42 @@ static TPM_RC run(struct cmd *c, const uint8_t *cmd, size_t len, struct auth_are
 /* Durability around a command: the state directory is locked and the newest state loaded
  * (another process may share the directory); what the command changes in e->ps is saved
  * before the response leaves, and put back as it was if that fails (or the command fails
- * after changing it), so that memory never holds what the disk does not. */
-static TPM_RC command_begin(struct pqtpm_engine *e)
+ * after changing it), so that memory never holds what the disk does not. A command that only
+ * reads e->ps (reads_only) skips the snapshot, and the lock too while e->ps is fresh. */
+static TPM_RC command_begin(struct pqtpm_engine *e, bool reads_only)
 {
 	char err[512];
 
 	e->dirty = false;
+	e->ps_snapped = false;
+	if (reads_only && state_fresh(e)) {
+		nv_command_start(e);
+		return TPM_RC_SUCCESS;
+	}
 	if (state_begin(e, err, sizeof(err)) < 0) {
 		engine_log(e, PQTPM_LOG_ERROR, "%s", err);
 		return TPM_RC_NV_UNAVAILABLE;
 	}
 	if (e->started)
 		clock_checkpoint(e);
-	e->ps_snap = e->ps;
+	if (!reads_only) {
+		e->ps_snap = e->ps;
+		e->ps_snapped = true;
+	}
 	nv_command_start(e);
 	return TPM_RC_SUCCESS;
 }
 
-static void rollback(struct pqtpm_engine *e)
+static void rollback(struct pqtpm_engine *e, const struct cmd *c)
 {
-	e->ps = e->ps_snap;
+	if (e->ps_snapped) {
+		e->ps = e->ps_snap;
+	} else if (e->dirty) {
+		/* a reading command changed ps after all: the file has it as it was */
+		engine_log(e, PQTPM_LOG_ERROR, "%s changed the persistent state unexpectedly",
+			   c->def ? c->def->name : "a command");
+		state_invalidate(e);
+	}
 	nv_rollback(e);
 	e->dirty = false;
 }
@@ -186,23 +286,41 @@ static TPM_RC command_end(struct cmd *c, TPM_RC rc)
 
 	if (rc != TPM_RC_SUCCESS) {
 		if (e->dirty || e->nv_snapped)
-			rollback(e);
+			rollback(e, c);
 	} else if (e->dirty) {
 		err = state_save(e);
 		if (err != 0) {
 			engine_log(e, PQTPM_LOG_ERROR, "%s/%s: cannot save the state: %s",
 				   e->state_dir, STATE_FILE, strerror(-err));
-			rollback(e);
+			rollback(e, c);
 			/* a full disk refuses a new index as the TPM's own NV would */
-			rc = (err == -ENOSPC || err == -EDQUOT) && c->def &&
-					     c->def->code == TPM_CC_NV_DefineSpace
-				     ? TPM_RC_NV_SPACE
-				     : TPM_RC_NV_UNAVAILABLE;
+			if ((err == -ENOSPC || err == -EDQUOT) && c->def &&
+			    c->def->code == TPM_CC_NV_DefineSpace)
+				rc = TPM_RC_NV_SPACE;
+			else if (err == -EAGAIN) /* another process wrote: ask again */
+				rc = TPM_RC_RETRY;
+			else
+				rc = TPM_RC_NV_UNAVAILABLE;
 		}
 	}
-	crypto_wipe(&e->ps_snap, sizeof(e->ps_snap));
+	/* only a command that may change e->ps (or that loaded it) can have changed a
+	 * hierarchy seed: the primaries made from the old one go */
+	if (e->ps_snapped || e->state_locked)
+		primary_cache_sweep(e);
+	if (e->ps_snapped)
+		crypto_wipe(&e->ps_snap, sizeof(e->ps_snap));
+	e->ps_snapped = false;
 	state_end(e);
 	return rc;
+}
+
+/* The command code, if the buffer holds a header (run() checks the rest). */
+static bool peek_code(const uint8_t *cmd, size_t len, TPM_CC *cc)
+{
+	if (len < HEADER_SIZE)
+		return false;
+	*cc = (TPM_CC)cmd[6] << 24 | (TPM_CC)cmd[7] << 16 | (TPM_CC)cmd[8] << 8 | cmd[9];
+	return true;
 }
 
 size_t dispatch(struct pqtpm_client *cl, uint8_t locality, const uint8_t *cmd, size_t len,
@@ -214,6 +332,8 @@ size_t dispatch(struct pqtpm_client *cl, uint8_t locality, const uint8_t *cmd, s
 	struct wr w;
 	size_t params_at;
 	uint8_t params[PQTPM_MAX_COMMAND_SIZE];
+	bool reads_only;
+	TPM_CC cc = 0;
 	TPM_RC rc;
 
 	memset(&c, 0, sizeof(c));
@@ -227,9 +347,24 @@ size_t dispatch(struct pqtpm_client *cl, uint8_t locality, const uint8_t *cmd, s
 	params_at = HEADER_SIZE + 4 + 4;
 	wr_init(&c.out, rsp + params_at, cap - params_at - RSP_AUTH_RESERVE);
 
-	rc = command_begin(e);
+	reads_only = peek_code(cmd, len, &cc) && reads_state_only(cc);
+	rc = command_begin(e, reads_only);
 	if (rc == TPM_RC_SUCCESS)
 		rc = run(&c, cmd, len, &a, params);
+	if (rc == RC_NEEDS_LOCK) {
+		/* nothing done yet: start again, locked */
+		auth_wipe(&a);
+		crypto_wipe(params, c.cp_len);
+		(void)command_end(&c, TPM_RC_SUCCESS);
+		memset(&c, 0, sizeof(c));
+		c.e = e;
+		c.client = cl;
+		c.locality = locality;
+		wr_init(&c.out, rsp + params_at, cap - params_at - RSP_AUTH_RESERVE);
+		rc = command_begin(e, false);
+		if (rc == TPM_RC_SUCCESS)
+			rc = run(&c, cmd, len, &a, params);
+	}
 	crypto_wipe(params, c.cp_len);
 	rc = command_end(&c, rc);
 	if (rc != TPM_RC_SUCCESS) {

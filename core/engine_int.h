@@ -74,6 +74,11 @@ struct object {
 	 * object (EvictControl, ContextLoad) neither uses nor frees the original's. */
 	struct mldsa_expanded *mldsa_exp;
 	const struct object *mldsa_owner;
+	/* An RSA key's private key as wolfSSL uses it (q, d, dP, dQ, qInv built from p), made at
+	 * its first private operation (scheme_rsa_key) and freed with the object; valid only
+	 * while rsa_owner == this object, as above. */
+	struct crypto_rsa_cache *rsa_priv;
+	const struct object *rsa_owner;
 };
 
 /* ---- clients: a connection; owns its transient objects and sessions ---- */
@@ -121,6 +126,7 @@ struct pcr_saved {
 };
 
 struct nv_store; /* nv/nv.h */
+struct session_resume; /* session.h */
 struct nv_ram;
 struct nv_index;
 
@@ -143,6 +149,7 @@ struct persist {
 	bool clock_safe;			/* TPMS_CLOCK_INFO.safe */
 	struct pcr_saved pcr_saved;		/* by Shutdown(STATE) */
 	struct nv_store *nv;			/* NV indices (nv/nv.h); never NULL in an engine */
+	struct session_resume *resume;		/* Shutdown(STATE)'s saved sessions (session.h) */
 };
 
 /* Which version of the state file this process has in memory (state/file.c). */
@@ -174,6 +181,7 @@ struct pqtpm_engine {
 
 	struct persist ps;
 	struct persist ps_snap;		/* ps as the command found it (dispatch.c), for a rollback */
+	bool ps_snapped;		/* ps_snap holds it: not for commands that only read ps */
 	struct nv_store *nv_snap;	/* the NV store as the command found it, once it changes */
 	bool nv_snapped;
 	struct nv_ram *nv_ram;		/* orderly counters ahead of the store (nv/orderly.c) */
@@ -182,8 +190,12 @@ struct pqtpm_engine {
 	int state_lock_fd;
 	int state_lock_pid;		/* the process that opened it (a forked child reopens) */
 	struct state_file_id state_id;	/* the state file ps was loaded from or saved to */
+	uint64_t *state_seq;		/* <state_dir>/pqtpm.seq mapped shared: bumped by writers */
+	uint64_t state_seq_seen;	/* its value when ps was last loaded or saved */
+	bool state_seq_known;		/* state_seq_seen is that value */
 	uint8_t null_seed[PRIMARY_SEED_SIZE];
 	uint8_t null_proof[PRIMARY_SEED_SIZE];
+	struct primary_cache *primary_cache;	/* RSA primaries made lately (object/primary.c) */
 
 	struct pcr_bank banks[MAX_PCR_BANKS];
 	unsigned nbanks;
@@ -284,9 +296,15 @@ TPM_RC object_alloc(struct pqtpm_client *cl, enum object_kind kind, struct objec
 void object_release(struct pqtpm_client *cl, struct object *o); /* wipes and frees */
 struct object *object_find(struct pqtpm_client *cl, TPM_HANDLE h); /* transient or persistent */
 void object_wipe_free(struct object *o);
-/* Wipe and free what an object owns outside itself (scheme.c: the expanded ML-DSA key). */
+/* Wipe and free what an object owns outside itself (scheme.c: the expanded ML-DSA key, the
+ * built RSA private key). */
 void object_free_caches(struct object *o);
 unsigned object_count_loaded(struct pqtpm_engine *e);
+/* The RSA primaries kept for CreatePrimary (object/primary.c): sweep drops (wiping) those
+ * whose hierarchy seed changed; free drops them all (the engine goes). */
+void primary_cache_sweep(struct pqtpm_engine *e);
+void primary_cache_free(struct pqtpm_engine *e);
+unsigned primary_cache_count(const struct pqtpm_engine *e); /* entries kept (tests) */
 
 int hier_index(TPM_HANDLE h); /* HIER_* or -1 */
 bool hier_enabled(struct pqtpm_engine *e, TPM_HANDLE h);

@@ -1,6 +1,7 @@
 /* Policy session helpers (see policy.h). */
 #include <string.h>
 
+#include "nv/nv.h"
 #include "policy.h"
 
 static void be32(uint8_t *b, uint32_t v)
@@ -163,5 +164,9 @@ TPM_RC policy_check_use(struct cmd *c, const struct session *s, unsigned slot, u
 		TRY(check_name_hash(c, s, n));
 	if (s->template_hash.size)
 		TRY(check_template(c, s, n, params, plen));
+	/* PolicyNvWritten: an NV index, written or not as asserted (before this command) */
+	if (s->check_nv_written &&
+	    (!c->nv[slot] || !!(c->nv[slot]->pub.attributes & TPMA_NV_WRITTEN) != s->nv_written_state))
+		return rc_session(TPM_RC_POLICY_FAIL, n);
 	return TPM_RC_SUCCESS;
 }

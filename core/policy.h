@@ -27,8 +27,9 @@ bool policy_eo_holds(uint16_t op, const uint8_t *a, const uint8_t *b, size_t n);
 
 /* At use, for session number n authorizing handle slot of the command (auth.c, after the
  * policyDigest, command code, locality, PCR and cpHash checks): physical presence, expiry,
- * the command code an ADMIN or DUP role needs, nameHash, templateHash, and PolicySecret's
- * need of an authValue. params: the command parameters as sent. */
+ * the command code an ADMIN or DUP role needs, nameHash, templateHash, PolicySecret's need
+ * of an authValue, and PolicyNvWritten's state of the index. params: the command parameters
+ * as sent. */
 TPM_RC policy_check_use(struct cmd *c, const struct session *s, unsigned slot, unsigned n,
 			const uint8_t *params, size_t plen);
 

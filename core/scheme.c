@@ -90,8 +90,8 @@ static TPM_RC sign_rsa(const struct object *key, const struct tpmt_scheme *schem
 	if (key->pub.unique.size > MAX_RSA_KEY_BYTES)
 		return TPM_RC_KEY;
 	scheme_rsa_key(key, &k);
-	TRY(crypto_rsa_sign(&k, scheme->scheme, scheme->hash_alg, digest->b, digest->size,
-			    sig->sig, &n));
+	TRY(crypto_rsa_sign_cached(&k, scheme_rsa_cache(key), scheme->scheme, scheme->hash_alg,
+				   digest->b, digest->size, sig->sig, &n));
 	sig->size = (uint16_t)n;
 	return TPM_RC_SUCCESS;
 }
@@ -241,6 +241,10 @@ void object_free_caches(struct object *o)
 	}
 	o->mldsa_exp = NULL;
 	o->mldsa_owner = NULL;
+	if (o->rsa_owner == o)
+		crypto_rsa_cache_free(o->rsa_priv);
+	o->rsa_priv = NULL;
+	o->rsa_owner = NULL;
 }
 
 TPM_RC scheme_mldsa_sign_mu(struct object *key, const uint8_t mu[SCHEME_MU_BYTES],
@@ -502,6 +506,23 @@ void scheme_rsa_key(const struct object *key, struct crypto_rsa *k)
 	k->e = key->pub.exponent;
 	k->p = key->has_sensitive ? key->sens.sensitive.b : NULL;
 	k->plen = key->has_sensitive ? key->sens.sensitive.size : 0;
+}
+
+struct crypto_rsa_cache **scheme_rsa_cache(const struct object *key)
+{
+	/* The built private key is kept in the object but is no part of its value: objects are
+	 * never const where they are defined (object_alloc, state/codec.c), only in the
+	 * handlers' view, so it may be filled through a const pointer. */
+	struct object *o = (struct object *)key;
+
+	if (!key->has_sensitive || key->pub.type != TPM_ALG_RSA)
+		return NULL;
+	if (o->rsa_owner != o) {
+		/* a struct copy's view of another object's: not ours to use or free */
+		o->rsa_priv = NULL;
+		o->rsa_owner = o;
+	}
+	return &o->rsa_priv;
 }
 
 TPM_RC scheme_ecc_fixed(const uint8_t *b, size_t n, size_t len, uint8_t *out)

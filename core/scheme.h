@@ -81,6 +81,10 @@ TPM_RC scheme_hmac(const struct object *key, TPM_ALG_ID in, TPM_ALG_ID *hash);
 
 /* Key material as crypto.h takes it. */
 void scheme_rsa_key(const struct object *key, struct crypto_rsa *k);
+/* Where a loaded RSA key keeps its built private key between private operations, for
+ * crypto_rsa_sign_cached / crypto_rsa_decrypt_cached (freed with the object); NULL for a key
+ * without its private part. */
+struct crypto_rsa_cache **scheme_rsa_cache(const struct object *key);
 /* An ECC scalar or coordinate of n bytes left-padded to len bytes (TPM_RC_KEY if longer). */
 TPM_RC scheme_ecc_fixed(const uint8_t *b, size_t n, size_t len, uint8_t *out);
 

@@ -18,7 +18,7 @@ struct session *session_find(struct pqtpm_client *cl, TPM_HANDLE h)
 	return NULL;
 }
 
-static bool handle_in_use(struct pqtpm_engine *e, TPM_HANDLE h)
+bool session_handle_in_use(struct pqtpm_engine *e, TPM_HANDLE h)
 {
 	for (struct pqtpm_client *cl = e->clients; cl; cl = cl->next)
 		if (session_find(cl, h))
@@ -49,7 +49,7 @@ TPM_RC session_alloc(struct pqtpm_client *cl, uint8_t type, struct session **out
 	/* unique across clients: a saved session may be loaded by another connection */
 	do {
 		s->handle = base | (cl->e->next_session++ & 0xFFFFFFu);
-	} while (handle_in_use(cl->e, s->handle));
+	} while (session_handle_in_use(cl->e, s->handle));
 	s->type = type;
 	slots(cl)[slot] = s;
 	*out = s;
@@ -129,6 +129,8 @@ void session_policy_reset(struct session *s)
 	s->need_pp = false;
 	s->template_hash.size = 0;
 	s->timeout = 0;
+	s->check_nv_written = false;
+	s->nv_written_state = false;
 }
 
 TPM_RC entity_name(struct cmd *c, unsigned slot, struct tpm2b_name *out)

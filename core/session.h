@@ -30,15 +30,49 @@ struct session {
 	bool need_pp;			/* PolicyPhysicalPresence */
 	struct tpm2b_digest template_hash; /* PolicyTemplate */
 	uint64_t timeout;		/* PolicySigned/Secret/Ticket: expiry in Clock ms; 0 = none */
+	bool check_nv_written;		/* PolicyNvWritten: the entity must be an NV index ... */
+	bool nv_written_state;		/* ... whose TPMA_NV_WRITTEN is this */
 	uint64_t saved_sequence;	/* of its context, while saved */
+	/* state/codec.c writes every field above (the saved sessions of a Shutdown(STATE)): a
+	 * field added here goes there too */
+};
+
+/* What Shutdown(STATE) keeps for a TPM Restart or Resume, in this process or, through the
+ * state file, in a later one (Part 1 §30: saved session contexts stay loadable; only a TPM
+ * Reset ends them): copies of the saved sessions and what their context blobs depend on, the
+ * NULL hierarchy's seed and proof and the context counter (its sequence numbers must not come
+ * again, or an old blob would pass the replay check), and the PCR update counter (PolicyPCR
+ * of a restored session sees the PCRs as changed). Owned by e->ps.resume; written with the
+ * state while ps.saved_state_valid (a Shutdown(STATE) not yet followed by a Startup). */
+struct session_resume {
+	uint8_t null_seed[PRIMARY_SEED_SIZE];
+	uint8_t null_proof[PRIMARY_SEED_SIZE];
+	uint64_t context_counter;
+	uint32_t pcr_update_counter;
+	unsigned count;
+	struct session sessions[MAX_SAVED_SESSIONS];
 };
 
 struct session *session_find(struct pqtpm_client *cl, TPM_HANDLE h);
 TPM_RC session_alloc(struct pqtpm_client *cl, uint8_t type, struct session **out);
+/* A loaded session of any client or a saved one has this handle. */
+bool session_handle_in_use(struct pqtpm_engine *e, TPM_HANDLE h);
 void session_release(struct pqtpm_client *cl, struct session *s);
 void session_release_all(struct pqtpm_client *cl);
-/* Saved sessions die at TPM Reset and Restart (Part 1 §30.2). */
+/* Saved sessions die at TPM Reset (Part 1 §30). */
 void session_drop_saved(struct pqtpm_engine *e);
+/* Shutdown(STATE): the saved sessions and their keys into e->ps.resume (session_context.c).
+ * Out of memory, nothing is kept (logged): the contexts will not load after a restart. */
+void session_resume_capture(struct pqtpm_engine *e);
+/* Startup after Shutdown(STATE) (TPM Restart or Resume): the NULL hierarchy and context
+ * counter of the Shutdown, and its saved sessions that are not there (a new process has
+ * none). Without a capture (a state file of an older pqtpm) a process that has no NULL
+ * hierarchy yet makes one. */
+TPM_RC session_resume_restore(struct pqtpm_engine *e);
+/* After the PCRs of a Restart or Resume are set: the PCR update counter moves past what any
+ * saved session recorded, so that their PolicyPCR no longer holds. */
+void session_resume_pcr_counter(struct pqtpm_engine *e);
+void session_resume_free(struct session_resume *r); /* wipes */
 /* Flush a loaded session of this client or any saved session; false if there is none. */
 bool session_flush(struct pqtpm_client *cl, TPM_HANDLE h);
 

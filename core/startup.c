@@ -4,10 +4,12 @@
  *   TPM Restart Startup(CLEAR) after Shutdown(STATE): PCRs reset, restartCount + 1.
  *   TPM Resume  Startup(STATE) after Shutdown(STATE): restartCount + 1, PCRs kept.
  * In every case the hierarchies are enabled again and platformAuth/platformPolicy cleared.
+ * Saved session contexts end at a TPM Reset and survive a Restart or Resume (Part 1 §30).
  *
  * Shutdown(STATE) saves PCRs 0-15 in the state file, so that a TPM Resume in a new process
- * (the server restarted between the two) finds them; saved session contexts survive a Resume
- * in the same process. NV indices lose their STCLEAR locks and flags at Reset and Restart, and
+ * (the server restarted between the two) finds them, and with them the saved sessions, the
+ * NULL hierarchy and the context counter (session_context.c), so that saved session contexts
+ * and NULL-hierarchy object contexts load after the restart. NV indices lose their STCLEAR locks and flags at Reset and Restart, and
  * a Startup after a disorderly shutdown marks Clock unsafe and moves orderly counters ahead
  * (nv/lifecycle.c). */
 #include <string.h>
@@ -28,6 +30,8 @@ static TPM_RC new_null_hierarchy(struct pqtpm_engine *e)
 void startup_save_pcrs(struct pqtpm_engine *e)
 {
 	struct pcr_saved *p = &e->ps.pcr_saved;
+
+	session_resume_capture(e);
 
 	memset(p, 0, sizeof(*p));
 	for (unsigned b = 0; b < e->nbanks && b < MAX_PCR_BANKS; b++) {
@@ -74,14 +78,17 @@ TPM_RC startup_run(struct pqtpm_engine *e, uint16_t type, uint8_t locality)
 		e->ps.pcr_banks = e->ps.pcr_banks_pending;
 		TRY(new_null_hierarchy(e));
 		e->context_counter = 0;
+		session_drop_saved(e);
 	} else {
 		e->ps.restart_count++;
+		/* saved sessions, the NULL hierarchy, the context counter: as Shutdown left them */
+		TRY(session_resume_restore(e));
 	}
-	if (type == TPM_SU_CLEAR)
-		session_drop_saved(e);
-	else
+	if (type == TPM_SU_STATE)
 		restore_pcrs(e);
 	pcr_reset_all(e, type == TPM_SU_CLEAR);
+	if (after_state)
+		session_resume_pcr_counter(e);
 	memset(&e->ps.pcr_saved, 0, sizeof(e->ps.pcr_saved));
 	nv_startup(e, type == TPM_SU_CLEAR, was_orderly);
 	/* Clock values reported after the last save may have been lost (Part 1 §36.4) */

@@ -1,10 +1,10 @@
 /* The policy assertions that need no other entity (Part 3 §23): PolicyRestart,
  * PolicyGetDigest, PolicyAuthValue, PolicyPassword, PolicyPhysicalPresence,
  * PolicyCommandCode, PolicyLocality, PolicyCpHash, PolicyNameHash, PolicyTemplate,
- * PolicyPCR, PolicyOR, PolicyCounterTimer. Each extends policyDigest with
- * H(policyDigest || commandCode || arguments) and records what must hold when the session
- * is used; a trial session only computes the digest. PolicyNV, PolicyNvWritten and
- * PolicyDuplicationSelect are not here yet. */
+ * PolicyPCR, PolicyOR, PolicyCounterTimer, PolicyNvWritten, PolicyDuplicationSelect. Each
+ * extends policyDigest with H(policyDigest || commandCode || arguments) and records what must
+ * hold when the session is used; a trial session only computes the digest. The assertions
+ * on NV contents (PolicyNV, PolicyAuthorizeNV) are in policy_nv.c. */
 #include <string.h>
 
 #include "pcr.h"
@@ -295,6 +295,66 @@ static TPM_RC policy_counter_timer(struct cmd *c)
 	return policy_extend(s, TPM_CC_PolicyCounterTimer, arg_hash, crypto_hash_size(s->auth_hash));
 }
 
+/* H(policyDigest || TPM_CC_PolicyNvWritten || writtenSet): the entity the session authorizes
+ * must be an NV index whose TPMA_NV_WRITTEN is writtenSet (checked at use, policy.c). Asserted
+ * twice, the two must agree. */
+static TPM_RC policy_nv_written(struct cmd *c)
+{
+	struct session *s;
+	uint8_t written;
+
+	TRY(policy_session(c, 0, &s));
+	TRYP(1, rd_u8(&c->in, &written));
+	if (written > 1) /* TPMI_YES_NO */
+		return rc_param(TPM_RC_VALUE, 1);
+	if (s->check_nv_written && s->nv_written_state != (written == 1))
+		return rc_param(TPM_RC_VALUE, 1);
+	TRY(policy_extend(s, TPM_CC_PolicyNvWritten, &written, 1));
+	s->check_nv_written = true;
+	s->nv_written_state = written == 1;
+	return TPM_RC_SUCCESS;
+}
+
+/* H(policyDigest || TPM_CC_PolicyDuplicationSelect || [objectName] || newParentName ||
+ * includeObject), objectName only if includeObject is YES. The session then authorizes only
+ * Duplicate (commandCode) of that object to that new parent: nameHash = H(objectName ||
+ * newParentName), the names of Duplicate's two handles. Like the reference, it needs a
+ * session with no cpHash, nameHash, templateHash or command code yet. */
+static TPM_RC policy_duplication_select(struct cmd *c)
+{
+	struct session *s;
+	struct tpm2b_name object, parent;
+	struct crypto_hash_ctx h;
+	uint8_t include, code[4];
+
+	TRY(policy_session(c, 0, &s));
+	TRYP(1, rd_tpm2b_name(&c->in, &object));
+	TRYP(2, rd_tpm2b_name(&c->in, &parent));
+	TRYP(3, rd_u8(&c->in, &include));
+	if (include > 1) /* TPMI_YES_NO */
+		return rc_param(TPM_RC_VALUE, 3);
+	if (s->cp_hash.size || s->name_hash.size || s->template_hash.size)
+		return TPM_RC_CPHASH;
+	if (s->command_code)
+		return TPM_RC_COMMAND_CODE;
+	TRY(crypto_hash_start(&h, s->auth_hash));
+	TRY(crypto_hash_update(&h, object.b, object.size));
+	TRY(crypto_hash_update(&h, parent.b, parent.size));
+	TRY(crypto_hash_finish(&h, s->name_hash.b));
+	s->name_hash.size = (uint16_t)crypto_hash_size(s->auth_hash);
+	be32(code, TPM_CC_PolicyDuplicationSelect);
+	TRY(crypto_hash_start(&h, s->auth_hash));
+	TRY(crypto_hash_update(&h, s->policy_digest.b, s->policy_digest.size));
+	TRY(crypto_hash_update(&h, code, sizeof(code)));
+	if (include)
+		TRY(crypto_hash_update(&h, object.b, object.size));
+	TRY(crypto_hash_update(&h, parent.b, parent.size));
+	TRY(crypto_hash_update(&h, &include, 1));
+	TRY(crypto_hash_finish(&h, s->policy_digest.b));
+	s->command_code = TPM_CC_Duplicate;
+	return TPM_RC_SUCCESS;
+}
+
 #define POLICY_CMD(cc, fn, fl)                                                         \
 	{ .code = TPM_CC_##cc, .name = #cc, .handles = 1, .htype = { HK_SESSION }, \
 	  .flags = (fl), .run = (fn) }
@@ -313,5 +373,7 @@ const struct cmd_def cmds_policy[] = {
 	POLICY_CMD(PolicyPCR, policy_pcr, CMD_PARAM_IN),
 	POLICY_CMD(PolicyOR, policy_or, 0),
 	POLICY_CMD(PolicyCounterTimer, policy_counter_timer, CMD_PARAM_IN),
+	POLICY_CMD(PolicyNvWritten, policy_nv_written, 0),
+	POLICY_CMD(PolicyDuplicationSelect, policy_duplication_select, CMD_PARAM_IN),
 	{ 0 },
 };

@@ -1,6 +1,11 @@
-/* PolicyNV (Part 3 §23.9): a policy assertion on the contents of an NV index.
- * policyDigest = H(policyDigest || TPM_CC_PolicyNV || H(operandB || offset || operation) ||
- * nvIndex Name); a trial session only extends the digest. */
+/* The policy assertions on the contents of an NV index (Part 3 §23.9, §23.22):
+ * PolicyNV: policyDigest = H(policyDigest || TPM_CC_PolicyNV || H(operandB || offset ||
+ * operation) || nvIndex Name);
+ * PolicyAuthorizeNV: the index holds a TPMT_HA, the policy its owner approves; when the
+ * session's digest is that policy, it starts over as H(0...0 || TPM_CC_PolicyAuthorizeNV ||
+ * nvIndex Name).
+ * Both read the index as NV_Read would (authHandle authorized by dispatch); a trial session
+ * only extends the digest. */
 #include <string.h>
 
 #include "nv/nv.h"
@@ -51,10 +56,57 @@ static TPM_RC policy_nv(struct cmd *c)
 	return crypto_hash_finish(&h, s->policy_digest.b);
 }
 
+#define TPMT_HA_MAX (2 + MAX_DIGEST_SIZE)
+
+/* The policy in the index: a TPMT_HA (hashAlg, then a digest of its size) at offset 0, as
+ * the reference unmarshals it from the first bytes. */
+static TPM_RC check_authorized_nv(struct cmd *c, const struct nv_index *idx,
+				  const struct session *s)
+{
+	uint8_t buf[TPMT_HA_MAX], digest[MAX_DIGEST_SIZE];
+	uint16_t n = idx->pub.size < sizeof(buf) ? idx->pub.size : (uint16_t)sizeof(buf);
+	TPM_ALG_ID alg;
+	size_t dsize;
+	struct rd r;
+
+	TRY(nv_read_access(c, idx));
+	nv_read_data(c->e, idx, 0, n, buf);
+	rd_init(&r, buf, n);
+	if (rd_u16(&r, &alg) != TPM_RC_SUCCESS)
+		return TPM_RC_INSUFFICIENT;
+	dsize = crypto_hash_size(alg);
+	if (dsize == 0)
+		return TPM_RC_HASH;
+	if (rd_bytes(&r, digest, dsize) != TPM_RC_SUCCESS)
+		return TPM_RC_INSUFFICIENT;
+	if (alg != s->auth_hash)
+		return TPM_RC_HASH;
+	if (s->policy_digest.size != dsize || memcmp(digest, s->policy_digest.b, dsize) != 0)
+		return TPM_RC_VALUE;
+	return TPM_RC_SUCCESS;
+}
+
+static TPM_RC policy_authorize_nv(struct cmd *c)
+{
+	const struct nv_index *idx = c->nv[1];
+	struct tpm2b_name name;
+	struct session *s;
+
+	TRY(policy_session(c, 2, &s));
+	if (s->type != TPM_SE_TRIAL)
+		TRY(check_authorized_nv(c, idx, s));
+	TRY(nv_name(&idx->pub, &name));
+	memset(s->policy_digest.b, 0, s->policy_digest.size);
+	return policy_extend(s, TPM_CC_PolicyAuthorizeNV, name.b, name.size);
+}
+
 const struct cmd_def cmds_policy_nv[] = {
 	{ .code = TPM_CC_PolicyNV, .name = "PolicyNV", .handles = 3,
 	  .auth = { AUTH_USER, AUTH_NONE, AUTH_NONE },
 	  .htype = { HK_OWNER | HK_PLATFORM | HK_NV, HK_NV, HK_SESSION },
 	  .flags = CMD_PARAM_IN, .run = policy_nv },
+	{ .code = TPM_CC_PolicyAuthorizeNV, .name = "PolicyAuthorizeNV", .handles = 3,
+	  .auth = { AUTH_USER, AUTH_NONE, AUTH_NONE },
+	  .htype = { HK_OWNER | HK_PLATFORM | HK_NV, HK_NV, HK_SESSION }, .run = policy_authorize_nv },
 	{ 0 },
 };

@@ -82,7 +82,7 @@ static TPM_RC start_auth_session(struct cmd *c)
 	uint8_t type;
 	struct tpmt_sym_def sym;
 	TPM_ALG_ID hash;
-	struct session *s;
+	struct session *s = NULL;	/* released on failure only if allocated */
 	bool bound = c->handle[1] != TPM_RH_NULL;
 	TPM_RC rc;
 

@@ -178,7 +178,16 @@ TPM_RC crypto_rsa_decrypt(const struct crypto_rsa *key, TPM_ALG_ID scheme, TPM_A
 			  const uint8_t *label, size_t labellen, const uint8_t *in, size_t inlen,
 			  uint8_t *out, size_t *outlen)
 {
-	RsaKey rsa;
+	return crypto_rsa_decrypt_cached(key, NULL, scheme, hash, label, labellen, in, inlen, out,
+					 outlen);
+}
+
+TPM_RC crypto_rsa_decrypt_cached(const struct crypto_rsa *key, struct crypto_rsa_cache **cache,
+				 TPM_ALG_ID scheme, TPM_ALG_ID hash, const uint8_t *label,
+				 size_t labellen, const uint8_t *in, size_t inlen, uint8_t *out,
+				 size_t *outlen)
+{
+	RsaKey tmp, *rsa;
 	TPM_RC rc;
 	int len = 0;
 
@@ -192,13 +201,13 @@ TPM_RC crypto_rsa_decrypt(const struct crypto_rsa *key, TPM_ALG_ID scheme, TPM_A
 	/* the reference's CryptRsaDecrypt: a ciphertext of the wrong size or not below n */
 	if (inlen != key->nlen || memcmp(in, key->n, inlen) >= 0)
 		return TPM_RC_SIZE;
-	rc = crypto_rsa_load(&rsa, key);
+	rc = crypto_rsa_private(key, cache, &tmp, &rsa);
 	if (rc == TPM_RC_SUCCESS) {
-		len = private_decrypt(&rsa, scheme, hash, label, labellen, in, key->nlen, out);
+		len = private_decrypt(rsa, scheme, hash, label, labellen, in, key->nlen, out);
 		if (len < 0)
 			rc = from_wolf(len);
 	}
-	crypto_rsa_unload(&rsa);
+	crypto_rsa_private_done(&tmp, rsa);
 	if (rc == TPM_RC_SUCCESS)
 		*outlen = (size_t)len;
 	return rc;
@@ -250,7 +259,14 @@ static int private_sign(RsaKey *rsa, size_t nlen, size_t modbits, TPM_ALG_ID sch
 TPM_RC crypto_rsa_sign(const struct crypto_rsa *key, TPM_ALG_ID scheme, TPM_ALG_ID hash,
 		       const uint8_t *digest, size_t dlen, uint8_t *sig, size_t *siglen)
 {
-	RsaKey rsa;
+	return crypto_rsa_sign_cached(key, NULL, scheme, hash, digest, dlen, sig, siglen);
+}
+
+TPM_RC crypto_rsa_sign_cached(const struct crypto_rsa *key, struct crypto_rsa_cache **cache,
+			      TPM_ALG_ID scheme, TPM_ALG_ID hash, const uint8_t *digest,
+			      size_t dlen, uint8_t *sig, size_t *siglen)
+{
+	RsaKey tmp, *rsa;
 	TPM_RC rc;
 	int len;
 
@@ -263,16 +279,16 @@ TPM_RC crypto_rsa_sign(const struct crypto_rsa *key, TPM_ALG_ID scheme, TPM_ALG_
 		return TPM_RC_VALUE;
 	if (!key->p)
 		return TPM_RC_KEY;
-	rc = crypto_rsa_load(&rsa, key);
+	rc = crypto_rsa_private(key, cache, &tmp, &rsa);
 	if (rc == TPM_RC_SUCCESS) {
-		len = private_sign(&rsa, key->nlen, crypto_rsa_modulus_bits(key), scheme, hash,
+		len = private_sign(rsa, key->nlen, crypto_rsa_modulus_bits(key), scheme, hash,
 				   digest, dlen, sig);
 		if (len < 0)
 			rc = from_wolf(len);
 		else if ((size_t)len != key->nlen)
 			rc = TPM_RC_FAILURE;
 	}
-	crypto_rsa_unload(&rsa);
+	crypto_rsa_private_done(&tmp, rsa);
 	if (rc == TPM_RC_SUCCESS)
 		*siglen = key->nlen;
 	return rc;

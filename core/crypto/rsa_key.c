@@ -1,6 +1,9 @@
 /* wolfSSL RSA keys from what the TPM keeps: n, e and, for a private key, one prime p.
  * Debian's wolfSSL has no wc_RsaPrivateKeyDecodeRaw, so this computes q = n / p, d, dP, dQ and
- * qInv itself and sets them in the key's mp_int fields, which is what that function does. */
+ * qInv itself and sets them in the key's mp_int fields, which is what that function does.
+ * That costs a division and two inversions (~60 us for RSA-2048), so a loaded key keeps the
+ * result (crypto_rsa_sign_cached, crypto_rsa_decrypt_cached) for its next private operation. */
+#include <stdlib.h>
 #include <string.h>
 
 #include "wolf.h"
@@ -74,4 +77,78 @@ void crypto_rsa_unload(RsaKey *key)
 {
 	(void)wc_FreeRsaKey(key); /* only fails for a NULL key */
 	crypto_wipe(key, sizeof(*key));
+}
+
+/* ---- the private key kept between operations ---- */
+
+struct crypto_rsa_cache {
+	RsaKey key;
+	/* what it was built from: a key with other values builds its own */
+	uint32_t e;
+	size_t nlen, plen;
+	uint8_t n[CRYPTO_MAX_RSA_BYTES];
+	uint8_t p[CRYPTO_MAX_RSA_BYTES];
+};
+
+static uint32_t exponent_of(const struct crypto_rsa *rsa)
+{
+	return rsa->e ? rsa->e : DEFAULT_EXPONENT;
+}
+
+static bool cache_matches(const struct crypto_rsa_cache *c, const struct crypto_rsa *rsa)
+{
+	return c->e == exponent_of(rsa) && c->nlen == rsa->nlen && c->plen == rsa->plen &&
+	       memcmp(c->n, rsa->n, rsa->nlen) == 0 && crypto_ct_equal(c->p, rsa->p, rsa->plen);
+}
+
+void crypto_rsa_cache_free(struct crypto_rsa_cache *c)
+{
+	if (!c)
+		return;
+	crypto_rsa_unload(&c->key);
+	crypto_wipe(c, sizeof(*c));
+	free(c);
+}
+
+TPM_RC crypto_rsa_private(const struct crypto_rsa *rsa, struct crypto_rsa_cache **cache,
+			  RsaKey *tmp, RsaKey **out)
+{
+	struct crypto_rsa_cache *c;
+	TPM_RC rc;
+
+	*out = NULL;
+	if (!rsa->p)
+		return TPM_RC_KEY;
+	if (cache && *cache && cache_matches(*cache, rsa)) {
+		*out = &(*cache)->key;
+		return TPM_RC_SUCCESS;
+	}
+	/* sizes that do not fit the cache fail in crypto_rsa_load, with its codes */
+	c = cache && rsa->nlen <= CRYPTO_MAX_RSA_BYTES && rsa->plen <= rsa->nlen
+		    ? calloc(1, sizeof(*c))
+		    : NULL;
+	if (!c) { /* no cache (or no memory for one): a key for this operation only */
+		*out = tmp;
+		return crypto_rsa_load(tmp, rsa);
+	}
+	rc = crypto_rsa_load(&c->key, rsa);
+	if (rc != TPM_RC_SUCCESS) {
+		crypto_rsa_cache_free(c);
+		return rc;
+	}
+	c->e = exponent_of(rsa);
+	c->nlen = rsa->nlen;
+	c->plen = rsa->plen;
+	memcpy(c->n, rsa->n, rsa->nlen);
+	memcpy(c->p, rsa->p, rsa->plen);
+	crypto_rsa_cache_free(*cache);
+	*cache = c;
+	*out = &c->key;
+	return TPM_RC_SUCCESS;
+}
+
+void crypto_rsa_private_done(RsaKey *tmp, RsaKey *used)
+{
+	if (used == tmp)
+		crypto_rsa_unload(tmp);
 }

@@ -29,6 +29,13 @@ void crypto_wolf_rng_release(void);
 TPM_RC crypto_rsa_load(RsaKey *key, const struct crypto_rsa *rsa);
 void crypto_rsa_unload(RsaKey *key);
 size_t crypto_rsa_modulus_bits(const struct crypto_rsa *rsa);
+/* The private key of rsa for one operation: the one in *cache if it was built from the same
+ * n, e and p; else built, into a new cache entry when cache is not NULL (the old one freed),
+ * or into *tmp. TPM_RC_KEY without p; load errors as crypto_rsa_load. Afterwards, also after
+ * an error, crypto_rsa_private_done(tmp, *out) unloads *tmp if it was used. */
+TPM_RC crypto_rsa_private(const struct crypto_rsa *rsa, struct crypto_rsa_cache **cache,
+			  RsaKey *tmp, RsaKey **out);
+void crypto_rsa_private_done(RsaKey *tmp, RsaKey *used);
 
 /* EMSA-PSS verification accepting any salt length (rsa_pss.c): em is the result of the public
  * operation on the signature, nlen bytes. */

@@ -17,6 +17,18 @@
  *       the alg's digest size,
  *   NV: maxCounter u64, index count u16, then per index: TPMS_NV_PUBLIC, authValue
  *       TPM2B_DIGEST, dataSize bytes of data.
+ * Then, in a version 2 file, only between a Shutdown(STATE) and the next Startup (while
+ * savedStateValid) and only if that Shutdown made one (struct session_resume, session.h):
+ *   saved sessions: tag u32 "SESS", NULL seed[64], NULL proof[64], contextCounter u64,
+ *       pcrUpdateCounter u32, session count u16, then per session (struct session): handle
+ *       u32, type u8, authHash u16, symmetric alg u16 keyBits u16 mode u16, sessionKey,
+ *       nonceTPM TPM2B_DIGEST, bound u8, bindName TPM2B_NAME, bindAuth TPM2B_DIGEST, daBound
+ *       u8, lockoutBound u8, policyDigest TPM2B_DIGEST, needAuthValue u8, needPassword u8,
+ *       commandCode u32, cpHash, nameHash TPM2B_DIGEST, locality u8, pcrCounterSet u8,
+ *       pcrCounter u32, needPP u8, templateHash TPM2B_DIGEST, timeout u64, checkNvWritten u8,
+ *       nvWrittenState u8, savedSequence u64.
+ *   The section is optional and tagged, so the version stays 2: a file without it is the
+ *   same as before, and bytes after the NV section that are not this section are refused.
  * A version 1 file loads as a TPM without NV indices, DA failures or saved PCRs.
  * Booleans are 0 or 1; anything else is refused. */
 #include <stdlib.h>
@@ -24,6 +36,7 @@
 
 #include "nv/nv.h"
 #include "object/object.h"
+#include "session.h"
 #include "state/store.h"
 #include "state_int.h"
 
@@ -93,6 +106,57 @@ static TPM_RC encode_nv(struct wr *w, struct nv_store *s)
 	return TPM_RC_SUCCESS;
 }
 
+#define RESUME_TAG 0x53455353u /* "SESS" */
+
+static TPM_RC encode_session(struct wr *w, const struct session *s)
+{
+	TRY(wr_u32(w, s->handle));
+	TRY(wr_u8(w, s->type));
+	TRY(wr_u16(w, s->auth_hash));
+	TRY(wr_u16(w, s->sym.alg));
+	TRY(wr_u16(w, s->sym.key_bits));
+	TRY(wr_u16(w, s->sym.mode));
+	TRY(wr_tpm2b_digest(w, &s->session_key));
+	TRY(wr_tpm2b_digest(w, &s->nonce_tpm));
+	TRY(wr_u8(w, s->bound));
+	TRY(wr_tpm2b_name(w, &s->bind_name));
+	TRY(wr_tpm2b_digest(w, &s->bind_auth));
+	TRY(wr_u8(w, s->da_bound));
+	TRY(wr_u8(w, s->lockout_bound));
+	TRY(wr_tpm2b_digest(w, &s->policy_digest));
+	TRY(wr_u8(w, s->need_auth_value));
+	TRY(wr_u8(w, s->need_password));
+	TRY(wr_u32(w, s->command_code));
+	TRY(wr_tpm2b_digest(w, &s->cp_hash));
+	TRY(wr_tpm2b_digest(w, &s->name_hash));
+	TRY(wr_u8(w, s->locality));
+	TRY(wr_u8(w, s->pcr_counter_set));
+	TRY(wr_u32(w, s->pcr_counter));
+	TRY(wr_u8(w, s->need_pp));
+	TRY(wr_tpm2b_digest(w, &s->template_hash));
+	TRY(wr_u64(w, s->timeout));
+	TRY(wr_u8(w, s->check_nv_written));
+	TRY(wr_u8(w, s->nv_written_state));
+	return wr_u64(w, s->saved_sequence);
+}
+
+static TPM_RC encode_resume(struct wr *w, const struct persist *ps)
+{
+	const struct session_resume *r = ps->resume;
+
+	if (!r || !ps->saved_state_valid)
+		return TPM_RC_SUCCESS;
+	TRY(wr_u32(w, RESUME_TAG));
+	TRY(wr_bytes(w, r->null_seed, sizeof(r->null_seed)));
+	TRY(wr_bytes(w, r->null_proof, sizeof(r->null_proof)));
+	TRY(wr_u64(w, r->context_counter));
+	TRY(wr_u32(w, r->pcr_update_counter));
+	TRY(wr_u16(w, (uint16_t)r->count));
+	for (unsigned i = 0; i < r->count; i++)
+		TRY(encode_session(w, &r->sessions[i]));
+	return TPM_RC_SUCCESS;
+}
+
 TPM_RC state_encode(const struct persist *ps, uint64_t generation, struct wr *w)
 {
 	uint16_t count = 0;
@@ -119,7 +183,8 @@ TPM_RC state_encode(const struct persist *ps, uint64_t generation, struct wr *w)
 	TRY(wr_u8(w, ps->clock_safe));
 	TRY(encode_da(w, &ps->da));
 	TRY(encode_pcr_saved(w, &ps->pcr_saved));
-	return encode_nv(w, ps->nv);
+	TRY(encode_nv(w, ps->nv));
+	return encode_resume(w, ps);
 }
 
 static TPM_RC decode_bool(struct rd *r, bool *v, const char **what)
@@ -294,6 +359,113 @@ static TPM_RC decode_nv(struct rd *r, struct persist *ps, const char **what)
 	return TPM_RC_SUCCESS;
 }
 
+/* A session as session.c and auth.c may use it: sizes within what they handle. */
+static bool session_ok(const struct session *s)
+{
+	unsigned ht = s->handle >> 24;
+	size_t dsize = crypto_hash_size(s->auth_hash);
+
+	if (ht == TPM_HT_HMAC_SESSION ? s->type != TPM_SE_HMAC
+				      : ht != TPM_HT_POLICY_SESSION ||
+						(s->type != TPM_SE_POLICY && s->type != TPM_SE_TRIAL))
+		return false;
+	if (dsize == 0 || (s->policy_digest.size != 0 && s->policy_digest.size != dsize))
+		return false;
+	switch (s->sym.alg) {
+	case TPM_ALG_NULL:
+		return true;
+	case TPM_ALG_XOR:
+		return crypto_hash_size(s->sym.key_bits) != 0;
+	case TPM_ALG_AES:
+		return s->sym.mode == TPM_ALG_CFB &&
+		       (s->sym.key_bits == 128 || s->sym.key_bits == 192 || s->sym.key_bits == 256);
+	default:
+		return false;
+	}
+}
+
+static TPM_RC decode_session(struct rd *r, struct session *s, const char **what)
+{
+	TRY(rd_u32(r, &s->handle));
+	TRY(rd_u8(r, &s->type));
+	TRY(rd_u16(r, &s->auth_hash));
+	TRY(rd_u16(r, &s->sym.alg));
+	TRY(rd_u16(r, &s->sym.key_bits));
+	TRY(rd_u16(r, &s->sym.mode));
+	TRY(rd_tpm2b_digest(r, &s->session_key));
+	TRY(rd_tpm2b_digest(r, &s->nonce_tpm));
+	TRY(decode_bool(r, &s->bound, what));
+	TRY(rd_tpm2b_name(r, &s->bind_name));
+	TRY(rd_tpm2b_digest(r, &s->bind_auth));
+	TRY(decode_bool(r, &s->da_bound, what));
+	TRY(decode_bool(r, &s->lockout_bound, what));
+	TRY(rd_tpm2b_digest(r, &s->policy_digest));
+	TRY(decode_bool(r, &s->need_auth_value, what));
+	TRY(decode_bool(r, &s->need_password, what));
+	TRY(rd_u32(r, &s->command_code));
+	TRY(rd_tpm2b_digest(r, &s->cp_hash));
+	TRY(rd_tpm2b_digest(r, &s->name_hash));
+	TRY(rd_u8(r, &s->locality));
+	TRY(decode_bool(r, &s->pcr_counter_set, what));
+	TRY(rd_u32(r, &s->pcr_counter));
+	TRY(decode_bool(r, &s->need_pp, what));
+	TRY(rd_tpm2b_digest(r, &s->template_hash));
+	TRY(rd_u64(r, &s->timeout));
+	TRY(decode_bool(r, &s->check_nv_written, what));
+	TRY(decode_bool(r, &s->nv_written_state, what));
+	TRY(rd_u64(r, &s->saved_sequence));
+	if (!session_ok(s)) {
+		*what = "bad saved session";
+		return TPM_RC_VALUE;
+	}
+	return TPM_RC_SUCCESS;
+}
+
+/* The saved sessions section, if the body goes on with it. */
+static TPM_RC decode_resume(struct rd *r, struct persist *ps, const char **what)
+{
+	struct session_resume *res;
+	struct rd peek = *r;
+	uint32_t tag;
+	uint16_t count;
+
+	if (rd_u32(&peek, &tag) != TPM_RC_SUCCESS || tag != RESUME_TAG) {
+		*what = "unexpected bytes after the last field";
+		return TPM_RC_SIZE;
+	}
+	*r = peek;
+	if (!ps->saved_state_valid) {
+		*what = "saved sessions without a Shutdown(STATE)";
+		return TPM_RC_VALUE;
+	}
+	res = calloc(1, sizeof(*res));
+	if (!res) {
+		*what = "out of memory";
+		return TPM_RC_MEMORY;
+	}
+	ps->resume = res; /* freed with ps on a failure */
+	TRY(rd_bytes(r, res->null_seed, sizeof(res->null_seed)));
+	TRY(rd_bytes(r, res->null_proof, sizeof(res->null_proof)));
+	TRY(rd_u64(r, &res->context_counter));
+	TRY(rd_u32(r, &res->pcr_update_counter));
+	TRY(rd_u16(r, &count));
+	if (count > MAX_SAVED_SESSIONS) {
+		*what = "too many saved sessions";
+		return TPM_RC_VALUE;
+	}
+	for (unsigned i = 0; i < count; i++) {
+		TRY(decode_session(r, &res->sessions[i], what));
+		for (unsigned j = 0; j < i; j++) {
+			if (res->sessions[j].handle == res->sessions[i].handle) {
+				*what = "saved session twice";
+				return TPM_RC_VALUE;
+			}
+		}
+		res->count = i + 1;
+	}
+	return TPM_RC_SUCCESS;
+}
+
 /* What a version 1 file did not have: a TPM with a safe clock and nothing else. */
 static void v1_defaults(struct persist *ps)
 {
@@ -322,6 +494,8 @@ static TPM_RC decode_fields(struct rd *r, struct persist *ps, uint32_t version,
 		TRY(decode_da(r, &ps->da, what));
 		TRY(decode_pcr_saved(r, &ps->pcr_saved, what));
 		TRY(decode_nv(r, ps, what));
+		if (rd_left(r))
+			TRY(decode_resume(r, ps, what));
 	} else {
 		v1_defaults(ps);
 	}
@@ -356,6 +530,8 @@ void state_free_persist(struct persist *ps)
 	state_free_objects(ps);
 	nv_store_free(ps->nv);
 	ps->nv = NULL;
+	session_resume_free(ps->resume);
+	ps->resume = NULL;
 }
 
 void state_free_objects(struct persist *ps)

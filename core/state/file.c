@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -166,11 +167,82 @@ static int load_locked(const char *path, struct persist *ps, struct state_file_i
 	return rc;
 }
 
+/* ---- the sequence counter: is e->ps still the newest state? ----
+ *
+ * <state_dir>/pqtpm.seq holds one 64-bit counter, mapped shared by every engine on the
+ * directory. A writer bumps it, holding the lock, before it replaces the state file; an engine
+ * notes its value when it loads or saves the file. So while the counter still has the noted
+ * value, no process has begun to write since, and e->ps is the newest state: one memory read
+ * instead of a stat (and, for commands that only read, instead of the lock). A writer that dies
+ * between the bump and the rename leaves the counter moved: the others then stat as before and
+ * find the file unchanged. Where the file cannot be made or mapped (a read-only directory),
+ * every command locks and stats. A process that replaces pqtpm.state by other means while
+ * engines run on the directory must also bump the counter, or they keep the state they have. */
+
+static void seq_open(struct pqtpm_engine *e)
+{
+	char path[PATH_MAX];
+	struct stat st;
+	void *map;
+	int fd;
+
+	if (e->state_seq || state_path(path, sizeof(path), e->state_dir, STATE_SEQ_FILE) < 0)
+		return;
+	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return;
+	/* a new file is empty: give it its 8 bytes (zero) before mapping them */
+	if (fstat(fd, &st) < 0 ||
+	    (st.st_size < (off_t)sizeof(uint64_t) && ftruncate(fd, sizeof(uint64_t)) < 0)) {
+		(void)close(fd); /* nothing written through it */
+		return;
+	}
+	map = mmap(NULL, sizeof(uint64_t), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	(void)close(fd); /* the mapping stays */
+	if (map != MAP_FAILED)
+		e->state_seq = map;
+}
+
+static uint64_t seq_read(const struct pqtpm_engine *e)
+{
+	return e->state_seq ? __atomic_load_n(e->state_seq, __ATOMIC_ACQUIRE) : 0;
+}
+
+/* e->ps is the state as of counter value seq */
+static void seq_seen(struct pqtpm_engine *e, uint64_t seq)
+{
+	e->state_seq_seen = seq;
+	e->state_seq_known = e->state_seq != NULL;
+}
+
+/* A writer, holding the lock, before it replaces the file. */
+static uint64_t seq_bump(struct pqtpm_engine *e)
+{
+	return e->state_seq ? __atomic_add_fetch(e->state_seq, 1, __ATOMIC_SEQ_CST) : 0;
+}
+
+static bool seq_unchanged(const struct pqtpm_engine *e)
+{
+	return e->state_seq && e->state_seq_known && seq_read(e) == e->state_seq_seen;
+}
+
+bool state_fresh(const struct pqtpm_engine *e)
+{
+	return !e->state_dir || seq_unchanged(e);
+}
+
+void state_invalidate(struct pqtpm_engine *e)
+{
+	e->state_seq_known = false;
+	e->state_id.known = false;
+}
+
 int state_load(struct pqtpm_engine *e, char *err, size_t errlen)
 {
 	char path[PATH_MAX];
 	struct persist ps;
 	struct state_file_id id = { 0 };
+	uint64_t seq;
 	int lock = -1, rc;
 
 	if (!e->state_dir)
@@ -183,6 +255,7 @@ int state_load(struct pqtpm_engine *e, char *err, size_t errlen)
 			return fail(err, errlen, lock, "%s/%s: cannot lock: %s", e->state_dir,
 				    STATE_LOCK_FILE, strerror(-lock));
 	}
+	seq = seq_read(e); /* under the lock: no writer moves it until we are done */
 	rc = load_locked(path, &ps, &id, err, errlen);
 	if (lock >= 0)
 		state_unlock(lock);
@@ -191,6 +264,7 @@ int state_load(struct pqtpm_engine *e, char *err, size_t errlen)
 	state_free_persist(&e->ps);
 	e->ps = ps;
 	e->state_id = id;
+	seq_seen(e, seq);
 	crypto_wipe(&ps, sizeof(ps));
 	return 0;
 }
@@ -284,7 +358,7 @@ static int write_atomically(const char *dir, const uint8_t *buf, size_t len,
 
 int state_save(struct pqtpm_engine *e)
 {
-	uint64_t generation = e->ps.generation + 1;
+	uint64_t generation = e->ps.generation + 1, seq;
 	struct wr w;
 	uint8_t *buf;
 	int lock, rc;
@@ -304,7 +378,18 @@ int state_save(struct pqtpm_engine *e)
 		rc = lock;
 		goto out;
 	}
+	/* Outside state_begin (a command that only read ps, and then did not): if another
+	 * process wrote since ps was loaded, writing ps now would undo its change. */
+	if (lock >= 0 && e->state_seq_known && !seq_unchanged(e)) {
+		state_unlock(lock);
+		rc = -EAGAIN;
+		goto out;
+	}
+	seq = seq_bump(e);
 	rc = write_atomically(e->state_dir, buf, w.off, &e->state_id);
+	/* ours now, written or not (a failed write left the file as ps was before the
+	 * change, and the caller takes the change back) */
+	seq_seen(e, seq);
 	if (lock >= 0)
 		state_unlock(lock);
 	if (rc == 0)
@@ -320,8 +405,10 @@ TPM_RC state_commit(struct pqtpm_engine *e)
 	int rc = state_save(e);
 
 	if (rc == 0) {
-		/* durable now: a later failure of the command rolls back to here */
-		e->ps_snap = e->ps;
+		/* durable now: a later failure of the command rolls back to here (a command
+		 * without a snapshot rolls back by loading the file again) */
+		if (e->ps_snapped)
+			e->ps_snap = e->ps;
 		e->nv_snapped = false;
 		nv_orderly_command_start(e);
 		e->dirty = false;
@@ -339,7 +426,7 @@ int state_begin(struct pqtpm_engine *e, char *err, size_t errlen)
 	char path[PATH_MAX];
 	struct state_file_id now = { 0 };
 	struct stat st;
-	uint64_t clock;
+	uint64_t clock, seq;
 	int rc;
 
 	if (!e->state_dir)
@@ -367,21 +454,33 @@ int state_begin(struct pqtpm_engine *e, char *err, size_t errlen)
 		}
 	}
 	e->state_locked = true;
+	seq_open(e);
+	/* nobody has written since we loaded or saved: no need to look at the file */
+	if (seq_unchanged(e))
+		return 0;
+	seq = seq_read(e);
 	if (state_path(path, sizeof(path), e->state_dir, STATE_FILE) < 0)
 		return fail(err, errlen, -ENAMETOOLONG, "%s: name too long", e->state_dir);
 	if (stat(path, &st) < 0) {
 		/* none yet (a new TPM), or gone: the next save writes ours */
-		return errno == ENOENT ? 0 : fail(err, errlen, -errno, "%s: %s", path, strerror(errno));
+		if (errno != ENOENT)
+			return fail(err, errlen, -errno, "%s: %s", path, strerror(errno));
+		seq_seen(e, seq);
+		return 0;
 	}
 	id_of(&st, &now);
-	if (same_id(&now, &e->state_id))
+	if (same_id(&now, &e->state_id)) {
+		seq_seen(e, seq);
 		return 0;
+	}
 	/* Another process saved since: act on its state. Clock never goes back. */
 	engine_clock_sync(e);
 	clock = e->ps.clock;
-	rc = state_load(e, err, errlen);
+	rc = state_load(e, err, errlen); /* notes seq on success */
 	if (rc == 0 && e->ps.clock < clock)
 		e->ps.clock = clock;
+	if (rc < 0)
+		e->state_seq_known = false;
 	return rc;
 }
 
@@ -416,4 +515,10 @@ void state_close(struct pqtpm_engine *e)
 	if (e->state_lock_open)
 		state_unlock(e->state_lock_fd);
 	e->state_lock_open = false;
+	if (e->state_seq)
+		(void)munmap(e->state_seq, sizeof(uint64_t)); /* fails only for a bad address */
+	e->state_seq = NULL;
+	e->state_seq_known = false;
+	/* keys made from the seeds go with them */
+	primary_cache_free(e);
 }

@@ -12,8 +12,12 @@
 #define STATE_MAX_PCR_BYTES (1u + MAX_PCR_BANKS * (2u + PCR_SAVED_NUM * MAX_DIGEST_SIZE))
 #define STATE_MAX_NV_INDEX_BYTES (4u + 2u + 4u + 2u + MAX_DIGEST_SIZE + 2u + 2u + MAX_DIGEST_SIZE)
 #define STATE_MAX_NV_BYTES (8u + 2u + NV_MAX_INDICES * STATE_MAX_NV_INDEX_BYTES + NV_SPACE)
+/* the saved sessions of a Shutdown(STATE): a session is 577 bytes at most */
+#define STATE_MAX_SESSION_BYTES 640u
+#define STATE_MAX_RESUME_BYTES (4u + 2u * PRIMARY_SEED_SIZE + 8u + 4u + 2u + \
+				MAX_SAVED_SESSIONS * STATE_MAX_SESSION_BYTES)
 #define STATE_MAX_BODY (4096u + MAX_PERSISTENT_OBJECTS * STATE_MAX_OBJECT_BYTES + \
-			STATE_MAX_PCR_BYTES + STATE_MAX_NV_BYTES)
+			STATE_MAX_PCR_BYTES + STATE_MAX_NV_BYTES + STATE_MAX_RESUME_BYTES)
 
 /* Marshal ps into w, with generation in place of ps->generation. */
 TPM_RC state_encode(const struct persist *ps, uint64_t generation, struct wr *w);

@@ -8,10 +8,14 @@
  * does not parse to its last byte) is refused with a message naming the file; it is never
  * replaced. Writers and readers of one directory serialize on flock(<dir>/pqtpm.lock).
  *
- * Several processes may share a directory. Each command runs between state_begin and
- * state_end, holding the lock exclusively: state_begin loads the file again if another process
- * replaced it since this one last read or wrote it (a stat: inode, size, times), so that every
- * command acts on the newest state and no two writers lose each other's changes.
+ * Several processes may share a directory. A command that may change the state runs between
+ * state_begin and state_end, holding the lock exclusively: state_begin loads the file again if
+ * another process replaced it since this one last read or wrote it, so that every command acts
+ * on the newest state and no two writers lose each other's changes. Whether another process
+ * wrote is read from <dir>/pqtpm.seq, a counter mapped shared that writers bump under the lock
+ * before they replace the file (one memory read); where that file cannot be had, from a stat of
+ * the state file (inode, size, times). A command that only reads the state (dispatch.c decides
+ * which) needs no lock when state_fresh says that nobody has begun to write since.
  */
 #ifndef PQTPM_STATE_STORE_H
 #define PQTPM_STATE_STORE_H
@@ -23,6 +27,7 @@
 #define STATE_FILE "pqtpm.state"
 #define STATE_TMP_FILE "pqtpm.state.tmp"
 #define STATE_LOCK_FILE "pqtpm.lock"
+#define STATE_SEQ_FILE "pqtpm.seq"
 #define STATE_VERSION 2u
 #define STATE_VERSION_MIN 1u /* older versions still load */
 
@@ -37,7 +42,9 @@ int state_load(struct pqtpm_engine *e, char *err, size_t errlen);
 
 /* Write e->ps atomically (temp file, fsync, rename, fsync of the directory) and bump
  * e->ps.generation. Returns 0 (also when the engine has no state directory) or a negative
- * errno; on failure the old file and e->ps are unchanged. */
+ * errno; on failure the old file and e->ps are unchanged. Outside state_begin/state_end it
+ * takes the lock itself and refuses (-EAGAIN) to write over what another process wrote
+ * since e->ps was loaded. */
 int state_save(struct pqtpm_engine *e);
 
 /* For handlers that change e->ps themselves: state_save, logging a failure, as a TPM_RC
@@ -52,9 +59,16 @@ TPM_RC state_commit(struct pqtpm_engine *e);
  * lock is held in any case until state_end). */
 int state_begin(struct pqtpm_engine *e, char *err, size_t errlen);
 void state_end(struct pqtpm_engine *e);
+/* Without the lock: true if no process has begun to write the state file since e->ps was
+ * loaded or saved (or there is no state directory), so that e->ps is the newest state; false
+ * when that is not known (state_begin then finds out). One memory read. */
+bool state_fresh(const struct pqtpm_engine *e);
+/* e->ps may differ from the file (a change that could not be taken back): the next
+ * state_begin loads the file again. */
+void state_invalidate(struct pqtpm_engine *e);
 /* Save outside a command (power off, pqtpm_engine_save): begin, save, end. */
 int state_sync(struct pqtpm_engine *e);
-/* The engine goes: close the lock file. */
+/* The engine goes: close the lock file, unmap the counter, drop the primaries kept. */
 void state_close(struct pqtpm_engine *e);
 
 /* Free (wiping) what ps owns: persistent objects and the NV store. */

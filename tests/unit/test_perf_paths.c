@@ -1,0 +1,537 @@
+/* The fast paths (core/dispatch.c, core/state/file.c, core/crypto/rsa_key.c, core/scheme.c,
+ * core/object/primary.c): an RSA key's private key built once and kept in the loaded object
+ * (also through ContextSave/ContextLoad and EvictControl copies, and for two keys in one
+ * cache slot), the primaries kept for CreatePrimary (same key again, the caller's authValue,
+ * gone with the seed: Clear, TPM Reset), and commands that only read the state running
+ * without the directory's lock while another engine holds it, yet seeing what another engine
+ * wrote, a changed ownerAuth included; a session bound to a DA-protected entity on such a
+ * command still counts its failure. */
+#include <fcntl.h>
+#include <ftw.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <CUnit/Basic.h>
+
+#include "crypto/crypto.h"
+#include "engine_int.h"
+#include "harness.h"
+#include "state/store.h"
+
+#define DSIZE 32
+#define RC_S(rc, n) ((rc) | TPM_RC_S | ((n) << 8))
+#define KEY_ATTRS                                                                          \
+	(TPMA_OBJECT_FIXEDTPM | TPMA_OBJECT_FIXEDPARENT | TPMA_OBJECT_SENSITIVEDATAORIGIN |  \
+	 TPMA_OBJECT_USERWITHAUTH | TPMA_OBJECT_SIGN_ENCRYPT)
+#define PERSISTENT 0x81000123u
+
+static struct harness h;
+static char tmp_root[] = "/tmp/pqtpm-test-perf-XXXXXX";
+static unsigned dirs;
+
+/* ---- commands ---- */
+
+static void rsa_template(struct tpmt_public *p, uint16_t bits)
+{
+	memset(p, 0, sizeof(*p));
+	p->type = TPM_ALG_RSA;
+	p->name_alg = TPM_ALG_SHA256;
+	p->attributes = KEY_ATTRS;
+	p->symmetric.alg = TPM_ALG_NULL;
+	p->scheme.scheme = p->scheme.hash_alg = p->scheme.kdf = TPM_ALG_NULL;
+	p->kdf.scheme = p->kdf.hash_alg = p->kdf.kdf = TPM_ALG_NULL;
+	p->pre_hash = TPM_ALG_NULL;
+	p->key_bits = bits;
+}
+
+/* CreatePrimary of an RSA signing key; its public area in *out (if not NULL). */
+static TPM_RC primary(struct harness *x, TPM_HANDLE hier, const char *auth, const char *data,
+		      TPM_HANDLE *handle, struct tpmt_public *out)
+{
+	struct tpmt_public t;
+	struct cmdbuf b;
+	struct rd r;
+	size_t mark;
+	TPM_RC rc;
+
+	rsa_template(&t, 2048);
+	cmd_begin(&b, TPM_CC_CreatePrimary);
+	cmd_handle(&b, hier);
+	cmd_auth_pw(&b, "");
+	wr_size_begin(&b.params, &mark);
+	wr_tpm2b(&b.params, auth, (uint16_t)strlen(auth));
+	wr_tpm2b(&b.params, data, (uint16_t)strlen(data));
+	wr_size_end(&b.params, mark);
+	wr_tpm2b_public(&b.params, &t);
+	wr_u16(&b.params, 0);
+	wr_u32(&b.params, 0);
+	rc = harness_run(x, &b, &r, handle);
+	if (rc == TPM_RC_SUCCESS && out)
+		CU_ASSERT_EQUAL(rd_tpm2b_public(&r, out), TPM_RC_SUCCESS);
+	return rc;
+}
+
+static void flush(struct harness *x, TPM_HANDLE handle)
+{
+	struct cmdbuf b;
+
+	cmd_begin(&b, TPM_CC_FlushContext);
+	wr_u32(&b.params, handle);
+	CU_ASSERT_EQUAL(harness_run(x, &b, NULL, NULL), TPM_RC_SUCCESS);
+}
+
+static TPM_RC sign(TPM_HANDLE key, const char *pw, const uint8_t digest[DSIZE],
+		   struct tpmt_signature *sig)
+{
+	struct cmdbuf b;
+	struct rd r;
+	TPM_RC rc;
+
+	cmd_begin(&b, TPM_CC_Sign);
+	cmd_handle(&b, key);
+	cmd_auth_pw(&b, pw);
+	wr_tpm2b(&b.params, digest, DSIZE);
+	wr_u16(&b.params, TPM_ALG_RSASSA);
+	wr_u16(&b.params, TPM_ALG_SHA256);
+	wr_u16(&b.params, TPM_ST_HASHCHECK);
+	wr_u32(&b.params, TPM_RH_NULL);
+	wr_u16(&b.params, 0);
+	rc = harness_run(&h, &b, &r, NULL);
+	if (rc == TPM_RC_SUCCESS)
+		CU_ASSERT_EQUAL(rd_signature(&r, sig), TPM_RC_SUCCESS);
+	return rc;
+}
+
+static TPM_RC verify(TPM_HANDLE key, const uint8_t digest[DSIZE], const struct tpmt_signature *sig)
+{
+	struct cmdbuf b;
+
+	cmd_begin(&b, TPM_CC_VerifySignature);
+	cmd_handle(&b, key);
+	wr_tpm2b(&b.params, digest, DSIZE);
+	wr_signature(&b.params, sig);
+	return harness_run(&h, &b, NULL, NULL);
+}
+
+/* Sign a fresh digest with key and check the signature with check_key. */
+static void sign_and_verify(TPM_HANDLE key, TPM_HANDLE check_key, uint8_t tag)
+{
+	struct tpmt_signature sig;
+	uint8_t digest[DSIZE];
+
+	memset(digest, tag, sizeof(digest));
+	CU_ASSERT_EQUAL_FATAL(sign(key, "", digest, &sig), TPM_RC_SUCCESS);
+	CU_ASSERT_EQUAL(verify(check_key, digest, &sig), TPM_RC_SUCCESS);
+	digest[0] ^= 1;
+	CU_ASSERT_NOT_EQUAL(verify(check_key, digest, &sig), TPM_RC_SUCCESS);
+}
+
+static struct object *loaded(TPM_HANDLE handle)
+{
+	return object_find(h.c, handle);
+}
+
+static uint32_t prop(struct harness *x, uint32_t pt)
+{
+	struct cmdbuf b;
+	struct rd r;
+	uint32_t cap, count, tag, v = 0xFFFFFFFFu;
+	uint8_t more;
+
+	cmd_begin(&b, TPM_CC_GetCapability);
+	wr_u32(&b.params, TPM_CAP_TPM_PROPERTIES);
+	wr_u32(&b.params, pt);
+	wr_u32(&b.params, 1);
+	CU_ASSERT_EQUAL_FATAL(harness_run(x, &b, &r, NULL), TPM_RC_SUCCESS);
+	CU_ASSERT(rd_u8(&r, &more) == TPM_RC_SUCCESS && rd_u32(&r, &cap) == TPM_RC_SUCCESS &&
+		  rd_u32(&r, &count) == TPM_RC_SUCCESS && count == 1 &&
+		  rd_u32(&r, &tag) == TPM_RC_SUCCESS && tag == pt &&
+		  rd_u32(&r, &v) == TPM_RC_SUCCESS);
+	return v;
+}
+
+static void new_dir(char *out, size_t cap)
+{
+	snprintf(out, cap, "%s/d%u", tmp_root, dirs++);
+}
+
+/* ---- the RSA private key kept in the object ---- */
+
+static void test_rsa_key_kept(void)
+{
+	TPM_HANDLE a, b2, copy;
+	struct cmdbuf b;
+	struct rd r;
+	struct object *o;
+	const struct crypto_rsa_cache *first;
+	uint8_t ctx[2048];
+	size_t n;
+
+	CU_ASSERT_EQUAL_FATAL(primary(&h, TPM_RH_OWNER, "", "a", &a, NULL), TPM_RC_SUCCESS);
+	CU_ASSERT_EQUAL_FATAL(primary(&h, TPM_RH_OWNER, "", "b", &b2, NULL), TPM_RC_SUCCESS);
+	o = loaded(a);
+	CU_ASSERT_PTR_NULL(o->rsa_priv);
+	sign_and_verify(a, a, 1);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(o->rsa_priv);
+	CU_ASSERT_PTR_EQUAL(o->rsa_owner, o);
+	first = o->rsa_priv;
+	/* kept: used again, not built again; another key has its own */
+	sign_and_verify(a, a, 2);
+	CU_ASSERT_PTR_EQUAL(o->rsa_priv, first);
+	sign_and_verify(b2, b2, 3);
+	CU_ASSERT_PTR_NOT_NULL(loaded(b2)->rsa_priv);
+	CU_ASSERT_PTR_NOT_EQUAL(loaded(b2)->rsa_priv, first);
+	sign_and_verify(a, a, 4);
+	CU_ASSERT_PTR_EQUAL(o->rsa_priv, first);
+
+	/* ContextSave / ContextLoad: the copy builds its own; the original goes first */
+	cmd_begin(&b, TPM_CC_ContextSave);
+	cmd_handle(&b, a);
+	CU_ASSERT_EQUAL_FATAL(harness_run(&h, &b, &r, NULL), TPM_RC_SUCCESS);
+	n = rd_left(&r);
+	CU_ASSERT_FATAL(n <= sizeof(ctx));
+	memcpy(ctx, r.buf + r.off, n);
+	cmd_begin(&b, TPM_CC_ContextLoad);
+	wr_bytes(&b.params, ctx, n);
+	CU_ASSERT_EQUAL_FATAL(harness_run(&h, &b, NULL, &copy), TPM_RC_SUCCESS);
+	flush(&h, a);
+	sign_and_verify(copy, copy, 5);
+	o = loaded(copy);
+	CU_ASSERT_PTR_EQUAL(o->rsa_owner, o);
+
+	/* EvictControl: the persistent copy starts without one, the transient goes first */
+	cmd_begin(&b, TPM_CC_EvictControl);
+	cmd_handle(&b, TPM_RH_OWNER);
+	cmd_handle(&b, copy);
+	cmd_auth_pw(&b, "");
+	wr_u32(&b.params, PERSISTENT);
+	CU_ASSERT_EQUAL_FATAL(harness_run(&h, &b, NULL, NULL), TPM_RC_SUCCESS);
+	o = loaded(PERSISTENT);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(o);
+	CU_ASSERT_PTR_NOT_EQUAL(o->rsa_owner, o);
+	flush(&h, copy);
+	sign_and_verify(PERSISTENT, PERSISTENT, 6);
+	o = loaded(PERSISTENT);
+	CU_ASSERT_PTR_EQUAL(o->rsa_owner, o);
+	CU_ASSERT_PTR_NOT_NULL(o->rsa_priv);
+	cmd_begin(&b, TPM_CC_EvictControl);
+	cmd_handle(&b, TPM_RH_OWNER);
+	cmd_handle(&b, PERSISTENT);
+	cmd_auth_pw(&b, "");
+	wr_u32(&b.params, PERSISTENT);
+	CU_ASSERT_EQUAL(harness_run(&h, &b, NULL, NULL), TPM_RC_SUCCESS);
+	flush(&h, b2);
+}
+
+/* crypto level: one cache slot for two keys in turn (each use rebuilds for the other key) */
+static void test_crypto_cache_two_keys(void)
+{
+	struct crypto_rsa_cache *cache = NULL;
+	struct crypto_kdf_rng k;
+	uint8_t seed[32] = { 7 }, n[2][128], p[2][64], digest[32] = { 1 }, sig[128];
+	size_t len;
+
+	for (int i = 0; i < 2; i++) {
+		seed[1] = (uint8_t)i;
+		CU_ASSERT_EQUAL_FATAL(crypto_kdf_rng_init(&k, TPM_ALG_SHA256, seed, sizeof(seed),
+							  "perf", NULL, 0, NULL, 0),
+				      TPM_RC_SUCCESS);
+		CU_ASSERT_EQUAL_FATAL(crypto_rsa_generate(&k.rng, 1024, 0, n[i], p[i]),
+				      TPM_RC_SUCCESS);
+		crypto_kdf_rng_wipe(&k);
+	}
+	/* one slot, the keys in turn: each signature verifies under its own key only */
+	for (int round = 0; round < 4; round++) {
+		int i = round & 1;
+		struct crypto_rsa key = { .n = n[i], .nlen = 128, .p = p[i], .plen = 64 };
+		struct crypto_rsa pub = { .n = n[i], .nlen = 128 };
+		struct crypto_rsa other = { .n = n[!i], .nlen = 128 };
+
+		digest[0] = (uint8_t)round;
+		CU_ASSERT_EQUAL(crypto_rsa_sign_cached(&key, &cache, TPM_ALG_RSASSA, TPM_ALG_SHA256,
+						       digest, sizeof(digest), sig, &len),
+				TPM_RC_SUCCESS);
+		CU_ASSERT_PTR_NOT_NULL(cache);
+		CU_ASSERT_EQUAL(crypto_rsa_verify(&pub, TPM_ALG_RSASSA, TPM_ALG_SHA256, digest,
+						  sizeof(digest), sig, len),
+				TPM_RC_SUCCESS);
+		CU_ASSERT_EQUAL(crypto_rsa_verify(&other, TPM_ALG_RSASSA, TPM_ALG_SHA256, digest,
+						  sizeof(digest), sig, len),
+				TPM_RC_SIGNATURE);
+	}
+	/* a p that does not divide n is refused, and the slot keeps a good key */
+	{
+		struct crypto_rsa bad = { .n = n[0], .nlen = 128, .p = p[1], .plen = 64 };
+
+		CU_ASSERT_EQUAL(crypto_rsa_sign_cached(&bad, &cache, TPM_ALG_RSASSA, TPM_ALG_SHA256,
+						       digest, sizeof(digest), sig, &len),
+				TPM_RC_BINDING);
+	}
+	crypto_rsa_cache_free(cache);
+	crypto_rsa_cache_free(NULL);
+}
+
+/* ---- primaries kept ---- */
+
+static void test_primary_kept(void)
+{
+	struct tpmt_public p1, p2, p3, p4;
+	TPM_HANDLE k1, k2, k3;
+	struct tpmt_signature sig;
+	uint8_t digest[DSIZE] = { 9 };
+	struct cmdbuf b;
+
+	CU_ASSERT_EQUAL_FATAL(primary(&h, TPM_RH_OWNER, "one", "", &k1, &p1), TPM_RC_SUCCESS);
+	CU_ASSERT_EQUAL(primary_cache_count(h.e), 1);
+	flush(&h, k1);
+	/* the same key again, with the authValue given now */
+	CU_ASSERT_EQUAL_FATAL(primary(&h, TPM_RH_OWNER, "two", "", &k2, &p2), TPM_RC_SUCCESS);
+	CU_ASSERT_EQUAL(p1.unique.size, p2.unique.size);
+	CU_ASSERT(memcmp(p1.unique.b, p2.unique.b, p1.unique.size) == 0);
+	CU_ASSERT_EQUAL(sign(k2, "two", digest, &sig), TPM_RC_SUCCESS);
+	CU_ASSERT_EQUAL(verify(k2, digest, &sig), TPM_RC_SUCCESS);
+	CU_ASSERT_EQUAL(sign(k2, "one", digest, &sig), RC_S(TPM_RC_AUTH_FAIL, 1));
+	/* other sensitive data, another key */
+	CU_ASSERT_EQUAL_FATAL(primary(&h, TPM_RH_OWNER, "two", "x", &k3, &p3), TPM_RC_SUCCESS);
+	CU_ASSERT(memcmp(p1.unique.b, p3.unique.b, p1.unique.size) != 0);
+	CU_ASSERT_EQUAL(primary_cache_count(h.e), 2);
+	flush(&h, k2);
+	flush(&h, k3);
+	/* Clear: a new storage seed, so a new key, not the one kept */
+	cmd_begin(&b, TPM_CC_DictionaryAttackLockReset);
+	cmd_handle(&b, TPM_RH_LOCKOUT);
+	cmd_auth_pw(&b, "");
+	CU_ASSERT_EQUAL(harness_run(&h, &b, NULL, NULL), TPM_RC_SUCCESS);
+	cmd_begin(&b, TPM_CC_Clear);
+	cmd_handle(&b, TPM_RH_LOCKOUT);
+	cmd_auth_pw(&b, "");
+	CU_ASSERT_EQUAL_FATAL(harness_run(&h, &b, NULL, NULL), TPM_RC_SUCCESS);
+	CU_ASSERT_EQUAL(primary_cache_count(h.e), 0); /* wiped with the old seed */
+	CU_ASSERT_EQUAL_FATAL(primary(&h, TPM_RH_OWNER, "one", "", &k1, &p4), TPM_RC_SUCCESS);
+	CU_ASSERT(memcmp(p1.unique.b, p4.unique.b, p1.unique.size) != 0);
+	flush(&h, k1);
+}
+
+/* The NULL hierarchy's seed changes at each TPM Reset: its primaries go with it. */
+static void test_primary_null_reset(void)
+{
+	struct tpmt_public p1, p2, p3;
+	TPM_HANDLE k;
+	struct cmdbuf b;
+
+	CU_ASSERT_EQUAL_FATAL(primary(&h, TPM_RH_NULL, "", "", &k, &p1), TPM_RC_SUCCESS);
+	flush(&h, k);
+	CU_ASSERT_EQUAL_FATAL(primary(&h, TPM_RH_NULL, "", "", &k, &p2), TPM_RC_SUCCESS);
+	CU_ASSERT(memcmp(p1.unique.b, p2.unique.b, p1.unique.size) == 0);
+	CU_ASSERT_EQUAL(pqtpm_engine_signal(h.e, PQTPM_SIGNAL_RESET), 0);
+	cmd_begin(&b, TPM_CC_Startup);
+	wr_u16(&b.params, TPM_SU_CLEAR);
+	CU_ASSERT_EQUAL_FATAL(harness_run(&h, &b, NULL, NULL), TPM_RC_SUCCESS);
+	CU_ASSERT_EQUAL(primary_cache_count(h.e), 0);
+	CU_ASSERT_EQUAL_FATAL(primary(&h, TPM_RH_NULL, "", "", &k, &p3), TPM_RC_SUCCESS);
+	CU_ASSERT(memcmp(p1.unique.b, p3.unique.b, p1.unique.size) != 0);
+	flush(&h, k);
+}
+
+/* ---- reading commands without the lock ---- */
+
+static TPM_RC get_random(struct harness *x)
+{
+	struct cmdbuf b;
+
+	cmd_begin(&b, TPM_CC_GetRandom);
+	wr_u16(&b.params, 16);
+	return harness_run(x, &b, NULL, NULL);
+}
+
+static TPM_RC nv_define(struct harness *x, TPM_HANDLE index, const char *owner_pw)
+{
+	struct cmdbuf b;
+	size_t mark;
+
+	cmd_begin(&b, TPM_CC_NV_DefineSpace);
+	cmd_handle(&b, TPM_RH_OWNER);
+	cmd_auth_pw(&b, owner_pw);
+	wr_u16(&b.params, 0);
+	wr_size_begin(&b.params, &mark);
+	wr_u32(&b.params, index);
+	wr_u16(&b.params, TPM_ALG_SHA256);
+	wr_u32(&b.params, TPMA_NV_OWNERWRITE | TPMA_NV_OWNERREAD | TPMA_NV_AUTHREAD |
+				  TPMA_NV_AUTHWRITE);
+	wr_u16(&b.params, 0);
+	wr_u16(&b.params, 8);
+	wr_size_end(&b.params, mark);
+	return harness_run(x, &b, NULL, NULL);
+}
+
+static TPM_RC nv_readpublic(struct harness *x, TPM_HANDLE index)
+{
+	struct cmdbuf b;
+
+	cmd_begin(&b, TPM_CC_NV_ReadPublic);
+	cmd_handle(&b, index);
+	return harness_run(x, &b, NULL, NULL);
+}
+
+/* In a child (so that a command that blocks cannot hang the test): the reading commands
+ * answer while this process holds the directory's lock. */
+static void reads_while_locked(struct harness *x, const char *dir)
+{
+	char lock[512];
+	int fd, status = -1;
+	pid_t pid;
+
+	snprintf(lock, sizeof(lock), "%s/%s", dir, STATE_LOCK_FILE);
+	fd = open(lock, O_RDONLY);
+	CU_ASSERT_FATAL(fd >= 0);
+	CU_ASSERT_FATAL(flock(fd, LOCK_EX) == 0);
+	pid = fork();
+	CU_ASSERT_FATAL(pid >= 0);
+	if (pid == 0) {
+		alarm(10);
+		_exit(get_random(x) == TPM_RC_SUCCESS &&
+				      nv_readpublic(x, 0x01500100) == TPM_RC_SUCCESS &&
+				      prop(x, TPM_PT_LOCKOUT_COUNTER) == 0
+			      ? 0
+			      : 1);
+	}
+	CU_ASSERT_EQUAL(waitpid(pid, &status, 0), pid);
+	CU_ASSERT(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	close(fd);
+}
+
+static void test_reads_without_lock(void)
+{
+	char dir[512], seq[600];
+	struct harness a, b2;
+	struct cmdbuf b;
+	struct stat st;
+
+	new_dir(dir, sizeof(dir));
+	harness_open_dir(&a, dir);
+	harness_open_dir(&b2, dir);
+	snprintf(seq, sizeof(seq), "%s/%s", dir, STATE_SEQ_FILE);
+	CU_ASSERT_FATAL(stat(seq, &st) == 0);
+	CU_ASSERT_EQUAL(st.st_mode & 07777, 0600);
+	CU_ASSERT_EQUAL(nv_define(&a, 0x01500100, ""), TPM_RC_SUCCESS);
+	CU_ASSERT_TRUE(state_fresh(a.e));
+	CU_ASSERT_FALSE(state_fresh(b2.e));
+	/* b2 catches up, under the lock (it was not fresh) */
+	CU_ASSERT_EQUAL(nv_readpublic(&b2, 0x01500100), TPM_RC_SUCCESS);
+	CU_ASSERT_TRUE(state_fresh(b2.e));
+	reads_while_locked(&a, dir);
+	reads_while_locked(&b2, dir);
+
+	/* what another engine wrote is seen by the next reading command */
+	CU_ASSERT_EQUAL(nv_define(&b2, 0x01500101, ""), TPM_RC_SUCCESS);
+	CU_ASSERT_FALSE(state_fresh(a.e));
+	CU_ASSERT_EQUAL(nv_readpublic(&a, 0x01500101), TPM_RC_SUCCESS);
+	/* a new ownerAuth set in one engine holds in the other at once */
+	cmd_begin(&b, TPM_CC_HierarchyChangeAuth);
+	cmd_handle(&b, TPM_RH_OWNER);
+	cmd_auth_pw(&b, "");
+	wr_tpm2b(&b.params, "owner", 5);
+	CU_ASSERT_EQUAL(harness_run(&b2, &b, NULL, NULL), TPM_RC_SUCCESS);
+	CU_ASSERT_EQUAL(get_random(&a), TPM_RC_SUCCESS);
+	CU_ASSERT_EQUAL(nv_define(&a, 0x01500102, ""), RC_S(TPM_RC_BAD_AUTH, 1));
+	CU_ASSERT_EQUAL(nv_define(&a, 0x01500102, "owner"), TPM_RC_SUCCESS);
+	CU_ASSERT_EQUAL(nv_readpublic(&b2, 0x01500102), TPM_RC_SUCCESS);
+	harness_close(&b2);
+	harness_close(&a);
+}
+
+/* GetRandom with an HMAC session bound to a DA-protected object and a wrong HMAC: the failure
+ * counts, on disk before the answer (another engine on the directory sees it). */
+static void test_da_session_on_reading_command(void)
+{
+	char dir[512];
+	struct harness a, b2;
+	struct cmdbuf b;
+	struct rd r;
+	struct tpm2b_digest nonce_tpm;
+	uint8_t nonce[DSIZE] = { 1 }, hmac[DSIZE] = { 2 };
+	TPM_HANDLE key, s;
+
+	new_dir(dir, sizeof(dir));
+	harness_open_dir(&a, dir);
+	harness_open_dir(&b2, dir);
+	CU_ASSERT_EQUAL_FATAL(primary(&a, TPM_RH_OWNER, "pw", "", &key, NULL), TPM_RC_SUCCESS);
+	cmd_begin(&b, TPM_CC_StartAuthSession);
+	cmd_handle(&b, TPM_RH_NULL);
+	cmd_handle(&b, key); /* bind: a DA-protected object */
+	wr_tpm2b(&b.params, nonce, DSIZE);
+	wr_u16(&b.params, 0);
+	wr_u8(&b.params, TPM_SE_HMAC);
+	wr_u16(&b.params, TPM_ALG_NULL);
+	wr_u16(&b.params, TPM_ALG_SHA256);
+	CU_ASSERT_EQUAL_FATAL(harness_run(&a, &b, &r, &s), TPM_RC_SUCCESS);
+	CU_ASSERT_EQUAL(rd_tpm2b_digest(&r, &nonce_tpm), TPM_RC_SUCCESS);
+	CU_ASSERT_EQUAL(prop(&b2, TPM_PT_LOCKOUT_COUNTER), 0);
+
+	cmd_begin(&b, TPM_CC_GetRandom);
+	wr_u32(&b.auth, s);
+	wr_tpm2b(&b.auth, nonce, DSIZE);
+	wr_u8(&b.auth, TPMA_SESSION_CONTINUESESSION);
+	wr_tpm2b(&b.auth, hmac, DSIZE);
+	b.nauth = 1;
+	wr_u16(&b.params, 16);
+	CU_ASSERT_EQUAL(harness_run(&a, &b, NULL, NULL), RC_S(TPM_RC_AUTH_FAIL, 1));
+	CU_ASSERT_EQUAL(prop(&a, TPM_PT_LOCKOUT_COUNTER), 1);
+	CU_ASSERT_EQUAL(prop(&b2, TPM_PT_LOCKOUT_COUNTER), 1);
+	harness_close(&b2);
+	harness_close(&a);
+}
+
+static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st;
+	(void)flag;
+	(void)ftw;
+	return remove(path);
+}
+
+static void fresh(void)
+{
+	harness_close(&h);
+	harness_open(&h);
+}
+
+int main(void)
+{
+	CU_pSuite s;
+	unsigned failed;
+
+	if (!mkdtemp(tmp_root)) {
+		perror("mkdtemp");
+		return 2;
+	}
+	harness_open(&h);
+	if (CU_initialize_registry() != CUE_SUCCESS)
+		return 2;
+	s = CU_add_suite("perf paths", NULL, NULL);
+	CU_add_test(s, "an RSA key's private key kept in the object, and its copies",
+		    test_rsa_key_kept);
+	CU_add_test(s, "(fresh TPM)", fresh);
+	CU_add_test(s, "one cache slot, two RSA keys in turn", test_crypto_cache_two_keys);
+	CU_add_test(s, "primaries kept: same key, new authValue, gone with Clear",
+		    test_primary_kept);
+	CU_add_test(s, "(fresh TPM)", fresh);
+	CU_add_test(s, "NULL hierarchy primaries go at TPM Reset", test_primary_null_reset);
+	CU_add_test(s, "reading commands: no lock, yet the newest state",
+		    test_reads_without_lock);
+	CU_add_test(s, "a DA-bound session on a reading command counts its failure",
+		    test_da_session_on_reading_command);
+	CU_basic_set_mode(CU_BRM_VERBOSE);
+	CU_basic_run_tests();
+	failed = CU_get_number_of_failures();
+	CU_cleanup_registry();
+	harness_close(&h);
+	nftw(tmp_root, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+	return failed != 0;
+}
