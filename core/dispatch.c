@@ -114,9 +114,10 @@ static TPM_RC resolve_handles(struct cmd *c, struct rd *r)
  * and before it answers, so a command that starts after another process's command has
  * answered acts on its result, and one that starts earlier is ordered before it.
  *
- * The list: no command on it changes the state, reports Clock (Clock is saved at each
- * TPM_PT_CLOCK_UPDATE before a value past it is reported: clock_checkpoint, which needs the
- * lock) or has a handle that needs authorization. That last rule is what keeps the
+ * The list: no command on it changes the state, reports Clock or a value made from it
+ * (Clock is saved at each TPM_PT_CLOCK_UPDATE before a value past it is reported:
+ * clock_checkpoint, which needs the lock; so ReadClock, GetTime and PolicySigned, whose
+ * timeout is a Clock value, are not on it) or has a handle that needs authorization. That last rule is what keeps the
  * dictionary-attack counters and every authValue check on the locked path: a hierarchy's,
  * an index's or an object's authorization (which reads ps.hier, the NV store, DA state and
  * may count a failure) always runs under the lock on the newest state. An authorization
@@ -162,7 +163,6 @@ static bool reads_state_only(TPM_CC cc)
 	case TPM_CC_PolicyNvWritten:
 	case TPM_CC_PolicyTemplate:
 	case TPM_CC_PolicyDuplicationSelect:
-	case TPM_CC_PolicySigned:
 	case TPM_CC_PolicyTicket:
 	case TPM_CC_PolicyAuthorize:
 		return true;

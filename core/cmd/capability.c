@@ -5,6 +5,7 @@
 #include "da.h"
 #include "nv/nv.h"
 #include "pcr.h"
+#include "session.h"
 
 /* ---- fixed identity (TPM_PT_FIXED) ---- */
 #define FAMILY_2_0 0x322E3000u	   /* "2.0" */
@@ -23,8 +24,8 @@
 #define FIRMWARE_VERSION_2 0
 
 /* ---- limits other parts own; the PC Client minimums until they export theirs ---- */
-#define SESSIONS_LOADED_MAX 3	/* sessions issue */
-#define SESSIONS_ACTIVE_MAX 64	/* sessions issue */
+#define SESSIONS_LOADED_MAX MAX_CLIENT_SESSIONS	/* per client */
+#define SESSIONS_ACTIVE_MAX (MAX_CLIENT_SESSIONS + MAX_SAVED_SESSIONS)
 #define SESSION_CONTEXT_MAX 512 /* sessions issue: largest session contextBlob */
 
 #define INPUT_BUFFER 1024	/* TPM2B_MAX_BUFFER */
@@ -272,6 +273,32 @@ static TPM_RC object_handles(struct object *const *objs, size_t n, TPM_HANDLE fr
 	}
 }
 
+/* The same for sessions; the low 24 bits order them across the HMAC and policy ranges. */
+static TPM_RC session_handles(struct session *const *sess, size_t n, TPM_HANDLE from,
+			      struct list *l)
+{
+	uint32_t low = from & TPM_HR_HANDLE_MASK;
+
+	for (;;) {
+		bool found = false;
+		TPM_HANDLE next = 0;
+
+		for (size_t i = 0; i < n; i++) {
+			TPM_HANDLE h = sess[i] ? sess[i]->handle : 0;
+
+			if (sess[i] && (h & TPM_HR_HANDLE_MASK) >= low &&
+			    (!found || (h & TPM_HR_HANDLE_MASK) < (next & TPM_HR_HANDLE_MASK))) {
+				next = h;
+				found = true;
+			}
+		}
+		if (!found || !list_room(l))
+			return TPM_RC_SUCCESS;
+		TRY(list_u32(l, next));
+		low = (next & TPM_HR_HANDLE_MASK) + 1;
+	}
+}
+
 static TPM_RC cap_handles(struct cmd *c, uint32_t from, struct list *l)
 {
 	switch (from >> TPM_HR_SHIFT) {
@@ -290,10 +317,12 @@ static TPM_RC cap_handles(struct cmd *c, uint32_t from, struct list *l)
 			TRY(list_u32(l, h));
 		}
 		return TPM_RC_SUCCESS;
-	case TPM_HT_HMAC_SESSION:
-	case TPM_HT_POLICY_SESSION:
-		/* no sessions yet: the sessions issue lists theirs here */
-		return TPM_RC_SUCCESS;
+	case TPM_HT_LOADED_SESSION:
+		/* this client's loaded sessions, HMAC and policy alike (Part 2 §7.4.4) */
+		return session_handles(c->client->sessions, MAX_CLIENT_SESSIONS, from, l);
+	case TPM_HT_SAVED_SESSION:
+		/* context-saved sessions belong to no client until loaded */
+		return session_handles(c->e->saved_sessions, MAX_SAVED_SESSIONS, from, l);
 	case TPM_HT_PERMANENT:
 		for (size_t i = 0; i < N(permanent); i++) {
 			if (permanent[i] < from)
@@ -391,6 +420,12 @@ static bool tpm_property(struct cmd *c, uint32_t pt, uint32_t *v)
 	const struct pqtpm_engine *e = c->e;
 	uint32_t transient = count_objects(c->client->objects, MAX_CLIENT_OBJECTS);
 	uint32_t persistent = count_objects(e->ps.persistent, MAX_PERSISTENT_OBJECTS);
+	uint32_t loaded_sessions = 0, saved_sessions = 0;
+
+	for (int i = 0; i < MAX_CLIENT_SESSIONS; i++)
+		loaded_sessions += c->client->sessions[i] != NULL;
+	for (int i = 0; i < MAX_SAVED_SESSIONS; i++)
+		saved_sessions += e->saved_sessions[i] != NULL;
 
 	switch (pt) {
 	case TPM_PT_FAMILY_INDICATOR: *v = FAMILY_2_0; break;
@@ -447,10 +482,12 @@ static bool tpm_property(struct cmd *c, uint32_t pt, uint32_t *v)
 		break;
 	case TPM_PT_STARTUP_CLEAR: *v = startup_clear_flags(e); break;
 	case TPM_PT_HR_NV_INDEX: *v = nv_count(e->ps.nv, -1); break;
-	case TPM_PT_HR_LOADED: *v = 0; break;
-	case TPM_PT_HR_LOADED_AVAIL: *v = SESSIONS_LOADED_MAX; break;
-	case TPM_PT_HR_ACTIVE: *v = 0; break;
-	case TPM_PT_HR_ACTIVE_AVAIL: *v = SESSIONS_ACTIVE_MAX; break;
+	case TPM_PT_HR_LOADED: *v = loaded_sessions; break;
+	case TPM_PT_HR_LOADED_AVAIL: *v = SESSIONS_LOADED_MAX - loaded_sessions; break;
+	case TPM_PT_HR_ACTIVE: *v = loaded_sessions + saved_sessions; break;
+	case TPM_PT_HR_ACTIVE_AVAIL:
+		*v = SESSIONS_ACTIVE_MAX - loaded_sessions - saved_sessions;
+		break;
 	case TPM_PT_HR_TRANSIENT_AVAIL: *v = MAX_CLIENT_OBJECTS - transient; break;
 	case TPM_PT_HR_PERSISTENT: *v = persistent; break;
 	case TPM_PT_HR_PERSISTENT_AVAIL: *v = MAX_PERSISTENT_OBJECTS - persistent; break;

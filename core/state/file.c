@@ -173,11 +173,12 @@ static int load_locked(const char *path, struct persist *ps, struct state_file_i
  * directory. A writer bumps it, holding the lock, before it replaces the state file; an engine
  * notes its value when it loads or saves the file. So while the counter still has the noted
  * value, no process has begun to write since, and e->ps is the newest state: one memory read
- * instead of a stat (and, for commands that only read, instead of the lock). A writer that dies
- * between the bump and the rename leaves the counter moved: the others then stat as before and
- * find the file unchanged. Where the file cannot be made or mapped (a read-only directory),
- * every command locks and stats. A process that replaces pqtpm.state by other means while
- * engines run on the directory must also bump the counter, or they keep the state they have. */
+ * for commands that only read, instead of the lock and a stat. A writer that dies between the
+ * bump and the rename leaves the counter moved: the others then lock, stat as before and find
+ * the file unchanged. Where the file cannot be made or mapped (a read-only directory), every
+ * command locks and stats. A state file replaced by other means (a backup put back while
+ * engines run) moves no counter: reading commands keep the state they have until the next
+ * command that locks, which stats the file and loads it. */
 
 static void seq_open(struct pqtpm_engine *e)
 {
@@ -455,9 +456,8 @@ int state_begin(struct pqtpm_engine *e, char *err, size_t errlen)
 	}
 	e->state_locked = true;
 	seq_open(e);
-	/* nobody has written since we loaded or saved: no need to look at the file */
-	if (seq_unchanged(e))
-		return 0;
+	/* A command that may write looks at the file itself too (one stat), not only at the
+	 * counter: a file put back by hand (a backup restored) is then loaded, not overwritten. */
 	seq = seq_read(e);
 	if (state_path(path, sizeof(path), e->state_dir, STATE_FILE) < 0)
 		return fail(err, errlen, -ENAMETOOLONG, "%s: name too long", e->state_dir);

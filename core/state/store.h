@@ -11,11 +11,11 @@
  * Several processes may share a directory. A command that may change the state runs between
  * state_begin and state_end, holding the lock exclusively: state_begin loads the file again if
  * another process replaced it since this one last read or wrote it, so that every command acts
- * on the newest state and no two writers lose each other's changes. Whether another process
- * wrote is read from <dir>/pqtpm.seq, a counter mapped shared that writers bump under the lock
- * before they replace the file (one memory read); where that file cannot be had, from a stat of
- * the state file (inode, size, times). A command that only reads the state (dispatch.c decides
- * which) needs no lock when state_fresh says that nobody has begun to write since.
+ * on the newest state and no two writers lose each other's changes (a stat: inode, size,
+ * times). A command that only reads the state (dispatch.c decides which) needs neither the lock
+ * nor the stat while state_fresh says that nobody has begun to write since: <dir>/pqtpm.seq
+ * holds a counter, mapped shared, that writers bump under the lock before they replace the
+ * file, and each engine notes its value when it loads or saves (one memory read).
  */
 #ifndef PQTPM_STATE_STORE_H
 #define PQTPM_STATE_STORE_H
