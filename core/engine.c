@@ -27,9 +27,12 @@ static void vlog(enum pqtpm_log_level level, const char *fmt, va_list ap)
 
 	if (level > log_level)
 		return;
+	/* one line at a time, whichever thread logs */
+	flockfile(stderr);
 	fprintf(stderr, "pqtpm: %s: ", names[level]);
 	vfprintf(stderr, fmt, ap);
 	fputc('\n', stderr);
+	funlockfile(stderr);
 }
 
 void pqtpm_log(enum pqtpm_log_level level, const char *fmt, ...)

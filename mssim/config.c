@@ -3,6 +3,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <netinet/in.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -167,11 +168,16 @@ void mssim_config_defaults(struct mssim_config *c)
 
 unsigned mssim_config_threads(const struct mssim_config *c)
 {
+	cpu_set_t set;
 	long n;
 
 	if (c->threads)
 		return c->threads;
-	n = sysconf(_SC_NPROCESSORS_ONLN);
+	/* The CPUs we may run on (taskset, a cpuset), else those online. */
+	if (sched_getaffinity(0, sizeof(set), &set) == 0)
+		n = CPU_COUNT(&set);
+	else
+		n = sysconf(_SC_NPROCESSORS_ONLN);
 	if (n < 1)
 		return 1;
 	return n > MSSIM_AUTO_THREADS_MAX ? MSSIM_AUTO_THREADS_MAX : (unsigned)n;
@@ -374,7 +380,7 @@ void mssim_config_usage(FILE *out)
 		"  --platform-port N     platform signal port (default: command port + 1)\n"
 		"  --log-level LEVEL     error, warn, info or debug (default info)\n"
 		"  --threads N           worker threads serving connections, 1-%d, or auto\n"
-		"                        (default): one per online CPU, at most %d\n"
+		"                        (default): one per CPU the server may run on, at most %d\n"
 		"  --help                print this help and exit\n"
 		"\n"
 		"Flags override the config file. Stops cleanly on SIGTERM or SIGINT.\n"

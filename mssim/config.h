@@ -12,8 +12,8 @@
 #define MSSIM_DEFAULT_STATE_DIR "./var/pqtpm"
 #define MSSIM_DEFAULT_BIND "127.0.0.1"
 #define MSSIM_DEFAULT_PORT 2321
-/* Worker threads: "auto" is one per online CPU, at most MSSIM_AUTO_THREADS_MAX; an explicit
- * count may go up to MSSIM_THREADS_MAX. */
+/* Worker threads: "auto" is one per CPU the server may run on, at most
+ * MSSIM_AUTO_THREADS_MAX; an explicit count may go up to MSSIM_THREADS_MAX. */
 #define MSSIM_AUTO_THREADS_MAX 8
 #define MSSIM_THREADS_MAX 64
 
@@ -42,8 +42,9 @@ enum mssim_config_result mssim_config_from_args(struct mssim_config *c, int argc
 
 void mssim_config_usage(FILE *out);
 
-/* The number of worker threads to start: c->threads, or for auto (0) the number of online
- * CPUs capped at MSSIM_AUTO_THREADS_MAX (1 if it cannot be read). */
+/* The number of worker threads to start: c->threads, or for auto (0) the number of CPUs in
+ * the process's affinity mask (taskset, cpusets; the online CPUs if it cannot be read),
+ * capped at MSSIM_AUTO_THREADS_MAX. */
 unsigned mssim_config_threads(const struct mssim_config *c);
 
 /* Whether the bind address is a loopback address (127.0.0.0/8, ::1, ::ffff:127.x.y.z). */

@@ -29,12 +29,12 @@ for f in e0 f0; do
 	# Hash with decryption and encryption: data, SHA-256, owner
 	seed "hash-decenc-$f" "$(rec 0x$f 0000017d 00 61 0005 68656c6c6f 000b 40000001)"
 	# PCR_Extend(16) authorized by the session
-	seed "pcrextend-$f" "$(rec 0x$f 00000182 01 00000010 01 00000001 000b $d32)"
+	seed "pcrextend-$f" "$(rec 0x$f 00000182 01 00000010 01 00000001 000b "$d32")"
 	# CreatePrimary with decryption, then Sign with the key, authorized by the session
 	seed "createprimary-sign-$f" "$(rec 0x$f "$(primary 21 "$ecc_pub")")" \
-		"$(rec 0x$f 0000015d 01 80000000 01 0020 $d32 0010 8024 40000007 0000)"
+		"$(rec 0x$f 0000015d 01 80000000 01 0020 "$d32" 0010 8024 40000007 0000)"
 	# EncryptDecrypt2 on an AES key: inData decrypted, outData encrypted
 	seed "encryptdecrypt2-$f" "$(rec 0x$f "$(primary 01 "$aes_pub")")" \
 		"$(rec 0x$f 00000193 01 80000000 61 0010 $d16 00 0043 0010 $d16)"
 done
-echo "fuzz: hand-made engine seeds in $dir ($(ls "$dir" | grep -c '^hand-') files)"
+echo "fuzz: hand-made engine seeds in $dir ($(find "$dir" -name 'hand-*' | wc -l) files)"

@@ -29,4 +29,4 @@ seed platform-power 1 "$(u32 1) $(u32 11) $(u32 3) $(u32 4) $(u32 9) $(u32 10) $
 seed platform-unsupported 1 "$(u32 13) $(u32 14) $(u32 18) $(u32 25) $(u32 26) $(u32 1) $(u32 30) $(u32 35) $(u32 1) $(u32 36) $(u32 2) $(u32 21)"
 seed platform-hash 1 "$(u32 5) $(u32 6) $(u32 4) 01020304 $(u32 6) $(u32 0) $(u32 7) $(u32 20)"
 seed platform-command 1 "$(cmd 0 $getrandom) $(u32 15) $(u32 1) $(u32 16) $(u32 0)"
-echo "fuzz: seeds for mssim_frame in $dir ($(ls "$dir" | wc -l) files)"
+echo "fuzz: seeds for mssim_frame in $dir ($(find "$dir" -type f | wc -l) files)"

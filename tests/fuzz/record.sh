@@ -102,5 +102,5 @@ tests/fuzz/run.sh build
 mkdir -p tests/fuzz/corpus/engine
 "$FUZZ_BUILD/fuzz/fuzz_engine" -merge=1 -max_len=16384 -timeout=60 tests/fuzz/corpus/engine \
 	"$seeds" 2>&1 | grep -E 'MERGE-OUTER: [0-9]+ new files' || true
-echo "record: tests/fuzz/corpus/engine: $(ls tests/fuzz/corpus/engine | wc -l) files," \
+echo "record: tests/fuzz/corpus/engine: $(find tests/fuzz/corpus/engine -type f | wc -l) files," \
 	"$(du -sh tests/fuzz/corpus/engine | cut -f1)"

@@ -22,7 +22,8 @@
 # $FUZZ_BUILD/artifacts/<T>/. A crash found: fix it, then commit the input as
 # tests/fuzz/regressions/<T>/<name> so that the smoke test replays it from then on.
 #
-# Environment: FUZZ_BUILD, FUZZ_SMOKE_SECONDS, FUZZ_JOBS (targets run at once, default 1),
+# Environment: FUZZ_BUILD, FUZZ_SMOKE_SECONDS, FUZZ_JOBS (targets run at once; default 1,
+# 2 for smoke),
 # FUZZ_ARGS (extra libFuzzer flags), CC_FUZZ (default clang).
 set -eu
 
@@ -45,13 +46,19 @@ target_flags() {
 }
 
 build() {
-	local t
+	local t jflag
 	if ! command -v "$CC_FUZZ" >/dev/null; then
 		echo "fuzz: $CC_FUZZ not found (Debian: clang libclang-rt-14-dev; make deps)" >&2
 		return 1
 	fi
 	echo "fuzz: building libpqtpm.a in $FUZZ_BUILD (clang, ASan+UBSan, fuzzer-no-link)"
-	$MAKE --no-print-directory -s BUILD="$FUZZ_BUILD" CC="$CC_FUZZ" SAN=1 \
+	# in parallel, unless a parent make already shares its job slots with us
+	case " ${MAKEFLAGS:-} " in
+	*jobserver* | *" -j"*) jflag= ;;
+	*) jflag=-j$(nproc 2>/dev/null || echo 2) ;;
+	esac
+	# shellcheck disable=SC2086
+	$MAKE --no-print-directory -s $jflag BUILD="$FUZZ_BUILD" CC="$CC_FUZZ" SAN=1 \
 		CFLAGS="-fsanitize=fuzzer-no-link -Wno-unused-command-line-argument" \
 		"$FUZZ_BUILD/lib/libpqtpm.a"
 	mkdir -p "$out"
@@ -186,6 +193,8 @@ smoke)
 	start=$(date +%s)
 	build
 	mkdir -p "$FUZZ_BUILD/logs"
+	# two at a time by default: nothing else runs during make check's smoke test
+	FUZZ_JOBS=${FUZZ_JOBS:-2}
 	st=0
 	# shellcheck disable=SC2086
 	regressions $targets || st=1

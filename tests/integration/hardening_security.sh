@@ -54,6 +54,7 @@ raw_stop() {
 	check_sanitizer_log "$RAW_LOG" || true
 }
 
+# shellcheck disable=SC2317 # called from the EXIT trap
 _sec_cleanup() {
 	[ -z "$RAW_PID" ] || kill -KILL "$RAW_PID" 2>/dev/null || true
 }

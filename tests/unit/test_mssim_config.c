@@ -1,4 +1,5 @@
 /* pqtpm-server configuration: the conf file, flags over it, and the errors naming the culprit. */
+#include <sched.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -229,17 +230,32 @@ static void test_loopback_and_tcti(void)
 
 static void test_threads(void)
 {
-	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	cpu_set_t set, one;
+	long cpus = sched_getaffinity(0, sizeof(set), &set) == 0 ? CPU_COUNT(&set)
+								   : sysconf(_SC_NPROCESSORS_ONLN);
 	unsigned want = cpus < 1 ? 1 : cpus > MSSIM_AUTO_THREADS_MAX ? MSSIM_AUTO_THREADS_MAX
 								      : (unsigned)cpus;
 	char *none[] = { "pqtpm-server" };
 
-	/* auto: one per online CPU, capped */
+	/* auto: one per CPU we may run on, capped */
 	CU_ASSERT_EQUAL_FATAL(parse(1, none), MSSIM_CONFIG_OK);
 	CU_ASSERT_EQUAL(mssim_config_threads(&cfg), want);
 	CU_ASSERT_EQUAL(parse(ARGS("--threads", "auto")), MSSIM_CONFIG_OK);
 	CU_ASSERT_EQUAL(cfg.threads, 0);
 	CU_ASSERT_EQUAL(mssim_config_threads(&cfg), want);
+
+	/* pinned to one CPU (taskset -c N): one worker */
+	if (sched_getaffinity(0, sizeof(set), &set) == 0) {
+		CPU_ZERO(&one);
+		for (int i = 0; i < CPU_SETSIZE; i++)
+			if (CPU_ISSET(i, &set)) {
+				CPU_SET(i, &one);
+				break;
+			}
+		CU_ASSERT_EQUAL_FATAL(sched_setaffinity(0, sizeof(one), &one), 0);
+		CU_ASSERT_EQUAL(mssim_config_threads(&cfg), 1);
+		CU_ASSERT_EQUAL(sched_setaffinity(0, sizeof(set), &set), 0);
+	}
 
 	CU_ASSERT_EQUAL(parse(ARGS("--threads", "4")), MSSIM_CONFIG_OK);
 	CU_ASSERT_EQUAL(mssim_config_threads(&cfg), 4);
