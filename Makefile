@@ -113,10 +113,12 @@ integration: all $(ITEST_BIN)
 
 test: all unit integration
 
-# The whole suite once as built, once under ASan/UBSan (with LSan) in build-asan/.
+# The whole suite once as built, once under ASan/UBSan (with LSan) in build-asan/, then a short
+# run of every fuzz target with its regression inputs.
 check: deps
 	@$(MAKE) --no-print-directory WERROR=1 test
 	@$(MAKE) --no-print-directory WERROR=1 BUILD=build-asan$(if $(filter sp,$(WOLFSSL)),-sp) SAN=1 test
+	@$(MAKE) --no-print-directory fuzz-smoke
 
 bench: deps all $(BENCH_BIN)
 	@tests/bench/run.sh $(BUILD)

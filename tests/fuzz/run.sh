@@ -83,12 +83,16 @@ export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 # run_one T SECONDS LOG: fuzz T for SECONDS; the exit status is the fuzzer's.
 run_one() {
 	local t=$1 secs=$2 log=$3 seeds=tests/fuzz/corpus/$1 work=$FUZZ_BUILD/corpus/$1
-	mkdir -p "$work" "$FUZZ_BUILD/artifacts/$t"
+	local tmp=$FUZZ_BUILD/tmp/$1 st=0
+	mkdir -p "$work" "$FUZZ_BUILD/artifacts/$t" "$tmp"
 	[ -d "$seeds" ] || seeds=
+	# TMPDIR: fuzz_state's state directory, which libFuzzer's exit leaves behind
 	# shellcheck disable=SC2046,SC2086
-	"$out/fuzz_$t" $(target_flags "$t") -max_total_time="$secs" -print_final_stats=1 \
-		-rss_limit_mb=2560 -artifact_prefix="$FUZZ_BUILD/artifacts/$t/" ${FUZZ_ARGS:-} \
-		"$work" $seeds >"$log" 2>&1
+	TMPDIR=$tmp "$out/fuzz_$t" $(target_flags "$t") -max_total_time="$secs" \
+		-print_final_stats=1 -rss_limit_mb=2560 -artifact_prefix="$FUZZ_BUILD/artifacts/$t/" \
+		${FUZZ_ARGS:-} "$work" $seeds >"$log" 2>&1 || st=$?
+	rm -rf "$tmp"
+	return $st
 }
 
 # One line per target from its log: runs, time, rate, coverage, corpus size.
@@ -115,6 +119,7 @@ summarize() {
 # Replays every committed regression input of each target. Returns 1 on any failure.
 regressions() {
 	local t f n bad=0 log
+	mkdir -p "$FUZZ_BUILD/tmp"
 	for t in "$@"; do
 		[ -d "tests/fuzz/regressions/$t" ] || continue
 		n=0
@@ -124,7 +129,8 @@ regressions() {
 			n=$((n + 1))
 			log=$FUZZ_BUILD/logs/regression-$t-$(basename "$f").log
 			# shellcheck disable=SC2046
-			if ! PQTPM_FUZZ_RESET=1 "$out/fuzz_$t" $(target_flags "$t") "$f" >"$log" 2>&1; then
+			if ! PQTPM_FUZZ_RESET=1 TMPDIR=$FUZZ_BUILD/tmp "$out/fuzz_$t" \
+				$(target_flags "$t") "$f" >"$log" 2>&1; then
 				echo "fuzz regression $t/$(basename "$f"): FAILS"
 				grep -E -A 20 'ERROR: |runtime error|deadly signal' "$log" | head -n 30 |
 					sed 's/^/  | /'

@@ -24,7 +24,8 @@ same_file() {
 	if [ -s "$2" ] && cmp -s "$2" "$3"; then ok "$1"; else bad "$1"; show_tail "$3" 3; fi
 }
 
-# Number of saved sessions the TPM reports (GetCapability handles, 0x02/0x03 saved).
+# Number of saved sessions the TPM reports (GetCapability TPM_CAP_HANDLES from 0x03000000,
+# TPM_HT_SAVED_SESSION): after a tool exits, its session is saved, not loaded.
 saved_sessions() {
 	tpm2_getcap handles-saved-session 2>/dev/null | grep -c '^- 0x' || true
 }
@@ -40,7 +41,7 @@ run "createprimary ecc256" tpm2_createprimary -C o -G ecc256 -c "$S/ecc.ctx"
 hmac_flow() {
 	local key=$1 how=$2 tag sess
 	tag="$key $how"
-	sess=$S/hmac-$key-${how#-*-}.ctx
+	sess=$S/hmac-$key$how.ctx
 
 	run "[$tag] startauthsession --hmac-session salted" \
 		tpm2_startauthsession --hmac-session -S "$sess" "$how" "$S/$key.ctx"
