@@ -7,6 +7,7 @@
 
 #include "engine_int.h"
 #include "harness.h"
+#include "keys.h"
 #include "pcr.h"
 
 #define RC_P(rc, n) ((rc) | TPM_RC_P | ((n) << 8))
@@ -37,70 +38,11 @@ static void teardown(void)
 	harness_close(&h);
 }
 
-/* ---- keys: primaries in the owner hierarchy (CreatePrimary) ---- */
-
-#define KEY_BASE (TPMA_OBJECT_FIXEDTPM | TPMA_OBJECT_FIXEDPARENT | TPMA_OBJECT_USERWITHAUTH)
-
-struct key {
-	TPM_HANDLE handle;
-	struct tpmt_public pub;
-	struct tpm2b_name name;
-};
-
-static void tmpl(struct tpmt_public *p, TPM_ALG_ID type, uint32_t attrs)
-{
-	memset(p, 0, sizeof(*p));
-	p->type = type;
-	p->name_alg = TPM_ALG_SHA256;
-	p->attributes = KEY_BASE | attrs;
-	p->symmetric.alg = TPM_ALG_NULL;
-	p->scheme.scheme = p->scheme.hash_alg = p->scheme.kdf = TPM_ALG_NULL;
-	p->kdf.scheme = p->kdf.hash_alg = p->kdf.kdf = TPM_ALG_NULL;
-	p->pre_hash = TPM_ALG_NULL;
-	p->key_bits = 2048;
-	p->curve_id = TPM_ECC_NIST_P256;
-}
-
-/* data: the key itself for keyedHash and symCipher (sensitiveDataOrigin clear); NULL: the
- * TPM makes the key. */
-static TPM_RC primary_in(TPM_HANDLE hierarchy, const struct tpmt_public *t, const char *auth,
-			 const void *data, uint16_t dlen, struct key *k)
-{
-	struct tpmt_public want = *t;
-	struct tpmt_ticket ticket;
-	struct tpm2b_digest hash;
-	struct cmdbuf b;
-	struct rd rsp, sub;
-	uint16_t size;
-	size_t mark;
-	TPM_RC rc;
-
-	if (!data)
-		want.attributes |= TPMA_OBJECT_SENSITIVEDATAORIGIN;
-	cmd_begin(&b, TPM_CC_CreatePrimary);
-	cmd_handle(&b, hierarchy);
-	cmd_auth_pw(&b, "");
-	wr_size_begin(&b.params, &mark);
-	wr_tpm2b(&b.params, auth, (uint16_t)strlen(auth));
-	wr_tpm2b(&b.params, data, dlen);
-	wr_size_end(&b.params, mark);
-	wr_tpm2b_public(&b.params, &want);
-	wr_tpm2b(&b.params, "", 0);
-	wr_u32(&b.params, 0);
-	rc = harness_run(&h, &b, &rsp, &k->handle);
-	if (rc != TPM_RC_SUCCESS)
-		return rc;
-	CU_ASSERT_EQUAL(rd_tpm2b_public(&rsp, &k->pub), 0);
-	CU_ASSERT_EQUAL(rd_sub(&rsp, &sub, &size), 0);
-	CU_ASSERT_EQUAL(rd_tpm2b_digest(&rsp, &hash), 0);
-	CU_ASSERT_EQUAL(rd_ticket(&rsp, &ticket), 0);
-	CU_ASSERT_EQUAL(rd_tpm2b_name(&rsp, &k->name), 0);
-	return rc;
-}
+/* ---- keys: primaries in the owner hierarchy (keys.c) ---- */
 
 static void primary(const struct tpmt_public *t, const void *data, uint16_t dlen, struct key *k)
 {
-	CU_ASSERT_EQUAL_FATAL(primary_in(TPM_RH_OWNER, t, "", data, dlen, k), TPM_RC_SUCCESS);
+	key_primary(&h, t, data, dlen, k);
 }
 
 /* ---- helpers ---- */
@@ -439,7 +381,7 @@ static void hmac_key(struct key *k, TPM_ALG_ID scheme_hash, uint32_t attrs)
 {
 	struct tpmt_public t;
 
-	tmpl(&t, TPM_ALG_KEYEDHASH, attrs);
+	key_template(&t, TPM_ALG_KEYEDHASH, attrs);
 	t.scheme.scheme = scheme_hash == TPM_ALG_NULL ? TPM_ALG_NULL : TPM_ALG_HMAC;
 	t.scheme.hash_alg = scheme_hash;
 	primary(&t, jefe, sizeof(jefe) - 1, k);
@@ -486,7 +428,7 @@ static void test_hmac_start_errors(void)
 	hmac_key(&k, TPM_ALG_SHA256, SIGN);
 	hmac_key(&open, TPM_ALG_NULL, SIGN);
 	hmac_key(&sealed, TPM_ALG_NULL, 0);
-	tmpl(&tp, TPM_ALG_ECC, SIGN);
+	key_template(&tp, TPM_ALG_ECC, SIGN);
 	primary(&tp, NULL, 0, &ecc);
 
 	CU_ASSERT_EQUAL(hmac_start(&k, "", "", TPM_ALG_SHA1, &seq), RC_P(TPM_RC_VALUE, 2));

@@ -7,6 +7,7 @@
 
 #include "engine_int.h"
 #include "harness.h"
+#include "keys.h"
 
 #define RC_P(rc, n) ((rc) | TPM_RC_P | ((n) << 8))
 #define RC_H(rc, n) ((rc) | TPM_RC_H | ((n) << 8))
@@ -28,70 +29,17 @@ static void teardown(void)
 	harness_close(&h);
 }
 
-/* ---- keys: primaries in the owner hierarchy (CreatePrimary) ---- */
+/* ---- keys: primaries in the owner hierarchy (keys.c) ---- */
 
-#define KEY_BASE (TPMA_OBJECT_FIXEDTPM | TPMA_OBJECT_FIXEDPARENT | TPMA_OBJECT_USERWITHAUTH)
-
-struct key {
-	TPM_HANDLE handle;
-	struct tpmt_public pub;
-	struct tpm2b_name name;
-};
-
-static void tmpl(struct tpmt_public *p, TPM_ALG_ID type, uint32_t attrs)
-{
-	memset(p, 0, sizeof(*p));
-	p->type = type;
-	p->name_alg = TPM_ALG_SHA256;
-	p->attributes = KEY_BASE | attrs;
-	p->symmetric.alg = TPM_ALG_NULL;
-	p->scheme.scheme = p->scheme.hash_alg = p->scheme.kdf = TPM_ALG_NULL;
-	p->kdf.scheme = p->kdf.hash_alg = p->kdf.kdf = TPM_ALG_NULL;
-	p->pre_hash = TPM_ALG_NULL;
-	p->key_bits = 2048;
-	p->curve_id = TPM_ECC_NIST_P256;
-}
-
-/* data: the key itself for keyedHash and symCipher (sensitiveDataOrigin clear); NULL: the
- * TPM makes the key. */
 static TPM_RC primary_in(TPM_HANDLE hierarchy, const struct tpmt_public *t, const char *auth,
 			 const void *data, uint16_t dlen, struct key *k)
 {
-	struct tpmt_public want = *t;
-	struct tpmt_ticket ticket;
-	struct tpm2b_digest hash;
-	struct cmdbuf b;
-	struct rd rsp, sub;
-	uint16_t size;
-	size_t mark;
-	TPM_RC rc;
-
-	if (!data)
-		want.attributes |= TPMA_OBJECT_SENSITIVEDATAORIGIN;
-	cmd_begin(&b, TPM_CC_CreatePrimary);
-	cmd_handle(&b, hierarchy);
-	cmd_auth_pw(&b, "");
-	wr_size_begin(&b.params, &mark);
-	wr_tpm2b(&b.params, auth, (uint16_t)strlen(auth));
-	wr_tpm2b(&b.params, data, dlen);
-	wr_size_end(&b.params, mark);
-	wr_tpm2b_public(&b.params, &want);
-	wr_tpm2b(&b.params, "", 0);
-	wr_u32(&b.params, 0);
-	rc = harness_run(&h, &b, &rsp, &k->handle);
-	if (rc != TPM_RC_SUCCESS)
-		return rc;
-	CU_ASSERT_EQUAL(rd_tpm2b_public(&rsp, &k->pub), 0);
-	CU_ASSERT_EQUAL(rd_sub(&rsp, &sub, &size), 0);
-	CU_ASSERT_EQUAL(rd_tpm2b_digest(&rsp, &hash), 0);
-	CU_ASSERT_EQUAL(rd_ticket(&rsp, &ticket), 0);
-	CU_ASSERT_EQUAL(rd_tpm2b_name(&rsp, &k->name), 0);
-	return rc;
+	return key_primary_in(&h, hierarchy, t, auth, data, dlen, k);
 }
 
 static void primary(const struct tpmt_public *t, const void *data, uint16_t dlen, struct key *k)
 {
-	CU_ASSERT_EQUAL_FATAL(primary_in(TPM_RH_OWNER, t, "", data, dlen, k), TPM_RC_SUCCESS);
+	key_primary(&h, t, data, dlen, k);
 }
 
 /* ---- commands ---- */
@@ -199,7 +147,7 @@ static void ecc_sign_key(struct key *k, TPM_ALG_ID scheme, TPM_ALG_ID hash, uint
 {
 	struct tpmt_public t;
 
-	tmpl(&t, TPM_ALG_ECC, SIGN | extra);
+	key_template(&t, TPM_ALG_ECC, SIGN | extra);
 	t.scheme.scheme = scheme;
 	t.scheme.hash_alg = hash;
 	primary(&t, NULL, 0, k);
@@ -291,7 +239,7 @@ static void test_rsa_schemes(void)
 	struct tpmt_public tp;
 	struct key k;
 
-	tmpl(&tp, TPM_ALG_RSA, SIGN);
+	key_template(&tp, TPM_ALG_RSA, SIGN);
 	primary(&tp, NULL, 0, &k);
 	digest_of("message", TPM_ALG_SHA256, &d);
 	for (size_t i = 0; i < 2; i++) {
@@ -335,7 +283,7 @@ static void test_hmac_signature(void)
 	uint8_t mac[32];
 	struct key k;
 
-	tmpl(&tp, TPM_ALG_KEYEDHASH, SIGN);
+	key_template(&tp, TPM_ALG_KEYEDHASH, SIGN);
 	tp.scheme.scheme = TPM_ALG_HMAC;
 	tp.scheme.hash_alg = TPM_ALG_SHA256;
 	primary(&tp, secret, sizeof(secret) - 1, &k);
@@ -376,7 +324,7 @@ static void test_key_attributes(void)
 	struct tpmt_public tp;
 	struct key dec, k;
 
-	tmpl(&tp, TPM_ALG_ECC, DECRYPT);
+	key_template(&tp, TPM_ALG_ECC, DECRYPT);
 	primary(&tp, NULL, 0, &dec);
 	ecc_sign_key(&k, TPM_ALG_ECDSA, TPM_ALG_SHA256, 0);
 	digest_of("message", TPM_ALG_SHA256, &d);
@@ -447,7 +395,7 @@ static void test_null_hierarchy_ticket(void)
 	struct tpmt_public tp;
 	struct key k;
 
-	tmpl(&tp, TPM_ALG_ECC, SIGN | TPMA_OBJECT_SENSITIVEDATAORIGIN);
+	key_template(&tp, TPM_ALG_ECC, SIGN | TPMA_OBJECT_SENSITIVEDATAORIGIN);
 	tp.scheme.scheme = TPM_ALG_ECDSA;
 	tp.scheme.hash_alg = TPM_ALG_SHA256;
 	CU_ASSERT_EQUAL_FATAL(primary_in(TPM_RH_NULL, &tp, "", NULL, 0, &k), 0);

@@ -1,0 +1,60 @@
+/* Keys for unit tests (see keys.h). */
+#include <string.h>
+
+#include <CUnit/Basic.h>
+
+#include "keys.h"
+
+void key_template(struct tpmt_public *p, TPM_ALG_ID type, uint32_t attrs)
+{
+	memset(p, 0, sizeof(*p));
+	p->type = type;
+	p->name_alg = TPM_ALG_SHA256;
+	p->attributes = KEY_BASE | attrs;
+	p->symmetric.alg = TPM_ALG_NULL;
+	p->scheme.scheme = p->scheme.hash_alg = p->scheme.kdf = TPM_ALG_NULL;
+	p->kdf.scheme = p->kdf.hash_alg = p->kdf.kdf = TPM_ALG_NULL;
+	p->pre_hash = TPM_ALG_NULL;
+	p->key_bits = 2048;
+	p->curve_id = TPM_ECC_NIST_P256;
+}
+
+TPM_RC key_primary_in(struct harness *h, TPM_HANDLE hierarchy, const struct tpmt_public *t, const char *auth,
+			 const void *data, uint16_t dlen, struct key *k)
+{
+	struct tpmt_public want = *t;
+	struct tpmt_ticket ticket;
+	struct tpm2b_digest hash;
+	struct cmdbuf b;
+	struct rd rsp, sub;
+	uint16_t size;
+	size_t mark;
+	TPM_RC rc;
+
+	if (!data)
+		want.attributes |= TPMA_OBJECT_SENSITIVEDATAORIGIN;
+	cmd_begin(&b, TPM_CC_CreatePrimary);
+	cmd_handle(&b, hierarchy);
+	cmd_auth_pw(&b, "");
+	wr_size_begin(&b.params, &mark);
+	wr_tpm2b(&b.params, auth, (uint16_t)strlen(auth));
+	wr_tpm2b(&b.params, data, dlen);
+	wr_size_end(&b.params, mark);
+	wr_tpm2b_public(&b.params, &want);
+	wr_tpm2b(&b.params, "", 0);
+	wr_u32(&b.params, 0);
+	rc = harness_run(h, &b, &rsp, &k->handle);
+	if (rc != TPM_RC_SUCCESS)
+		return rc;
+	CU_ASSERT_EQUAL(rd_tpm2b_public(&rsp, &k->pub), 0);
+	CU_ASSERT_EQUAL(rd_sub(&rsp, &sub, &size), 0);
+	CU_ASSERT_EQUAL(rd_tpm2b_digest(&rsp, &hash), 0);
+	CU_ASSERT_EQUAL(rd_ticket(&rsp, &ticket), 0);
+	CU_ASSERT_EQUAL(rd_tpm2b_name(&rsp, &k->name), 0);
+	return rc;
+}
+
+void key_primary(struct harness *h, const struct tpmt_public *t, const void *data, uint16_t dlen, struct key *k)
+{
+	CU_ASSERT_EQUAL_FATAL(key_primary_in(h, TPM_RH_OWNER, t, "", data, dlen, k), TPM_RC_SUCCESS);
+}

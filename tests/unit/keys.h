@@ -1,0 +1,25 @@
+/* Keys for unit tests: a template with sane defaults and CreatePrimary through the harness
+ * (shared by the command tests that need a key to work on). */
+#ifndef PQTPM_TEST_KEYS_H
+#define PQTPM_TEST_KEYS_H
+
+#include "harness.h"
+
+#define KEY_BASE (TPMA_OBJECT_FIXEDTPM | TPMA_OBJECT_FIXEDPARENT | TPMA_OBJECT_USERWITHAUTH)
+
+struct key {
+	TPM_HANDLE handle;
+	struct tpmt_public pub;
+	struct tpm2b_name name;
+};
+
+void key_template(struct tpmt_public *p, TPM_ALG_ID type, uint32_t attrs);
+/* data: the key itself for keyedHash and symCipher (sensitiveDataOrigin clear); NULL: the
+ * TPM makes the key. */
+TPM_RC key_primary_in(struct harness *h, TPM_HANDLE hierarchy, const struct tpmt_public *t,
+		      const char *auth, const void *data, uint16_t dlen, struct key *k);
+/* In the owner hierarchy, empty auth; a failure ends the test. */
+void key_primary(struct harness *h, const struct tpmt_public *t, const void *data, uint16_t dlen,
+		 struct key *k);
+
+#endif
