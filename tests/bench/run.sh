@@ -1,8 +1,8 @@
 #!/bin/bash
 # make bench: tests/bench/run.sh [BUILD_DIR]
 #
-# Starts pqtpm-server, runs BUILD_DIR/bench/tpm_bench and then BUILD_DIR/bench/kernel_flow (the
-# kernel's salted-session PCR extend step by step, own raw client) against it, stops it; then
+# Starts pqtpm-server, runs BUILD_DIR/bench/tpm_bench, kernel_flow (the kernel's salted-session
+# PCR extend step by step, own raw client) and nv_bench (NV latency) against it, stops it; then
 # the same with Debian's swtpm (its own TCTI, raw command port); prints a Markdown table
 # comparing the two, then kernel_flow once more against an in-process engine (the engine's own
 # cost). Servers run on CPU 1 and the client on CPU 0 where there are two CPUs. Any other
@@ -61,6 +61,14 @@ bench_target() {
 	grep -v '^RESULT' "$T/$impl.kf.out" || true
 	grep '^RESULT' "$T/$impl.kf.out" >>"$T/$impl.res" || true
 	[ "$st" -eq 0 ] || { echo "bench: kernel_flow against $impl exited $st"; status=1; }
+	# NV latency (durable NV_Write, NV_Read, NV_Increment) on the same server.
+	st=0
+	# shellcheck disable=SC2086
+	$client_wrap timeout -k 5 600 "$BUILD_DIR/bench/nv_bench" "$kind" 127.0.0.1 "$PORT" \
+		>"$T/$impl.nv.out" 2>&1 || st=$?
+	grep -v '^RESULT' "$T/$impl.nv.out" || true
+	grep '^RESULT' "$T/$impl.nv.out" >>"$T/$impl.res" || true
+	[ "$st" -eq 0 ] || { echo "bench: nv_bench against $impl exited $st"; status=1; }
 	tpm_stop || status=1
 }
 
@@ -117,7 +125,7 @@ grep -v '^RESULT' "$T/engine.kf.out" || true
 
 for b in "$BUILD_DIR"/bench/*; do
 	if [ ! -f "$b" ] || [ ! -x "$b" ]; then continue; fi
-	case $(basename "$b") in tpm_bench | kernel_flow) continue ;; esac
+	case $(basename "$b") in tpm_bench | kernel_flow | nv_bench) continue ;; esac
 	echo
 	echo "== $(basename "$b")"
 	# shellcheck disable=SC2086
