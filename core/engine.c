@@ -62,9 +62,17 @@ static uint64_t monotonic_ms(void)
 	return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
 }
 
+/* Elapsed host time as Clock sees it, after ClockRateAdjust (parts per million). */
+static uint64_t clock_elapsed(const struct pqtpm_engine *e, uint64_t now)
+{
+	uint64_t d = now - e->clock_base_ms;
+
+	return d * (uint64_t)(CLOCK_PPM_NOMINAL + e->clock_ppm) / CLOCK_PPM_NOMINAL;
+}
+
 uint64_t engine_clock_ms(struct pqtpm_engine *e)
 {
-	return e->ps.clock + (monotonic_ms() - e->clock_base_ms);
+	return e->ps.clock + clock_elapsed(e, monotonic_ms());
 }
 
 uint64_t engine_time_ms(struct pqtpm_engine *e)
@@ -76,7 +84,7 @@ void engine_clock_sync(struct pqtpm_engine *e)
 {
 	uint64_t now = monotonic_ms();
 
-	e->ps.clock += now - e->clock_base_ms;
+	e->ps.clock += clock_elapsed(e, now);
 	e->clock_base_ms = now;
 }
 
@@ -89,7 +97,9 @@ static void power_on(struct pqtpm_engine *e)
 	e->started = false;
 	e->clock_base_ms = monotonic_ms();
 	e->power_on_ms = e->clock_base_ms;
-	/* _TPM_Init: nothing of a half-done H-CRTM or of the last self test survives */
+	/* _TPM_Init: nothing of a half-done H-CRTM, the last self test or a rate adjustment
+	 * survives */
+	e->clock_ppm = 0;
 	e->hcrtm_active = false;
 	e->hcrtm_pre_startup = false;
 	e->self_tested = false;

@@ -204,6 +204,7 @@ struct pqtpm_engine {
 
 	uint64_t clock_base_ms;		/* monotonic ms of the last clock sync */
 	uint64_t power_on_ms;		/* monotonic ms at the last power on (TPMS_TIME_INFO.time) */
+	int32_t clock_ppm;		/* ClockRateAdjust: Clock runs (1e6 + ppm) / 1e6 as fast */
 	uint64_t context_counter;	/* TPMS_CONTEXT.sequence for objects */
 
 	/* H-CRTM sequence (platform port hash signals) */
@@ -324,6 +325,7 @@ static inline void engine_dirty(struct pqtpm_engine *e)
 uint64_t engine_clock_ms(struct pqtpm_engine *e);
 /* Milliseconds since the last power on (_TPM_Init). */
 uint64_t engine_time_ms(struct pqtpm_engine *e);
+#define CLOCK_PPM_NOMINAL 1000000
 /* Fold the time elapsed since the last sync into ps.clock (before saving it). */
 void engine_clock_sync(struct pqtpm_engine *e);
 void engine_log(struct pqtpm_engine *e, enum pqtpm_log_level lvl, const char *fmt, ...)

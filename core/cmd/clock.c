@@ -32,16 +32,31 @@ static TPM_RC clock_set(struct cmd *c)
 	return TPM_RC_SUCCESS;
 }
 
-/* TPM_CLOCK_ADJUST: -3 (coarse slower) ... +3 (coarse faster). Clock follows the host's
- * monotonic clock, which the host keeps right; a valid adjustment is accepted and changes
- * nothing (Part 3 §29.3 leaves the effect to the implementation). */
+/* TPM_CLOCK_ADJUST: -3 (coarse slower) ... +3 (coarse faster). The steps and the limit are the
+ * reference implementation's proportions (1%, 0.1%, 1/30000; at most 1/6 off nominal); the
+ * adjustment lasts until the next _TPM_Init (Part 3 §29.3). */
+#define ADJUST_COARSE 10000
+#define ADJUST_MEDIUM 1000
+#define ADJUST_FINE 33
+#define ADJUST_LIMIT 166666
+
 static TPM_RC clock_rate_adjust(struct cmd *c)
 {
+	static const int32_t step[7] = { -ADJUST_COARSE, -ADJUST_MEDIUM, -ADJUST_FINE, 0,
+					 ADJUST_FINE, ADJUST_MEDIUM, ADJUST_COARSE };
+	struct pqtpm_engine *e = c->e;
 	uint8_t adjust;
+	int32_t ppm;
 
 	TRYP(1, rd_u8(&c->in, &adjust));
 	if ((int8_t)adjust < -3 || (int8_t)adjust > 3)
 		return rc_param(TPM_RC_VALUE, 1);
+	ppm = e->clock_ppm + step[(int8_t)adjust + 3];
+	if (ppm > ADJUST_LIMIT || ppm < -ADJUST_LIMIT)
+		return TPM_RC_SUCCESS; /* at the limit: no further change, as the reference does */
+	/* the time so far at the old rate, from now on at the new one */
+	engine_clock_sync(e);
+	e->clock_ppm = ppm;
 	return TPM_RC_SUCCESS;
 }
 

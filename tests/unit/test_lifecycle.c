@@ -267,6 +267,46 @@ static void fresh(void)
 	harness_open(&nvh);
 }
 
+/* ReadClock's time (from _TPM_Init, unadjusted) and clock (adjusted). */
+static void read_time_clock(uint64_t *time, uint64_t *clock)
+{
+	struct cmdbuf b;
+	struct rd rsp;
+
+	cmd_begin(&b, TPM_CC_ReadClock);
+	CU_ASSERT_EQUAL_FATAL(harness_run(&nvh, &b, &rsp, NULL), TPM_RC_SUCCESS);
+	CU_ASSERT_EQUAL(rd_u64(&rsp, time), TPM_RC_SUCCESS);
+	CU_ASSERT_EQUAL(rd_u64(&rsp, clock), TPM_RC_SUCCESS);
+}
+
+static TPM_RC rate_adjust(int8_t adjust)
+{
+	struct cmdbuf b;
+
+	cmd_begin(&b, TPM_CC_ClockRateAdjust);
+	cmd_handle(&b, TPM_RH_OWNER);
+	cmd_auth_pw(&b, "");
+	wr_u8(&b.params, (uint8_t)adjust);
+	return harness_run(&nvh, &b, NULL, NULL);
+}
+
+/* Ten coarse steps faster: Clock runs 10% ahead of time; a power cycle restores the rate. */
+static void test_clock_rate(void)
+{
+	uint64_t t0, c0, t1, c1, gain;
+
+	for (int i = 0; i < 10; i++)
+		CU_ASSERT_EQUAL(rate_adjust(3), TPM_RC_SUCCESS);
+	read_time_clock(&t0, &c0);
+	usleep(300000);
+	read_time_clock(&t1, &c1);
+	gain = (c1 - c0) - (t1 - t0);
+	/* 10% of >= 300 ms, give or take the millisecond rounding of two readings */
+	CU_ASSERT(gain >= 28 && gain <= (t1 - t0) / 10 + 2);
+	CU_ASSERT_EQUAL(pqtpm_engine_signal(nvh.e, PQTPM_SIGNAL_RESET), 0);
+	CU_ASSERT_EQUAL(nvh.e->clock_ppm, 0);
+}
+
 static int suite_init(void)
 {
 	if (nv_tmp_init() != 0)
@@ -330,6 +370,7 @@ static void test_forked_child(void)
 static void add_tests(CU_pSuite s)
 {
 	ADD(s, "resetCount, restartCount, Clock, ClockSet, Clear", test_lifecycle_counts);
+	ADD(s, "ClockRateAdjust changes the rate of Clock", test_clock_rate);
 	ADD(s, "SetPrimaryPolicy, ChangeEPS, ChangePPS", test_primary_policy_and_seeds);
 	ADD(s, "state survives a new engine, Resume finds PCRs", test_persistence);
 	ADD(s, "a failed save fails the command and rolls back", test_failed_save_rolls_back);
