@@ -6,12 +6,13 @@
 #   make fuzz       libFuzzer targets (FUZZ_SECONDS per target, default 60)
 #   make fuzz-smoke each fuzz target for 10 s plus every regression input (for check)
 #   make install    PREFIX=/usr/local DESTDIR=
-#   WOLFSSL=sp      link a static wolfCrypt with SP math and x86-64 assembly, built from Debian's
-#                   wolfssl source package by scripts/build-wolfssl-sp.sh (objects in build-sp/)
+#   WOLFSSL=sp      (default) link a static wolfCrypt with SP math and x86-64 assembly, built
+#                   from Debian's wolfssl source package by scripts/build-wolfssl-sp.sh
+#   WOLFSSL=system  link Debian's libwolfssl instead (objects in build-system/)
 
-WOLFSSL ?= system
-ifeq ($(WOLFSSL),sp)
-BUILD ?= build-sp
+WOLFSSL ?= sp
+ifeq ($(WOLFSSL),system)
+BUILD ?= build-system
 endif
 BUILD ?= build
 WOLFSSL_SP := build/wolfssl-sp
@@ -113,11 +114,13 @@ integration: all $(ITEST_BIN)
 
 test: all unit integration
 
-# The whole suite once as built, once under ASan/UBSan (with LSan) in build-asan/, then a short
-# run of every fuzz target with its regression inputs.
+# The whole suite once as built (SP wolfCrypt), once against Debian's libwolfssl, once under
+# ASan/UBSan (with LSan) in build-asan/, then a short run of every fuzz target with its
+# regression inputs.
 check: deps
 	@$(MAKE) --no-print-directory WERROR=1 test
-	@$(MAKE) --no-print-directory WERROR=1 BUILD=build-asan$(if $(filter sp,$(WOLFSSL)),-sp) SAN=1 test
+	@$(MAKE) --no-print-directory WERROR=1 WOLFSSL=system BUILD=build-system test
+	@$(MAKE) --no-print-directory WERROR=1 BUILD=build-asan SAN=1 test
 	@$(MAKE) --no-print-directory fuzz-smoke
 
 bench: deps all $(BENCH_BIN)
@@ -139,6 +142,6 @@ install: all
 	install -m 0644 conf/pqtpm.conf $(DESTDIR)$(SYSCONFDIR)/pqtpm/
 
 clean:
-	rm -rf build build-asan build-sp build-asan-sp
+	rm -rf build build-system build-asan build-fuzz
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

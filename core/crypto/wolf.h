@@ -15,6 +15,7 @@
 #include <wolfssl/wolfcrypt/sha.h>
 #include <wolfssl/wolfcrypt/sha256.h>
 #include <wolfssl/wolfcrypt/sha512.h>
+#include <wolfssl/wolfcrypt/sp.h>
 #include <wolfssl/wolfcrypt/wolfmath.h>
 
 #include "crypto.h"
