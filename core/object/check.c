@@ -126,8 +126,12 @@ static TPM_RC check_params(const struct tpmt_public *pub, bool is_template)
 			return TPM_RC_MODE;
 		return TPM_RC_SUCCESS;
 	case TPM_ALG_MLDSA:
-	case TPM_ALG_HASH_MLDSA:
 		return mldsa_pk_bytes(pub->parameter_set) ? TPM_RC_SUCCESS : TPM_RC_PARMS;
+	case TPM_ALG_HASH_MLDSA:
+		if (mldsa_pk_bytes(pub->parameter_set) == 0)
+			return TPM_RC_PARMS;
+		/* FIPS 204 §5.4.1 names pre-hash OIDs for SHA-2 only: SHA-1 is no PH (as TestParms) */
+		return pub->pre_hash == TPM_ALG_SHA1 ? TPM_RC_HASH : TPM_RC_SUCCESS;
 	case TPM_ALG_MLKEM:
 		if (mlkem_ek_bytes(pub->parameter_set) == 0)
 			return TPM_RC_PARMS;
