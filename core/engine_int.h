@@ -22,6 +22,9 @@
 #define MAX_CLIENTS_TOTAL 1024
 #define PRIMARY_SEED_SIZE 64	 /* bytes; the largest hash we support */
 #define PCR_NUM TPM_PCR_COUNT
+/* TPM_PT_FIRMWARE_VERSION_1/2 (cmd/capability.c), TPMS_ATTEST.firmwareVersion (attest.c) */
+#define FIRMWARE_VERSION_1 0x00000001u /* 0.1 */
+#define FIRMWARE_VERSION_2 0
 
 /* ---- objects ---- */
 enum object_kind {

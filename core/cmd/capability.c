@@ -20,8 +20,6 @@
 #define VENDOR_STRING_1 0x70717470u /* "pqtp" */
 #define VENDOR_STRING_2 0x6D000000u /* "m" */
 #define VENDOR_TPM_TYPE 1
-#define FIRMWARE_VERSION_1 0x00000001u /* 0.1 */
-#define FIRMWARE_VERSION_2 0
 
 /* ---- limits other parts own; the PC Client minimums until they export theirs ---- */
 #define SESSIONS_LOADED_MAX MAX_CLIENT_SESSIONS	/* per client */

@@ -1,0 +1,142 @@
+/* TPMS_ATTEST and its signature (see attest.h). */
+#include <string.h>
+
+#include "attest.h"
+#include "object/object.h"
+#include "scheme.h"
+
+/* The largest TPMS_ATTEST: the header (about 170 bytes) and an attested body up to an NV
+ * certification of a whole TPM2B_MAX_NV_BUFFER. */
+#define ATTEST_MAX_SIZE 2048
+#define OBFUSCATE_BITS 128
+
+TPM_RC attest_rd_data(struct rd *r, struct attest_data *d)
+{
+	return rd_tpm2b(r, d->b, sizeof(d->b), &d->size);
+}
+
+uint64_t attest_firmware_version(void)
+{
+	return ((uint64_t)FIRMWARE_VERSION_1 << 32) | FIRMWARE_VERSION_2;
+}
+
+TPM_RC attest_scheme(struct cmd *c, unsigned slot, const struct tpmt_scheme *in_scheme,
+		     unsigned scheme_param, struct tpmt_scheme *out)
+{
+	const struct object *key = c->obj[slot];
+
+	if (!key) { /* TPM_RH_NULL: nothing signs */
+		memset(out, 0, sizeof(*out));
+		out->scheme = out->hash_alg = out->kdf = TPM_ALG_NULL;
+		return TPM_RC_SUCCESS;
+	}
+	if (!(key->pub.attributes & TPMA_OBJECT_SIGN_ENCRYPT))
+		return rc_handle(TPM_RC_KEY, slot + 1);
+	/* an x509sign key signs only certificates (CertifyX509), as in Sign */
+	if (key->pub.attributes & TPMA_OBJECT_X509SIGN)
+		return rc_handle(TPM_RC_ATTRIBUTES, slot + 1);
+	return rc_param(scheme_sign(&key->pub, in_scheme, out), scheme_param);
+}
+
+TPM_ALG_ID attest_hash(const struct object *key, const struct tpmt_scheme *scheme)
+{
+	if (scheme->hash_alg != TPM_ALG_NULL || !key)
+		return scheme->hash_alg;
+	return key->pub.name_alg;
+}
+
+static uint64_t be64(const uint8_t *b)
+{
+	uint64_t v = 0;
+
+	for (int i = 0; i < 8; i++)
+		v = (v << 8) | b[i];
+	return v;
+}
+
+static uint32_t be32(const uint8_t *b)
+{
+	return (uint32_t)b[0] << 24 | (uint32_t)b[1] << 16 | (uint32_t)b[2] << 8 | b[3];
+}
+
+/* Part 1 "Privacy": a key outside the endorsement and platform hierarchies could otherwise
+ * link its attestations to the TPM's reset history and firmware. The 128 bits of
+ * KDFa(signer nameAlg, shProof, "OBFUSCATE", signer QN, -, 128) are added, in their order, to
+ * firmwareVersion (64 bits), resetCount (32) and restartCount (32), each big-endian. The NULL
+ * signer, which has no nameAlg, uses SHA-256. */
+static TPM_RC obfuscate(struct pqtpm_engine *e, const struct object *key,
+			const struct tpm2b_name *qn, uint64_t *fw, uint32_t *reset,
+			uint32_t *restart)
+{
+	const uint8_t *sh_proof = hier_proof(e, TPM_RH_OWNER);
+	TPM_ALG_ID alg = key ? key->pub.name_alg : TPM_ALG_SHA256;
+	uint8_t k[OBFUSCATE_BITS / 8];
+
+	if (!sh_proof)
+		return TPM_RC_FAILURE;
+	if (crypto_hash_size(alg) == 0)
+		alg = TPM_ALG_SHA256;
+	TRY(crypto_kdfa(alg, sh_proof, PRIMARY_SEED_SIZE, "OBFUSCATE", qn->b, qn->size, NULL, 0,
+			OBFUSCATE_BITS, k));
+	*fw += be64(k);
+	*reset += be32(k + 8);
+	*restart += be32(k + 12);
+	return TPM_RC_SUCCESS;
+}
+
+static bool privacy_sensitive(const struct object *key)
+{
+	return !key || (key->hierarchy != TPM_RH_ENDORSEMENT && key->hierarchy != TPM_RH_PLATFORM);
+}
+
+/* TPMS_ATTEST up to (not including) the attested union */
+static TPM_RC write_header(struct cmd *c, const struct object *key,
+			   const struct attest_data *qualifying, uint16_t type, struct wr *w)
+{
+	struct pqtpm_engine *e = c->e;
+	uint64_t fw = attest_firmware_version();
+	uint32_t reset = e->ps.reset_count, restart = e->ps.restart_count;
+	struct tpm2b_name qn;
+
+	if (key)
+		qn = key->qualified_name;
+	else
+		object_hierarchy_qn(TPM_RH_NULL, &qn);
+	if (privacy_sensitive(key))
+		TRY(obfuscate(e, key, &qn, &fw, &reset, &restart));
+	TRY(wr_u32(w, TPM_GENERATED_VALUE));
+	TRY(wr_u16(w, type));
+	TRY(wr_tpm2b_name(w, &qn));
+	TRY(wr_tpm2b(w, qualifying->b, qualifying->size));
+	TRY(wr_u64(w, engine_clock_ms(e)));
+	TRY(wr_u32(w, reset));
+	TRY(wr_u32(w, restart));
+	TRY(wr_u8(w, e->ps.clock_safe));
+	return wr_u64(w, fw);
+}
+
+TPM_RC attest_sign(struct cmd *c, unsigned slot, const struct tpmt_scheme *in_scheme,
+		   unsigned scheme_param, const struct attest_data *qualifying, uint16_t type,
+		   const uint8_t *attested, size_t attested_len)
+{
+	struct object *key = c->obj[slot];
+	static const struct tpmt_signature null_sig = { .sig_alg = TPM_ALG_NULL };
+	struct tpmt_signature sig;
+	struct tpmt_scheme scheme;
+	uint8_t buf[ATTEST_MAX_SIZE];
+	struct wr w;
+	TPM_RC rc;
+
+	TRY(attest_scheme(c, slot, in_scheme, scheme_param, &scheme));
+	wr_init(&w, buf, sizeof(buf));
+	TRY(write_header(c, key, qualifying, type, &w));
+	TRY(wr_bytes(&w, attested, attested_len));
+	TRY(wr_tpm2b(&c->out, buf, (uint16_t)w.off));
+	if (!key)
+		return wr_signature(&c->out, &null_sig);
+	rc = scheme_sign_message(key, &scheme, buf, w.off, &sig);
+	if (rc == TPM_RC_KEY)
+		return rc_handle(rc, slot + 1);
+	TRY(rc);
+	return wr_signature(&c->out, &sig);
+}
