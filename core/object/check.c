@@ -141,7 +141,8 @@ static TPM_RC check_params(const struct tpmt_public *pub, bool is_template)
 	}
 }
 
-/* A loaded public area carries its key: the right size, and for ECC a point on the curve. */
+/* A loaded public area carries its key: the right size, for ECC a point on the curve, for
+ * ML-KEM an encapsulation key that passes FIPS 203's input check. */
 static TPM_RC check_unique(const struct tpmt_public *pub)
 {
 	size_t want;
@@ -167,8 +168,10 @@ static TPM_RC check_unique(const struct tpmt_public *pub)
 		want = mldsa_pk_bytes(pub->parameter_set);
 		break;
 	case TPM_ALG_MLKEM:
-		want = mlkem_ek_bytes(pub->parameter_set);
-		break;
+		/* FIPS 203 §7.2: every coefficient below q, as for an ECC point on its curve */
+		return mlkem_check_ek(pub->parameter_set, pub->unique.b, pub->unique.size)
+			       ? TPM_RC_KEY
+			       : TPM_RC_SUCCESS;
 	default:
 		return TPM_RC_TYPE;
 	}

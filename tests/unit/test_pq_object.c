@@ -260,7 +260,8 @@ static void test_origin_and_fixed(void)
 	refused(&t, TPM_RC_ATTRIBUTES);
 }
 
-/* LoadExternal: the key in unique must have exactly the parameter set's length. */
+/* LoadExternal: the key in unique must have exactly the parameter set's length, and an ML-KEM
+ * key must pass the encapsulation-key check. */
 static void test_public_key_sizes(void)
 {
 	static const struct {
@@ -288,6 +289,13 @@ static void test_public_key_sizes(void)
 		t = k.pub;
 		t.parameter_set = keys[i].set == 3 ? 2 : keys[i].set + 1;
 		CU_ASSERT_EQUAL(pq_load_public(&h, &t, &ext), RC_P(TPM_RC_KEY, 2));
+		if (keys[i].type == TPM_ALG_MLKEM) {
+			/* a coefficient of 4095, not below q = 3329 (FIPS 203 §7.2) */
+			t = k.pub;
+			t.unique.b[0] = 0xFF;
+			t.unique.b[1] |= 0x0F;
+			CU_ASSERT_EQUAL(pq_load_public(&h, &t, &ext), RC_P(TPM_RC_KEY, 2));
+		}
 		CU_ASSERT_EQUAL_FATAL(pq_load_public(&h, &k.pub, &ext), TPM_RC_SUCCESS);
 		CU_ASSERT_EQUAL(pq_flush(&h, ext.handle), TPM_RC_SUCCESS);
 		CU_ASSERT_EQUAL(pq_flush(&h, k.handle), TPM_RC_SUCCESS);

@@ -1,0 +1,379 @@
+/* Duplication with ML-KEM parents (core/cmd/duplicate.c with cmd/pq_secret.c): the seed of the
+ * outer wrapper is encapsulated to the new parent's ML-KEM key (label "DUPLICATE") and
+ * decapsulated by the importing parent. ML-DSA and ECC keys go to ML-KEM-768 and ML-KEM-1024
+ * parents (their public parts, as another TPM's would be), are imported there and sign; Rewrap
+ * takes the outer wrapper off with ML-KEM; tampered, short and foreign ciphertexts are refused
+ * with their codes. */
+#include <string.h>
+
+#include <CUnit/Basic.h>
+
+#include "crypto/crypto.h"
+#include "crypto/mlkem.h"
+#include "object/object.h"
+#include "pq_util.h"
+
+#define DSIZE 32 /* SHA-256 everywhere here */
+#define DUPLICABLE                                                                         \
+	(TPMA_OBJECT_USERWITHAUTH | TPMA_OBJECT_SENSITIVEDATAORIGIN | TPMA_OBJECT_SIGN_ENCRYPT)
+
+static struct harness h;
+static struct pq_key ecc_parent, kem768, kem1024, kem_other;
+static const uint8_t msg[] = "signed by a key that moved to an ML-KEM parent";
+#define MSGLEN ((uint16_t)(sizeof(msg) - 1))
+
+static const struct tpmt_sym_def aes128 = { TPM_ALG_AES, 128, TPM_ALG_CFB };
+static const struct tpmt_sym_def no_sym = { TPM_ALG_NULL, 0, 0 };
+
+struct blob {
+	struct tpm2b_data key; /* inner wrapper key (empty: none) */
+	uint8_t secret[MLKEM_MAX_CT_BYTES + 64];
+	uint16_t secret_len;
+	struct tpm2b_private dup;
+};
+
+static void be32(uint8_t *b, uint32_t v)
+{
+	b[0] = (uint8_t)(v >> 24);
+	b[1] = (uint8_t)(v >> 16);
+	b[2] = (uint8_t)(v >> 8);
+	b[3] = (uint8_t)v;
+}
+
+static void storage_primary(TPM_ALG_ID type, uint16_t set, const char *unique, struct pq_key *k)
+{
+	struct tpmt_public t;
+
+	pq_tmpl(&t, type, set, PQ_STORAGE);
+	if (unique) {
+		t.unique.size = (uint16_t)strlen(unique);
+		memcpy(t.unique.b, unique, t.unique.size);
+	}
+	CU_ASSERT_EQUAL_FATAL(pq_primary(&h, TPM_RH_OWNER, &t, "", k), TPM_RC_SUCCESS);
+}
+
+static void setup(void)
+{
+	harness_open(&h);
+	storage_primary(TPM_ALG_ECC, 0, NULL, &ecc_parent);
+	storage_primary(TPM_ALG_MLKEM, TPM_MLKEM_768, NULL, &kem768);
+	storage_primary(TPM_ALG_MLKEM, TPM_MLKEM_1024, NULL, &kem1024);
+	storage_primary(TPM_ALG_MLKEM, TPM_MLKEM_768, "other", &kem_other);
+}
+
+static void teardown(void)
+{
+	harness_close(&h);
+}
+
+/* ---- a duplicable key: authPolicy PolicyCommandCode(Duplicate) ---- */
+
+static void dup_policy(struct tpm2b_digest *d)
+{
+	uint8_t buf[DSIZE + 8] = { 0 };
+
+	be32(buf + DSIZE, TPM_CC_PolicyCommandCode);
+	be32(buf + DSIZE + 4, TPM_CC_Duplicate);
+	d->size = DSIZE;
+	CU_ASSERT_EQUAL(crypto_hash(TPM_ALG_SHA256, buf, sizeof(buf), d->b), TPM_RC_SUCCESS);
+}
+
+static void duplicable_key(TPM_ALG_ID type, uint16_t set, struct pq_key *k)
+{
+	struct tpmt_public t;
+
+	pq_tmpl(&t, type, set, 0);
+	t.attributes = DUPLICABLE;
+	if (type == TPM_ALG_ECC) {
+		t.scheme.scheme = TPM_ALG_ECDSA;
+		t.scheme.hash_alg = TPM_ALG_SHA256;
+	}
+	dup_policy(&t.auth_policy);
+	CU_ASSERT_EQUAL_FATAL(pq_create_load(&h, ecc_parent.handle, &t, "", k), TPM_RC_SUCCESS);
+}
+
+/* ---- Duplicate through a policy session ---- */
+
+struct psess {
+	TPM_HANDLE handle;
+	struct tpm2b_digest nonce_tpm;
+};
+
+static void start_policy(struct psess *s)
+{
+	uint8_t nonce[DSIZE], cc[4];
+	struct cmdbuf b;
+	struct rd r;
+
+	CU_ASSERT_EQUAL(crypto_random(nonce, sizeof(nonce)), TPM_RC_SUCCESS);
+	cmd_begin(&b, TPM_CC_StartAuthSession);
+	cmd_handle(&b, TPM_RH_NULL);
+	cmd_handle(&b, TPM_RH_NULL);
+	wr_tpm2b(&b.params, nonce, sizeof(nonce));
+	wr_u16(&b.params, 0);
+	wr_u8(&b.params, TPM_SE_POLICY);
+	wr_u16(&b.params, TPM_ALG_NULL);
+	wr_u16(&b.params, TPM_ALG_SHA256);
+	CU_ASSERT_EQUAL_FATAL(harness_run(&h, &b, &r, &s->handle), TPM_RC_SUCCESS);
+	CU_ASSERT_EQUAL(rd_tpm2b_digest(&r, &s->nonce_tpm), TPM_RC_SUCCESS);
+	cmd_begin(&b, TPM_CC_PolicyCommandCode);
+	cmd_handle(&b, s->handle);
+	be32(cc, TPM_CC_Duplicate);
+	wr_bytes(&b.params, cc, 4);
+	CU_ASSERT_EQUAL_FATAL(harness_run(&h, &b, NULL, NULL), TPM_RC_SUCCESS);
+}
+
+/* The policy session's HMAC (unbound, unsalted, empty authValue); the session ends with the
+ * command (continueSession clear). */
+static void auth_policy(struct cmdbuf *b, const struct psess *s, const struct tpm2b_name *n1,
+			const struct tpm2b_name *n2)
+{
+	uint8_t cp[DSIZE], mac[DSIZE], nonce[16], code[4], attrs = 0;
+	struct crypto_hash_ctx hc;
+	struct crypto_hmac_ctx m;
+
+	be32(code, b->cc);
+	crypto_hash_start(&hc, TPM_ALG_SHA256);
+	crypto_hash_update(&hc, code, 4);
+	crypto_hash_update(&hc, n1->b, n1->size);
+	crypto_hash_update(&hc, n2->b, n2->size);
+	crypto_hash_update(&hc, b->params.buf, b->params.off);
+	crypto_hash_finish(&hc, cp);
+	CU_ASSERT_EQUAL(crypto_random(nonce, sizeof(nonce)), TPM_RC_SUCCESS);
+	crypto_hmac_start(&m, TPM_ALG_SHA256, (const uint8_t *)"", 0);
+	crypto_hmac_update(&m, cp, DSIZE);
+	crypto_hmac_update(&m, nonce, sizeof(nonce));
+	crypto_hmac_update(&m, s->nonce_tpm.b, s->nonce_tpm.size);
+	crypto_hmac_update(&m, &attrs, 1);
+	crypto_hmac_finish(&m, mac);
+	wr_u32(&b->auth, s->handle);
+	wr_tpm2b(&b->auth, nonce, sizeof(nonce));
+	wr_u8(&b->auth, attrs);
+	wr_tpm2b(&b->auth, mac, DSIZE);
+	b->nauth = 1;
+}
+
+/* Duplicate k to new parent np; sym: the inner wrapper (the TPM makes its key). */
+static TPM_RC duplicate(const struct pq_key *k, const struct pq_key *np,
+			const struct tpmt_sym_def *sym, struct blob *out)
+{
+	struct psess s;
+	struct cmdbuf b;
+	struct rd r;
+	TPM_RC rc;
+
+	start_policy(&s);
+	cmd_begin(&b, TPM_CC_Duplicate);
+	cmd_handle(&b, k->handle);
+	cmd_handle(&b, np->handle);
+	wr_u16(&b.params, 0); /* encryptionKeyIn */
+	wr_sym_def(&b.params, sym);
+	auth_policy(&b, &s, &k->name, &np->name);
+	rc = harness_run(&h, &b, &r, NULL);
+	if (rc != TPM_RC_SUCCESS) {
+		CU_ASSERT_EQUAL(pq_flush(&h, s.handle), TPM_RC_SUCCESS);
+		return rc;
+	}
+	memset(out, 0, sizeof(*out));
+	CU_ASSERT_EQUAL(rd_tpm2b(&r, out->key.b, sizeof(out->key.b), &out->key.size), 0);
+	CU_ASSERT_EQUAL(rd_tpm2b(&r, out->dup.b, sizeof(out->dup.b), &out->dup.size), 0);
+	CU_ASSERT_EQUAL(rd_tpm2b(&r, out->secret, sizeof(out->secret), &out->secret_len), 0);
+	CU_ASSERT_EQUAL(rd_left(&r), 0);
+	return rc;
+}
+
+static TPM_RC import(const struct pq_key *parent, const struct tpmt_public *pub,
+		     const struct blob *bl, struct tpm2b_private *out)
+{
+	struct cmdbuf b;
+	struct rd r;
+	TPM_RC rc;
+
+	cmd_begin(&b, TPM_CC_Import);
+	cmd_handle(&b, parent->handle);
+	cmd_auth_pw(&b, "");
+	wr_tpm2b(&b.params, bl->key.b, bl->key.size);
+	wr_tpm2b_public(&b.params, pub);
+	wr_tpm2b(&b.params, bl->dup.b, bl->dup.size);
+	wr_tpm2b(&b.params, bl->secret, bl->secret_len);
+	wr_sym_def(&b.params, bl->key.size ? &aes128 : &no_sym);
+	rc = harness_run(&h, &b, &r, NULL);
+	if (rc == TPM_RC_SUCCESS) {
+		CU_ASSERT_EQUAL(rd_tpm2b(&r, out->b, sizeof(out->b), &out->size), 0);
+		CU_ASSERT_EQUAL(rd_left(&r), 0);
+	}
+	return rc;
+}
+
+static TPM_RC rewrap(const struct pq_key *oldp, const struct pq_key *np,
+		     const struct tpm2b_name *name, const struct blob *in, struct blob *out)
+{
+	struct cmdbuf b;
+	struct rd r;
+	TPM_RC rc;
+
+	cmd_begin(&b, TPM_CC_Rewrap);
+	cmd_handle(&b, oldp->handle);
+	cmd_handle(&b, np->handle);
+	cmd_auth_pw(&b, "");
+	wr_tpm2b(&b.params, in->dup.b, in->dup.size);
+	wr_tpm2b_name(&b.params, name);
+	wr_tpm2b(&b.params, in->secret, in->secret_len);
+	rc = harness_run(&h, &b, &r, NULL);
+	if (rc != TPM_RC_SUCCESS)
+		return rc;
+	*out = *in;
+	CU_ASSERT_EQUAL(rd_tpm2b(&r, out->dup.b, sizeof(out->dup.b), &out->dup.size), 0);
+	CU_ASSERT_EQUAL(rd_tpm2b(&r, out->secret, sizeof(out->secret), &out->secret_len), 0);
+	CU_ASSERT_EQUAL(rd_left(&r), 0);
+	return rc;
+}
+
+/* The imported key signs msg with a sign sequence; the original key verifies it. */
+static void signs_like(TPM_HANDLE imported, const struct pq_key *orig)
+{
+	struct tpmt_signature sig;
+	struct tpmt_ticket t;
+	TPM_HANDLE seq;
+
+	CU_ASSERT_EQUAL_FATAL(pq_sign_start(&h, imported, "", NULL, 0, &seq), TPM_RC_SUCCESS);
+	CU_ASSERT_EQUAL_FATAL(pq_sign_complete(&h, seq, "", imported, "", msg, MSGLEN, &sig),
+			      TPM_RC_SUCCESS);
+	CU_ASSERT_EQUAL_FATAL(pq_verify_start(&h, orig->handle, "", NULL, 0, &seq),
+			      TPM_RC_SUCCESS);
+	CU_ASSERT_EQUAL_FATAL(pq_update(&h, seq, "", msg, MSGLEN), TPM_RC_SUCCESS);
+	CU_ASSERT_EQUAL(pq_verify_complete(&h, seq, "", orig->handle, &sig, &t), TPM_RC_SUCCESS);
+}
+
+/* Import under parent, Load, sign. */
+static void import_and_sign(const struct pq_key *parent, const struct pq_key *orig,
+			    const struct blob *bl)
+{
+	struct tpm2b_private priv;
+	struct cmdbuf b;
+	TPM_HANDLE k;
+
+	CU_ASSERT_EQUAL_FATAL(import(parent, &orig->pub, bl, &priv), TPM_RC_SUCCESS);
+	cmd_begin(&b, TPM_CC_Load);
+	cmd_handle(&b, parent->handle);
+	cmd_auth_pw(&b, "");
+	wr_tpm2b(&b.params, priv.b, priv.size);
+	wr_tpm2b_public(&b.params, &orig->pub);
+	CU_ASSERT_EQUAL_FATAL(harness_run(&h, &b, NULL, &k), TPM_RC_SUCCESS);
+	signs_like(k, orig);
+	CU_ASSERT_EQUAL(pq_flush(&h, k), TPM_RC_SUCCESS);
+}
+
+/* ML-DSA-65 and ECC keys to ML-KEM-768 and ML-KEM-1024 parents, with and without the inner
+ * wrapper; the outSymSeed is the parameter set's ciphertext. */
+static void test_round_trips(void)
+{
+	struct pq_key mldsa, ecc;
+	struct blob bl;
+
+	duplicable_key(TPM_ALG_MLDSA, TPM_MLDSA_65, &mldsa);
+	duplicable_key(TPM_ALG_ECC, 0, &ecc);
+	CU_ASSERT_EQUAL_FATAL(duplicate(&mldsa, &kem768, &no_sym, &bl), TPM_RC_SUCCESS);
+	CU_ASSERT_EQUAL(bl.secret_len, mlkem_ct_bytes(TPM_MLKEM_768));
+	CU_ASSERT_EQUAL(bl.key.size, 0);
+	import_and_sign(&kem768, &mldsa, &bl);
+	CU_ASSERT_EQUAL_FATAL(duplicate(&mldsa, &kem1024, &aes128, &bl), TPM_RC_SUCCESS);
+	CU_ASSERT_EQUAL(bl.secret_len, mlkem_ct_bytes(TPM_MLKEM_1024));
+	CU_ASSERT_EQUAL(bl.key.size, 16);
+	import_and_sign(&kem1024, &mldsa, &bl);
+	CU_ASSERT_EQUAL_FATAL(duplicate(&ecc, &kem768, &aes128, &bl), TPM_RC_SUCCESS);
+	import_and_sign(&kem768, &ecc, &bl);
+	CU_ASSERT_EQUAL(pq_flush(&h, mldsa.handle), TPM_RC_SUCCESS);
+	CU_ASSERT_EQUAL(pq_flush(&h, ecc.handle), TPM_RC_SUCCESS);
+}
+
+/* The new parent as a duplicator on another TPM has it: its public part alone. */
+static void test_external_parent(void)
+{
+	struct pq_key mldsa, ext;
+	struct tpm2b_private priv;
+	struct blob bl;
+
+	duplicable_key(TPM_ALG_MLDSA, TPM_MLDSA_44, &mldsa);
+	CU_ASSERT_EQUAL_FATAL(pq_load_public(&h, &kem768.pub, &ext), TPM_RC_SUCCESS);
+	CU_ASSERT_EQUAL_FATAL(duplicate(&mldsa, &ext, &aes128, &bl), TPM_RC_SUCCESS);
+	import_and_sign(&kem768, &mldsa, &bl);
+	/* a public part cannot decapsulate */
+	CU_ASSERT_EQUAL(import(&ext, &mldsa.pub, &bl, &priv), TPM_RC_AUTH_UNAVAILABLE);
+	CU_ASSERT_EQUAL(pq_flush(&h, ext.handle), TPM_RC_SUCCESS);
+	CU_ASSERT_EQUAL(pq_flush(&h, mldsa.handle), TPM_RC_SUCCESS);
+}
+
+/* A ciphertext altered, shortened, or made for another parent. ML-KEM's implicit rejection
+ * turns a wrong ciphertext of the right length into a wrong seed, which the outer HMAC
+ * catches: TPM_RC_INTEGRITY on duplicate; a ciphertext of another length is TPM_RC_SIZE on
+ * inSymSeed. */
+static void test_tampered_seed(void)
+{
+	struct tpm2b_private priv;
+	struct pq_key mldsa;
+	struct blob bl, bad;
+
+	duplicable_key(TPM_ALG_MLDSA, TPM_MLDSA_44, &mldsa);
+	CU_ASSERT_EQUAL_FATAL(duplicate(&mldsa, &kem768, &no_sym, &bl), TPM_RC_SUCCESS);
+	bad = bl;
+	bad.secret[0] ^= 0x01;
+	CU_ASSERT_EQUAL(import(&kem768, &mldsa.pub, &bad, &priv), RC_P(TPM_RC_INTEGRITY, 3));
+	bad = bl;
+	bad.secret[bad.secret_len - 1] ^= 0x80;
+	CU_ASSERT_EQUAL(import(&kem768, &mldsa.pub, &bad, &priv), RC_P(TPM_RC_INTEGRITY, 3));
+	bad = bl;
+	bad.secret_len--;
+	CU_ASSERT_EQUAL(import(&kem768, &mldsa.pub, &bad, &priv), RC_P(TPM_RC_SIZE, 4));
+	/* a seed for another ML-KEM-768 key, or for a key of another parameter set */
+	CU_ASSERT_EQUAL(import(&kem_other, &mldsa.pub, &bl, &priv), RC_P(TPM_RC_INTEGRITY, 3));
+	CU_ASSERT_EQUAL(import(&kem1024, &mldsa.pub, &bl, &priv), RC_P(TPM_RC_SIZE, 4));
+	/* the untouched blob still imports */
+	import_and_sign(&kem768, &mldsa, &bl);
+	CU_ASSERT_EQUAL(pq_flush(&h, mldsa.handle), TPM_RC_SUCCESS);
+}
+
+/* Rewrap: ML-KEM old parent (decapsulation) to ECC, and ECC to ML-KEM (encapsulation). */
+static void test_rewrap(void)
+{
+	struct blob bl, to_ecc, to_kem, bad;
+	struct pq_key mldsa;
+
+	duplicable_key(TPM_ALG_MLDSA, TPM_MLDSA_87, &mldsa);
+	CU_ASSERT_EQUAL_FATAL(duplicate(&mldsa, &kem1024, &aes128, &bl), TPM_RC_SUCCESS);
+	CU_ASSERT_EQUAL_FATAL(rewrap(&kem1024, &ecc_parent, &mldsa.name, &bl, &to_ecc),
+			      TPM_RC_SUCCESS);
+	CU_ASSERT_EQUAL(to_ecc.secret_len, 4 + 2 * 32);
+	import_and_sign(&ecc_parent, &mldsa, &to_ecc);
+	CU_ASSERT_EQUAL_FATAL(rewrap(&ecc_parent, &kem768, &mldsa.name, &to_ecc, &to_kem),
+			      TPM_RC_SUCCESS);
+	CU_ASSERT_EQUAL(to_kem.secret_len, mlkem_ct_bytes(TPM_MLKEM_768));
+	import_and_sign(&kem768, &mldsa, &to_kem);
+	bad = bl;
+	bad.secret[10] ^= 0x04;
+	CU_ASSERT_EQUAL(rewrap(&kem1024, &ecc_parent, &mldsa.name, &bad, &to_ecc),
+			RC_P(TPM_RC_INTEGRITY, 1));
+	bad.secret_len--;
+	CU_ASSERT_EQUAL(rewrap(&kem1024, &ecc_parent, &mldsa.name, &bad, &to_ecc),
+			RC_P(TPM_RC_VALUE, 3));
+	CU_ASSERT_EQUAL(pq_flush(&h, mldsa.handle), TPM_RC_SUCCESS);
+}
+
+int main(void)
+{
+	CU_pSuite s;
+	unsigned failed;
+
+	if (CU_initialize_registry() != CUE_SUCCESS)
+		return 2;
+	s = CU_add_suite_with_setup_and_teardown("pq_dup", NULL, NULL, setup, teardown);
+	CU_add_test(s, "ML-DSA and ECC keys to ML-KEM parents", test_round_trips);
+	CU_add_test(s, "new parent from another TPM", test_external_parent);
+	CU_add_test(s, "tampered, short and foreign seeds", test_tampered_seed);
+	CU_add_test(s, "Rewrap with ML-KEM parents", test_rewrap);
+	CU_basic_set_mode(CU_BRM_VERBOSE);
+	CU_basic_run_tests();
+	failed = CU_get_number_of_failures();
+	CU_cleanup_registry();
+	return failed ? 1 : 0;
+}
