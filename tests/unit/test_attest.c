@@ -1,0 +1,745 @@
+/* Attestation commands (core/attest.c, core/cmd/attest.c): Quote, Certify, CertifyCreation
+ * and GetTime with RSA, ECC, ML-DSA-44/65/87 and HashML-DSA keys. Every signature is checked
+ * over the returned TPMS_ATTEST with the engine's verifier, every header field is checked (the
+ * Part 1 obfuscation of the counts and firmware version recomputed with KDFa), the quote's
+ * pcrDigest is recomputed from PCR_Read, and the errors carry the exact codes. */
+#include <stdlib.h>
+#include <string.h>
+
+#include <CUnit/Basic.h>
+
+#include "attest.h"
+#include "engine_int.h"
+#include "harness.h"
+#include "object/object.h"
+#include "pq_util.h"
+#include "scheme.h"
+
+#define SIGN TPMA_OBJECT_SIGN_ENCRYPT
+#define RESTRICTED TPMA_OBJECT_RESTRICTED
+#define AK (SIGN | RESTRICTED)
+
+static struct harness h;
+
+static void setup(void)
+{
+	harness_open(&h);
+}
+
+static void teardown(void)
+{
+	harness_close(&h);
+}
+
+/* ---- keys ---- */
+
+struct akey {
+	TPM_HANDLE handle, hierarchy;
+	struct tpmt_public pub;
+	struct tpm2b_name name;
+	struct tpm2b_digest creation_hash;
+	struct tpmt_ticket creation_ticket;
+};
+
+static TPM_RC make_key(TPM_HANDLE hierarchy, const struct tpmt_public *t, struct akey *k)
+{
+	struct cmdbuf b;
+	struct rd rsp, sub;
+	uint16_t size;
+	size_t mark;
+	TPM_RC rc;
+
+	cmd_begin(&b, TPM_CC_CreatePrimary);
+	cmd_handle(&b, hierarchy);
+	cmd_auth_pw(&b, "");
+	wr_size_begin(&b.params, &mark);
+	wr_u16(&b.params, 0);
+	wr_u16(&b.params, 0);
+	wr_size_end(&b.params, mark);
+	wr_tpm2b_public(&b.params, t);
+	wr_u16(&b.params, 0);
+	wr_u32(&b.params, 0);
+	rc = harness_run(&h, &b, &rsp, &k->handle);
+	if (rc != TPM_RC_SUCCESS)
+		return rc;
+	k->hierarchy = hierarchy;
+	CU_ASSERT_EQUAL(rd_tpm2b_public(&rsp, &k->pub), 0);
+	CU_ASSERT_EQUAL(rd_sub(&rsp, &sub, &size), 0);
+	CU_ASSERT_EQUAL(rd_tpm2b_digest(&rsp, &k->creation_hash), 0);
+	CU_ASSERT_EQUAL(rd_ticket(&rsp, &k->creation_ticket), 0);
+	CU_ASSERT_EQUAL(rd_tpm2b_name(&rsp, &k->name), 0);
+	return rc;
+}
+
+/* A signing key of type (set: ML-DSA parameter set) with scheme/hash, in hierarchy. */
+static void key_of(TPM_HANDLE hierarchy, TPM_ALG_ID type, uint16_t set, uint32_t attrs,
+		   TPM_ALG_ID scheme, TPM_ALG_ID hash, struct akey *k)
+{
+	struct tpmt_public t;
+
+	pq_tmpl(&t, type, set, attrs);
+	t.scheme.scheme = scheme;
+	t.scheme.hash_alg = hash;
+	CU_ASSERT_EQUAL_FATAL(make_key(hierarchy, &t, k), TPM_RC_SUCCESS);
+}
+
+static void storage_key(TPM_HANDLE hierarchy, struct akey *k)
+{
+	struct tpmt_public t;
+
+	pq_tmpl(&t, TPM_ALG_ECC, 0, PQ_STORAGE);
+	CU_ASSERT_EQUAL_FATAL(make_key(hierarchy, &t, k), TPM_RC_SUCCESS);
+}
+
+static void flush(TPM_HANDLE handle)
+{
+	CU_ASSERT_EQUAL(pq_flush(&h, handle), TPM_RC_SUCCESS);
+}
+
+/* ---- the attestation response ---- */
+
+struct att {
+	uint8_t raw[2048];
+	uint16_t len;
+	struct tpmt_signature sig;
+	uint32_t magic;
+	uint16_t type;
+	struct tpm2b_name signer;
+	struct attest_data extra;
+	uint64_t clock, fw;
+	uint32_t reset, restart;
+	uint8_t safe;
+	struct rd body;	/* the attested union */
+	size_t rsp_len;	/* of the whole response */
+};
+
+static const struct tpmt_scheme null_scheme = { .scheme = TPM_ALG_NULL,
+						.hash_alg = TPM_ALG_NULL,
+						.kdf = TPM_ALG_NULL };
+
+static void parse(struct att *a)
+{
+	struct rd r;
+
+	rd_init(&r, a->raw, a->len);
+	CU_ASSERT_EQUAL(rd_u32(&r, &a->magic), 0);
+	CU_ASSERT_EQUAL(rd_u16(&r, &a->type), 0);
+	CU_ASSERT_EQUAL(rd_tpm2b_name(&r, &a->signer), 0);
+	CU_ASSERT_EQUAL(attest_rd_data(&r, &a->extra), 0);
+	CU_ASSERT_EQUAL(rd_u64(&r, &a->clock), 0);
+	CU_ASSERT_EQUAL(rd_u32(&r, &a->reset), 0);
+	CU_ASSERT_EQUAL(rd_u32(&r, &a->restart), 0);
+	CU_ASSERT_EQUAL(rd_u8(&r, &a->safe), 0);
+	CU_ASSERT_EQUAL(rd_u64(&r, &a->fw), 0);
+	a->body = r;
+	CU_ASSERT_EQUAL(a->magic, TPM_GENERATED_VALUE);
+}
+
+static TPM_RC run_attest(struct cmdbuf *b, struct att *a)
+{
+	struct rd rsp;
+	TPM_RC rc;
+
+	memset(a, 0, sizeof(*a));
+	rc = harness_run(&h, b, &rsp, NULL);
+	if (rc != TPM_RC_SUCCESS)
+		return rc;
+	a->rsp_len = h.rsp_len;
+	CU_ASSERT(a->rsp_len <= PQTPM_MAX_RESPONSE_SIZE);
+	CU_ASSERT_EQUAL_FATAL(rd_tpm2b(&rsp, a->raw, sizeof(a->raw), &a->len), 0);
+	CU_ASSERT_EQUAL(rd_signature(&rsp, &a->sig), 0);
+	CU_ASSERT_EQUAL(rd_left(&rsp), 0);
+	parse(a);
+	return rc;
+}
+
+/* A TPM_ALG_NULL signature is two bytes, which rd_signature refuses (no command takes one):
+ * read by hand. */
+static TPM_RC run_attest_unsigned(struct cmdbuf *b, struct att *a)
+{
+	struct rd rsp;
+	uint16_t alg;
+	TPM_RC rc;
+
+	memset(a, 0, sizeof(*a));
+	rc = harness_run(&h, b, &rsp, NULL);
+	if (rc != TPM_RC_SUCCESS)
+		return rc;
+	CU_ASSERT_EQUAL_FATAL(rd_tpm2b(&rsp, a->raw, sizeof(a->raw), &a->len), 0);
+	CU_ASSERT_EQUAL(rd_u16(&rsp, &alg), 0);
+	CU_ASSERT_EQUAL(alg, TPM_ALG_NULL);
+	CU_ASSERT_EQUAL(rd_left(&rsp), 0);
+	a->sig.sig_alg = alg;
+	parse(a);
+	return rc;
+}
+
+static void wr_data(struct wr *w, const uint8_t *q, uint16_t qlen)
+{
+	wr_tpm2b(w, q, qlen);
+}
+
+static const uint8_t nonce[] = { 0x10, 0x32, 0x54, 0x76, 0x98, 0xba, 0xdc, 0xfe,
+				 0x01, 0x23, 0x45, 0x67, 0x89, 0xab, 0xcd, 0xef };
+
+/* Quote PCRs 0 and 16 of the SHA-256 bank. */
+static void quote_cmd(struct cmdbuf *b, TPM_HANDLE key, const uint8_t *q, uint16_t qlen,
+		      const struct tpmt_scheme *s)
+{
+	cmd_begin(b, TPM_CC_Quote);
+	cmd_handle(b, key);
+	cmd_auth_pw(b, "");
+	wr_data(&b->params, q, qlen);
+	wr_scheme(&b->params, s);
+	wr_u32(&b->params, 1);
+	wr_u16(&b->params, TPM_ALG_SHA256);
+	wr_u8(&b->params, 3);
+	wr_u8(&b->params, 0x01);
+	wr_u8(&b->params, 0x00);
+	wr_u8(&b->params, 0x01);
+}
+
+static void certify_cmd(struct cmdbuf *b, TPM_HANDLE obj, TPM_HANDLE key,
+			const struct tpmt_scheme *s)
+{
+	cmd_begin(b, TPM_CC_Certify);
+	cmd_handle(b, obj);
+	cmd_handle(b, key);
+	cmd_auth_pw(b, "");
+	cmd_auth_pw(b, "");
+	wr_data(&b->params, nonce, sizeof(nonce));
+	wr_scheme(&b->params, s);
+}
+
+static void certify_creation_cmd(struct cmdbuf *b, TPM_HANDLE key, const struct akey *obj,
+				 const struct tpm2b_digest *hash, const struct tpmt_ticket *t)
+{
+	cmd_begin(b, TPM_CC_CertifyCreation);
+	cmd_handle(b, key);
+	cmd_handle(b, obj->handle);
+	cmd_auth_pw(b, "");
+	wr_data(&b->params, nonce, sizeof(nonce));
+	wr_tpm2b_digest(&b->params, hash);
+	wr_scheme(&b->params, &null_scheme);
+	wr_ticket(&b->params, t);
+}
+
+static void get_time_cmd(struct cmdbuf *b, TPM_HANDLE privacy, TPM_HANDLE key)
+{
+	cmd_begin(b, TPM_CC_GetTime);
+	cmd_handle(b, privacy);
+	cmd_handle(b, key);
+	cmd_auth_pw(b, "");
+	cmd_auth_pw(b, "");
+	wr_data(&b->params, nonce, sizeof(nonce));
+	wr_scheme(&b->params, &null_scheme);
+}
+
+/* ---- checks ---- */
+
+static void verify(const struct akey *k, const struct att *a)
+{
+	struct object *o = calloc(1, sizeof(*o));
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(o);
+	o->pub = k->pub;
+	CU_ASSERT_EQUAL(scheme_verify_message(o, a->raw, a->len, &a->sig), TPM_RC_SUCCESS);
+	/* one changed byte of the structure and the signature no longer holds */
+	{
+		struct att bad = *a;
+
+		bad.raw[bad.len - 1] ^= 1;
+		CU_ASSERT_NOT_EQUAL(scheme_verify_message(o, bad.raw, bad.len, &bad.sig),
+				    TPM_RC_SUCCESS);
+	}
+	free(o);
+}
+
+static void qualified_name(const struct akey *k, struct tpm2b_name *qn)
+{
+	struct tpm2b_name hier;
+
+	object_hierarchy_qn(k->hierarchy, &hier);
+	CU_ASSERT_EQUAL(object_qualified_name(&hier, &k->name, k->pub.name_alg, qn), 0);
+}
+
+static uint32_t be32(const uint8_t *b)
+{
+	return (uint32_t)b[0] << 24 | (uint32_t)b[1] << 16 | (uint32_t)b[2] << 8 | b[3];
+}
+
+/* Part 1 Privacy: signer outside endorsement/platform → counts and firmware obfuscated with
+ * KDFa(nameAlg, shProof, "OBFUSCATE", QN, 128). */
+static void check_header(const struct att *a, uint16_t type, const struct tpm2b_name *qn,
+			 TPM_ALG_ID name_alg, bool obfuscated)
+{
+	uint64_t fw = (uint64_t)FIRMWARE_VERSION_1 << 32 | FIRMWARE_VERSION_2;
+	uint32_t reset = h.e->ps.reset_count, restart = h.e->ps.restart_count;
+	uint8_t k[16];
+
+	CU_ASSERT_EQUAL(a->type, type);
+	CU_ASSERT_EQUAL(a->signer.size, qn->size);
+	CU_ASSERT_EQUAL(memcmp(a->signer.b, qn->b, qn->size), 0);
+	CU_ASSERT_EQUAL(a->extra.size, sizeof(nonce));
+	CU_ASSERT_EQUAL(memcmp(a->extra.b, nonce, sizeof(nonce)), 0);
+	CU_ASSERT_EQUAL(a->safe, 1);
+	CU_ASSERT(a->clock <= engine_clock_ms(h.e));
+	if (obfuscated) {
+		CU_ASSERT_EQUAL(crypto_kdfa(name_alg, h.e->ps.hier[HIER_OWNER].proof,
+					    PRIMARY_SEED_SIZE, "OBFUSCATE", qn->b, qn->size, NULL,
+					    0, 128, k),
+				0);
+		fw += (uint64_t)be32(k) << 32 | be32(k + 4);
+		reset += be32(k + 8);
+		restart += be32(k + 12);
+		CU_ASSERT_NOT_EQUAL(a->fw, (uint64_t)FIRMWARE_VERSION_1 << 32 | FIRMWARE_VERSION_2);
+	}
+	CU_ASSERT_EQUAL(a->fw, fw);
+	CU_ASSERT_EQUAL(a->reset, reset);
+	CU_ASSERT_EQUAL(a->restart, restart);
+}
+
+static void check_key_header(const struct att *a, uint16_t type, const struct akey *k)
+{
+	struct tpm2b_name qn;
+
+	qualified_name(k, &qn);
+	check_header(a, type, &qn, k->pub.name_alg,
+		     k->hierarchy != TPM_RH_ENDORSEMENT && k->hierarchy != TPM_RH_PLATFORM);
+}
+
+/* The SHA-256 value of one PCR, by PCR_Read. */
+static void pcr_read(unsigned pcr, uint8_t out[32])
+{
+	struct cmdbuf b;
+	struct rd r;
+	uint32_t counter, n;
+	uint16_t size;
+	uint8_t sel[3] = { 0 };
+	struct tpml_pcr_selection got;
+
+	sel[pcr / 8] = (uint8_t)(1u << (pcr % 8));
+	cmd_begin(&b, TPM_CC_PCR_Read);
+	wr_u32(&b.params, 1);
+	wr_u16(&b.params, TPM_ALG_SHA256);
+	wr_u8(&b.params, 3);
+	wr_bytes(&b.params, sel, 3);
+	CU_ASSERT_EQUAL_FATAL(harness_run(&h, &b, &r, NULL), TPM_RC_SUCCESS);
+	CU_ASSERT_EQUAL(rd_u32(&r, &counter), 0);
+	CU_ASSERT_EQUAL(rd_pcr_selection(&r, &got), 0);
+	CU_ASSERT_EQUAL(rd_u32(&r, &n), 0);
+	CU_ASSERT_EQUAL_FATAL(n, 1);
+	CU_ASSERT_EQUAL(rd_tpm2b(&r, out, 32, &size), 0);
+	CU_ASSERT_EQUAL(size, 32);
+}
+
+static void pcr_extend16(uint8_t fill)
+{
+	struct cmdbuf b;
+	uint8_t d[32];
+
+	memset(d, fill, sizeof(d));
+	cmd_begin(&b, TPM_CC_PCR_Extend);
+	cmd_handle(&b, 16);
+	cmd_auth_pw(&b, "");
+	wr_u32(&b.params, 1);
+	wr_u16(&b.params, TPM_ALG_SHA256);
+	wr_bytes(&b.params, d, sizeof(d));
+	CU_ASSERT_EQUAL(harness_run(&h, &b, NULL, NULL), TPM_RC_SUCCESS);
+}
+
+/* TPMS_QUOTE_INFO: selection {SHA-256: 0, 16}, digest = H(PCR0 || PCR16) with hash. */
+static void check_quote_body(struct att *a, TPM_ALG_ID hash)
+{
+	struct tpml_pcr_selection sel;
+	struct tpm2b_digest digest;
+	uint8_t cat[64], want[64];
+
+	CU_ASSERT_EQUAL(rd_pcr_selection(&a->body, &sel), 0);
+	CU_ASSERT_EQUAL(sel.count, 1);
+	CU_ASSERT_EQUAL(sel.sel[0].hash, TPM_ALG_SHA256);
+	CU_ASSERT(sel.sel[0].select[0] == 1 && sel.sel[0].select[1] == 0 &&
+		  sel.sel[0].select[2] == 1);
+	CU_ASSERT_EQUAL(rd_tpm2b_digest(&a->body, &digest), 0);
+	CU_ASSERT_EQUAL(rd_left(&a->body), 0);
+	pcr_read(0, cat);
+	pcr_read(16, cat + 32);
+	CU_ASSERT_EQUAL(crypto_hash(hash, cat, sizeof(cat), want), 0);
+	CU_ASSERT_EQUAL(digest.size, crypto_hash_size(hash));
+	CU_ASSERT_EQUAL(memcmp(digest.b, want, digest.size), 0);
+}
+
+/* Returns the length of the response. */
+static size_t quote_with(const struct akey *k, const struct tpmt_scheme *s, TPM_ALG_ID hash,
+			 TPM_ALG_ID sig_alg)
+{
+	struct cmdbuf b;
+	struct att a;
+
+	quote_cmd(&b, k->handle, nonce, sizeof(nonce), s);
+	CU_ASSERT_EQUAL(run_attest(&b, &a), TPM_RC_SUCCESS);
+	if (!a.len)
+		return 0;
+	CU_ASSERT_EQUAL(a.sig.sig_alg, sig_alg);
+	check_key_header(&a, TPM_ST_ATTEST_QUOTE, k);
+	check_quote_body(&a, hash);
+	verify(k, &a);
+	return a.rsp_len;
+}
+
+/* ---- tests ---- */
+
+static void test_quote_classical(void)
+{
+	struct tpmt_scheme pss = { .scheme = TPM_ALG_RSAPSS, .hash_alg = TPM_ALG_SHA256,
+				   .kdf = TPM_ALG_NULL };
+	struct akey rsa, rsa_open, ecc;
+
+	pcr_extend16(0x5a);
+	/* an RSA AK of the endorsement hierarchy: RSASSA-SHA256, nothing obfuscated */
+	key_of(TPM_RH_ENDORSEMENT, TPM_ALG_RSA, 0, AK, TPM_ALG_RSASSA, TPM_ALG_SHA256, &rsa);
+	quote_with(&rsa, &null_scheme, TPM_ALG_SHA256, TPM_ALG_RSASSA);
+	/* an ECC key of the owner hierarchy with ECDSA-SHA384: the PCR digest follows the
+	 * scheme's hash; counts obfuscated */
+	key_of(TPM_RH_OWNER, TPM_ALG_ECC, 0, AK, TPM_ALG_ECDSA, TPM_ALG_SHA384, &ecc);
+	quote_with(&ecc, &null_scheme, TPM_ALG_SHA384, TPM_ALG_ECDSA);
+	/* an unrestricted RSA key without a scheme takes the inScheme */
+	key_of(TPM_RH_OWNER, TPM_ALG_RSA, 0, SIGN, TPM_ALG_NULL, TPM_ALG_NULL, &rsa_open);
+	quote_with(&rsa_open, &pss, TPM_ALG_SHA256, TPM_ALG_RSAPSS);
+	flush(rsa.handle);
+	flush(ecc.handle);
+	flush(rsa_open.handle);
+}
+
+/* Pure ML-DSA: signed over the marshalled TPMS_ATTEST with an empty context, PCR digest with
+ * the nameAlg; every parameter set in both privacy classes, and the ML-DSA-87 response fits the
+ * 8,192-byte buffer. */
+static void test_quote_mldsa(void)
+{
+	static const uint16_t sets[] = { TPM_MLDSA_44, TPM_MLDSA_65, TPM_MLDSA_87 };
+	struct tpmt_scheme mldsa = { .scheme = TPM_ALG_MLDSA, .hash_alg = TPM_ALG_NULL,
+				     .kdf = TPM_ALG_NULL };
+	struct tpmt_public t;
+	struct akey k;
+	size_t len;
+
+	pcr_extend16(0xa5);
+	for (size_t i = 0; i < sizeof(sets) / sizeof(sets[0]); i++) {
+		key_of(i == 1 ? TPM_RH_OWNER : TPM_RH_ENDORSEMENT, TPM_ALG_MLDSA, sets[i], AK,
+		       TPM_ALG_NULL, TPM_ALG_NULL, &k);
+		len = quote_with(&k, &null_scheme, TPM_ALG_SHA256, TPM_ALG_MLDSA);
+		quote_with(&k, &mldsa, TPM_ALG_SHA256, TPM_ALG_MLDSA);
+		if (sets[i] == TPM_MLDSA_87)
+			CU_ASSERT(len > 4627 && len <= PQTPM_MAX_RESPONSE_SIZE);
+		flush(k.handle);
+	}
+	/* a SHA-384 nameAlg: the PCR digest is SHA-384 */
+	pq_tmpl(&t, TPM_ALG_MLDSA, TPM_MLDSA_65, AK);
+	t.name_alg = TPM_ALG_SHA384;
+	CU_ASSERT_EQUAL_FATAL(make_key(TPM_RH_OWNER, &t, &k), TPM_RC_SUCCESS);
+	quote_with(&k, &null_scheme, TPM_ALG_SHA384, TPM_ALG_MLDSA);
+	flush(k.handle);
+}
+
+/* HashML-DSA: the structure hashed with the pre-hash, signed as PH(M) with an empty context;
+ * the PCR digest uses the pre-hash too. */
+static void test_quote_hash_mldsa(void)
+{
+	struct tpmt_public t;
+	struct akey k;
+
+	pq_tmpl(&t, TPM_ALG_HASH_MLDSA, TPM_MLDSA_44, AK);
+	t.pre_hash = TPM_ALG_SHA512;
+	CU_ASSERT_EQUAL_FATAL(make_key(TPM_RH_ENDORSEMENT, &t, &k), TPM_RC_SUCCESS);
+	quote_with(&k, &null_scheme, TPM_ALG_SHA512, TPM_ALG_HASH_MLDSA);
+	flush(k.handle);
+}
+
+/* TPMS_CERTIFY_INFO: the certified object's Name and Qualified Name. */
+static void test_certify(void)
+{
+	struct akey obj, rsa, mldsa;
+	struct tpm2b_name qn, name;
+	struct cmdbuf b;
+	struct att a;
+
+	storage_key(TPM_RH_OWNER, &obj);
+	qualified_name(&obj, &qn);
+	key_of(TPM_RH_OWNER, TPM_ALG_RSA, 0, AK, TPM_ALG_RSASSA, TPM_ALG_SHA384, &rsa);
+	key_of(TPM_RH_ENDORSEMENT, TPM_ALG_MLDSA, TPM_MLDSA_65, SIGN, TPM_ALG_NULL, TPM_ALG_NULL,
+	       &mldsa);
+	for (int i = 0; i < 2; i++) {
+		const struct akey *k = i ? &mldsa : &rsa;
+
+		certify_cmd(&b, obj.handle, k->handle, &null_scheme);
+		CU_ASSERT_EQUAL_FATAL(run_attest(&b, &a), TPM_RC_SUCCESS);
+		check_key_header(&a, TPM_ST_ATTEST_CERTIFY, k);
+		CU_ASSERT_EQUAL(rd_tpm2b_name(&a.body, &name), 0);
+		CU_ASSERT(name.size == obj.name.size &&
+			  memcmp(name.b, obj.name.b, name.size) == 0);
+		CU_ASSERT_EQUAL(rd_tpm2b_name(&a.body, &name), 0);
+		CU_ASSERT(name.size == qn.size && memcmp(name.b, qn.b, qn.size) == 0);
+		CU_ASSERT_EQUAL(rd_left(&a.body), 0);
+		verify(k, &a);
+	}
+	/* a key certifies itself */
+	certify_cmd(&b, mldsa.handle, mldsa.handle, &null_scheme);
+	CU_ASSERT_EQUAL_FATAL(run_attest(&b, &a), TPM_RC_SUCCESS);
+	verify(&mldsa, &a);
+	flush(obj.handle);
+	flush(rsa.handle);
+	flush(mldsa.handle);
+}
+
+/* TPM_RH_NULL as signer: the structure unsigned (TPM_ALG_NULL), the inScheme ignored, the
+ * counts obfuscated (the NULL signer is in neither endorsement nor platform hierarchy, QN
+ * TPM_RH_NULL, SHA-256). */
+static void test_null_signer(void)
+{
+	struct tpmt_scheme ecdsa = { .scheme = TPM_ALG_ECDSA, .hash_alg = TPM_ALG_SHA256,
+				     .kdf = TPM_ALG_NULL };
+	struct tpm2b_name qn;
+	struct akey obj;
+	struct cmdbuf b;
+	struct att a;
+
+	object_hierarchy_qn(TPM_RH_NULL, &qn);
+	storage_key(TPM_RH_OWNER, &obj);
+	certify_cmd(&b, obj.handle, TPM_RH_NULL, &ecdsa);
+	CU_ASSERT_EQUAL_FATAL(run_attest_unsigned(&b, &a), TPM_RC_SUCCESS);
+	check_header(&a, TPM_ST_ATTEST_CERTIFY, &qn, TPM_ALG_SHA256, true);
+	get_time_cmd(&b, TPM_RH_ENDORSEMENT, TPM_RH_NULL);
+	CU_ASSERT_EQUAL_FATAL(run_attest_unsigned(&b, &a), TPM_RC_SUCCESS);
+	check_header(&a, TPM_ST_ATTEST_TIME, &qn, TPM_ALG_SHA256, true);
+	/* Quote's signHandle takes no TPM_RH_NULL (TPMI_DH_OBJECT without +) */
+	quote_cmd(&b, TPM_RH_NULL, nonce, sizeof(nonce), &null_scheme);
+	CU_ASSERT_NOT_EQUAL(harness_run(&h, &b, NULL, NULL), TPM_RC_SUCCESS);
+	flush(obj.handle);
+}
+
+/* TPMS_CREATION_INFO, and the creation ticket checked: changed HMAC, another creationHash,
+ * another hierarchy, the NULL Ticket: TPM_RC_TICKET (parameter 4); another tag: TPM_RC_TAG. */
+static void test_certify_creation(void)
+{
+	struct akey obj, k;
+	struct tpmt_ticket t;
+	struct tpm2b_digest hash;
+	struct tpm2b_name name;
+	struct cmdbuf b;
+	struct att a;
+
+	storage_key(TPM_RH_OWNER, &obj);
+	key_of(TPM_RH_ENDORSEMENT, TPM_ALG_MLDSA, TPM_MLDSA_44, AK, TPM_ALG_NULL, TPM_ALG_NULL,
+	       &k);
+	certify_creation_cmd(&b, k.handle, &obj, &obj.creation_hash, &obj.creation_ticket);
+	CU_ASSERT_EQUAL_FATAL(run_attest(&b, &a), TPM_RC_SUCCESS);
+	check_key_header(&a, TPM_ST_ATTEST_CREATION, &k);
+	CU_ASSERT_EQUAL(rd_tpm2b_name(&a.body, &name), 0);
+	CU_ASSERT(name.size == obj.name.size && memcmp(name.b, obj.name.b, name.size) == 0);
+	CU_ASSERT_EQUAL(rd_tpm2b_digest(&a.body, &hash), 0);
+	CU_ASSERT(hash.size == obj.creation_hash.size &&
+		  memcmp(hash.b, obj.creation_hash.b, hash.size) == 0);
+	CU_ASSERT_EQUAL(rd_left(&a.body), 0);
+	verify(&k, &a);
+
+	t = obj.creation_ticket;
+	t.digest.b[3] ^= 0x40;
+	certify_creation_cmd(&b, k.handle, &obj, &obj.creation_hash, &t);
+	CU_ASSERT_EQUAL(harness_run(&h, &b, NULL, NULL), RC_P(TPM_RC_TICKET, 4));
+	hash = obj.creation_hash;
+	hash.b[0] ^= 1;
+	certify_creation_cmd(&b, k.handle, &obj, &hash, &obj.creation_ticket);
+	CU_ASSERT_EQUAL(harness_run(&h, &b, NULL, NULL), RC_P(TPM_RC_TICKET, 4));
+	t = obj.creation_ticket;
+	t.hierarchy = TPM_RH_ENDORSEMENT;
+	certify_creation_cmd(&b, k.handle, &obj, &obj.creation_hash, &t);
+	CU_ASSERT_EQUAL(harness_run(&h, &b, NULL, NULL), RC_P(TPM_RC_TICKET, 4));
+	t.hierarchy = TPM_RH_NULL;
+	t.digest.size = 0;
+	certify_creation_cmd(&b, k.handle, &obj, &obj.creation_hash, &t);
+	CU_ASSERT_EQUAL(harness_run(&h, &b, NULL, NULL), RC_P(TPM_RC_TICKET, 4));
+	t = obj.creation_ticket;
+	t.tag = TPM_ST_HASHCHECK;
+	certify_creation_cmd(&b, k.handle, &obj, &obj.creation_hash, &t);
+	CU_ASSERT_EQUAL(harness_run(&h, &b, NULL, NULL), RC_P(TPM_RC_TAG, 4));
+	/* the ticket of one object does not certify another */
+	certify_creation_cmd(&b, k.handle, &k, &obj.creation_hash, &obj.creation_ticket);
+	CU_ASSERT_EQUAL(harness_run(&h, &b, NULL, NULL), RC_P(TPM_RC_TICKET, 4));
+	flush(obj.handle);
+	flush(k.handle);
+}
+
+/* TPMS_TIME_ATTEST_INFO: time, clock, counts, safe and firmware as they are, whatever the
+ * signer's hierarchy; the header's counts obfuscated for an owner key. */
+static void test_get_time(void)
+{
+	struct akey e, o;
+	struct cmdbuf b;
+	struct att a;
+	uint64_t time, clock, fw;
+	uint32_t reset, restart;
+	uint8_t safe;
+
+	key_of(TPM_RH_ENDORSEMENT, TPM_ALG_ECC, 0, AK, TPM_ALG_ECDSA, TPM_ALG_SHA256, &e);
+	key_of(TPM_RH_OWNER, TPM_ALG_MLDSA, TPM_MLDSA_87, AK, TPM_ALG_NULL, TPM_ALG_NULL, &o);
+	for (int i = 0; i < 2; i++) {
+		const struct akey *k = i ? &o : &e;
+
+		get_time_cmd(&b, TPM_RH_ENDORSEMENT, k->handle);
+		CU_ASSERT_EQUAL_FATAL(run_attest(&b, &a), TPM_RC_SUCCESS);
+		check_key_header(&a, TPM_ST_ATTEST_TIME, k);
+		CU_ASSERT_EQUAL(rd_u64(&a.body, &time), 0);
+		CU_ASSERT_EQUAL(rd_u64(&a.body, &clock), 0);
+		CU_ASSERT_EQUAL(rd_u32(&a.body, &reset), 0);
+		CU_ASSERT_EQUAL(rd_u32(&a.body, &restart), 0);
+		CU_ASSERT_EQUAL(rd_u8(&a.body, &safe), 0);
+		CU_ASSERT_EQUAL(rd_u64(&a.body, &fw), 0);
+		CU_ASSERT_EQUAL(rd_left(&a.body), 0);
+		CU_ASSERT_EQUAL(clock, a.clock);
+		CU_ASSERT(time <= engine_time_ms(h.e));
+		CU_ASSERT_EQUAL(reset, h.e->ps.reset_count);
+		CU_ASSERT_EQUAL(restart, h.e->ps.restart_count);
+		CU_ASSERT_EQUAL(safe, 1);
+		CU_ASSERT_EQUAL(fw, (uint64_t)FIRMWARE_VERSION_1 << 32 | FIRMWARE_VERSION_2);
+		verify(k, &a);
+	}
+	/* privacyAdminHandle is the endorsement hierarchy only */
+	get_time_cmd(&b, TPM_RH_OWNER, e.handle);
+	CU_ASSERT_NOT_EQUAL(harness_run(&h, &b, NULL, NULL), TPM_RC_SUCCESS);
+	flush(e.handle);
+	flush(o.handle);
+}
+
+/* The errors: qualifyingData past sizeof(TPMT_HA), keys that cannot sign, schemes that do not
+ * fit, each with its number. */
+static void test_errors(void)
+{
+	struct tpmt_scheme pss = { .scheme = TPM_ALG_RSAPSS, .hash_alg = TPM_ALG_SHA256,
+				   .kdf = TPM_ALG_NULL },
+			   ssa384 = { .scheme = TPM_ALG_RSASSA, .hash_alg = TPM_ALG_SHA384,
+				      .kdf = TPM_ALG_NULL },
+			   ecdsa = { .scheme = TPM_ALG_ECDSA, .hash_alg = TPM_ALG_SHA256,
+				     .kdf = TPM_ALG_NULL },
+			   hash_mldsa = { .scheme = TPM_ALG_HASH_MLDSA,
+					  .hash_alg = TPM_ALG_SHA256, .kdf = TPM_ALG_NULL };
+	uint8_t big[ATTEST_MAX_DATA + 1];
+	struct akey rsa, open_rsa, mldsa, store;
+	struct cmdbuf b;
+	struct att a;
+
+	memset(big, 7, sizeof(big));
+	key_of(TPM_RH_OWNER, TPM_ALG_RSA, 0, AK, TPM_ALG_RSASSA, TPM_ALG_SHA256, &rsa);
+	key_of(TPM_RH_OWNER, TPM_ALG_RSA, 0, SIGN, TPM_ALG_NULL, TPM_ALG_NULL, &open_rsa);
+	key_of(TPM_RH_OWNER, TPM_ALG_MLDSA, TPM_MLDSA_44, AK, TPM_ALG_NULL, TPM_ALG_NULL, &mldsa);
+	storage_key(TPM_RH_OWNER, &store);
+
+	/* qualifyingData: 66 bytes (a TPMT_HA of SHA-512) fit, 67 do not */
+	quote_cmd(&b, rsa.handle, big, ATTEST_MAX_DATA, &null_scheme);
+	CU_ASSERT_EQUAL(run_attest(&b, &a), TPM_RC_SUCCESS);
+	CU_ASSERT_EQUAL(a.extra.size, ATTEST_MAX_DATA);
+	quote_cmd(&b, rsa.handle, big, sizeof(big), &null_scheme);
+	CU_ASSERT_EQUAL(harness_run(&h, &b, NULL, NULL), RC_P(TPM_RC_SIZE, 1));
+	get_time_cmd(&b, TPM_RH_ENDORSEMENT, rsa.handle);
+	b.params.off = 0;
+	wr_data(&b.params, big, sizeof(big));
+	wr_scheme(&b.params, &null_scheme);
+	CU_ASSERT_EQUAL(harness_run(&h, &b, NULL, NULL), RC_P(TPM_RC_SIZE, 1));
+
+	/* a storage key does not sign: TPM_RC_KEY with the signHandle's number */
+	quote_cmd(&b, store.handle, nonce, sizeof(nonce), &null_scheme);
+	CU_ASSERT_EQUAL(harness_run(&h, &b, NULL, NULL), RC_H(TPM_RC_KEY, 1));
+	certify_cmd(&b, rsa.handle, store.handle, &null_scheme);
+	CU_ASSERT_EQUAL(harness_run(&h, &b, NULL, NULL), RC_H(TPM_RC_KEY, 2));
+	get_time_cmd(&b, TPM_RH_ENDORSEMENT, store.handle);
+	CU_ASSERT_EQUAL(harness_run(&h, &b, NULL, NULL), RC_H(TPM_RC_KEY, 2));
+	certify_creation_cmd(&b, store.handle, &store, &store.creation_hash,
+			     &store.creation_ticket);
+	CU_ASSERT_EQUAL(harness_run(&h, &b, NULL, NULL), RC_H(TPM_RC_KEY, 1));
+
+	/* schemes: another scheme or hash than the key's, one for another key type, none at all */
+	quote_cmd(&b, rsa.handle, nonce, sizeof(nonce), &pss);
+	CU_ASSERT_EQUAL(harness_run(&h, &b, NULL, NULL), RC_P(TPM_RC_SCHEME, 2));
+	quote_cmd(&b, rsa.handle, nonce, sizeof(nonce), &ssa384);
+	CU_ASSERT_EQUAL(harness_run(&h, &b, NULL, NULL), RC_P(TPM_RC_SCHEME, 2));
+	quote_cmd(&b, open_rsa.handle, nonce, sizeof(nonce), &null_scheme);
+	CU_ASSERT_EQUAL(harness_run(&h, &b, NULL, NULL), RC_P(TPM_RC_SCHEME, 2));
+	quote_cmd(&b, open_rsa.handle, nonce, sizeof(nonce), &ecdsa);
+	CU_ASSERT_EQUAL(harness_run(&h, &b, NULL, NULL), RC_P(TPM_RC_SCHEME, 2));
+	quote_cmd(&b, mldsa.handle, nonce, sizeof(nonce), &hash_mldsa);
+	CU_ASSERT_EQUAL(harness_run(&h, &b, NULL, NULL), RC_P(TPM_RC_SCHEME, 2));
+	certify_cmd(&b, rsa.handle, mldsa.handle, &ecdsa);
+	CU_ASSERT_EQUAL(harness_run(&h, &b, NULL, NULL), RC_P(TPM_RC_SCHEME, 2));
+
+	/* a quote with nothing selected is a digest of nothing, still signed */
+	cmd_begin(&b, TPM_CC_Quote);
+	cmd_handle(&b, mldsa.handle);
+	cmd_auth_pw(&b, "");
+	wr_data(&b.params, nonce, sizeof(nonce));
+	wr_scheme(&b.params, &null_scheme);
+	wr_u32(&b.params, 0);
+	CU_ASSERT_EQUAL_FATAL(run_attest(&b, &a), TPM_RC_SUCCESS);
+	verify(&mldsa, &a);
+	/* a truncated selection */
+	cmd_begin(&b, TPM_CC_Quote);
+	cmd_handle(&b, mldsa.handle);
+	cmd_auth_pw(&b, "");
+	wr_data(&b.params, nonce, sizeof(nonce));
+	wr_scheme(&b.params, &null_scheme);
+	wr_u32(&b.params, 1);
+	wr_u16(&b.params, TPM_ALG_SHA256);
+	CU_ASSERT_EQUAL(harness_run(&h, &b, NULL, NULL), RC_P(TPM_RC_INSUFFICIENT, 3));
+	flush(rsa.handle);
+	flush(open_rsa.handle);
+	flush(mldsa.handle);
+	flush(store.handle);
+}
+
+/* GetCapability(TPM_CAP_COMMANDS) lists the four commands. */
+static void test_capability(void)
+{
+	static const TPM_CC want[] = { TPM_CC_Certify, TPM_CC_CertifyCreation, TPM_CC_GetTime,
+				       TPM_CC_Quote };
+
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		struct cmdbuf b;
+		struct rd r;
+		uint8_t more;
+		uint32_t cap, count, attrs;
+
+		cmd_begin(&b, TPM_CC_GetCapability);
+		wr_u32(&b.params, TPM_CAP_COMMANDS);
+		wr_u32(&b.params, want[i]);
+		wr_u32(&b.params, 1);
+		CU_ASSERT_EQUAL_FATAL(harness_run(&h, &b, &r, NULL), TPM_RC_SUCCESS);
+		CU_ASSERT_EQUAL(rd_u8(&r, &more), 0);
+		CU_ASSERT_EQUAL(rd_u32(&r, &cap), 0);
+		CU_ASSERT_EQUAL(rd_u32(&r, &count), 0);
+		CU_ASSERT_EQUAL_FATAL(count, 1);
+		CU_ASSERT_EQUAL(rd_u32(&r, &attrs), 0);
+		CU_ASSERT_EQUAL(attrs & 0xFFFF, want[i]);
+	}
+}
+
+int main(void)
+{
+	CU_pSuite s;
+	unsigned failed;
+
+	if (CU_initialize_registry() != CUE_SUCCESS)
+		return 2;
+	s = CU_add_suite_with_setup_and_teardown("attest", NULL, NULL, setup, teardown);
+	CU_add_test(s, "Quote: RSA and ECC keys", test_quote_classical);
+	CU_add_test(s, "Quote: ML-DSA-44/65/87", test_quote_mldsa);
+	CU_add_test(s, "Quote: HashML-DSA", test_quote_hash_mldsa);
+	CU_add_test(s, "Certify", test_certify);
+	CU_add_test(s, "TPM_RH_NULL signer", test_null_signer);
+	CU_add_test(s, "CertifyCreation and its ticket", test_certify_creation);
+	CU_add_test(s, "GetTime", test_get_time);
+	CU_add_test(s, "errors", test_errors);
+	CU_add_test(s, "GetCapability lists the commands", test_capability);
+	CU_basic_set_mode(CU_BRM_VERBOSE);
+	CU_basic_run_tests();
+	failed = CU_get_number_of_failures();
+	CU_cleanup_registry();
+	return failed ? 1 : 0;
+}
