@@ -30,8 +30,8 @@ static TPM_RC rsa_decrypt(const struct object *key, const char *label, const uin
 	TPM_RC rc;
 
 	scheme_rsa_key(key, &k);
-	rc = crypto_rsa_decrypt(&k, TPM_ALG_OAEP, key->pub.name_alg, (const uint8_t *)label,
-				strlen(label) + 1, in, inlen, out, &n);
+	rc = crypto_rsa_decrypt_cached(&k, scheme_rsa_cache(key), TPM_ALG_OAEP, key->pub.name_alg,
+				       (const uint8_t *)label, strlen(label) + 1, in, inlen, out, &n);
 	if (rc == TPM_RC_SUCCESS && n > dlen)
 		rc = TPM_RC_VALUE;
 	if (rc == TPM_RC_SUCCESS) {

@@ -76,8 +76,8 @@ static TPM_RC rsa_decrypt(struct cmd *c)
 	if (cipher.size != key->pub.unique.size)
 		return rc_param(TPM_RC_SIZE, 1);
 	scheme_rsa_key(key, &k);
-	rc = crypto_rsa_decrypt(&k, scheme.scheme, scheme.hash_alg, label.b, label.size, cipher.b,
-				cipher.size, msg.b, &n);
+	rc = crypto_rsa_decrypt_cached(&k, scheme_rsa_cache(key), scheme.scheme, scheme.hash_alg,
+				       label.b, label.size, cipher.b, cipher.size, msg.b, &n);
 	if (rc == TPM_RC_SUCCESS)
 		rc = wr_tpm2b(&c->out, msg.b, (uint16_t)n);
 	else

@@ -50,17 +50,16 @@ static void rsa_template(struct tpmt_public *p, uint16_t bits)
 	p->key_bits = bits;
 }
 
-/* CreatePrimary of an RSA signing key; its public area in *out (if not NULL). */
-static TPM_RC primary(struct harness *x, TPM_HANDLE hier, const char *auth, const char *data,
-		      TPM_HANDLE *handle, struct tpmt_public *out)
+/* CreatePrimary from template t; its public area in *out (if not NULL). */
+static TPM_RC primary_from(struct harness *x, TPM_HANDLE hier, const struct tpmt_public *t,
+			   const char *auth, const char *data, TPM_HANDLE *handle,
+			   struct tpmt_public *out)
 {
-	struct tpmt_public t;
 	struct cmdbuf b;
 	struct rd r;
 	size_t mark;
 	TPM_RC rc;
 
-	rsa_template(&t, 2048);
 	cmd_begin(&b, TPM_CC_CreatePrimary);
 	cmd_handle(&b, hier);
 	cmd_auth_pw(&b, "");
@@ -68,13 +67,23 @@ static TPM_RC primary(struct harness *x, TPM_HANDLE hier, const char *auth, cons
 	wr_tpm2b(&b.params, auth, (uint16_t)strlen(auth));
 	wr_tpm2b(&b.params, data, (uint16_t)strlen(data));
 	wr_size_end(&b.params, mark);
-	wr_tpm2b_public(&b.params, &t);
+	wr_tpm2b_public(&b.params, t);
 	wr_u16(&b.params, 0);
 	wr_u32(&b.params, 0);
 	rc = harness_run(x, &b, &r, handle);
 	if (rc == TPM_RC_SUCCESS && out)
 		CU_ASSERT_EQUAL(rd_tpm2b_public(&r, out), TPM_RC_SUCCESS);
 	return rc;
+}
+
+/* CreatePrimary of an RSA signing key. */
+static TPM_RC primary(struct harness *x, TPM_HANDLE hier, const char *auth, const char *data,
+		      TPM_HANDLE *handle, struct tpmt_public *out)
+{
+	struct tpmt_public t;
+
+	rsa_template(&t, 2048);
+	return primary_from(x, hier, &t, auth, data, handle, out);
 }
 
 static void flush(struct harness *x, TPM_HANDLE handle)
@@ -227,6 +236,68 @@ static void test_rsa_key_kept(void)
 	wr_u32(&b.params, PERSISTENT);
 	CU_ASSERT_EQUAL(harness_run(&h, &b, NULL, NULL), TPM_RC_SUCCESS);
 	flush(&h, b2);
+}
+
+/* RSA_Encrypt then RSA_Decrypt with OAEP; the message that comes back in *out. */
+static TPM_RC rsa_round_trip(TPM_HANDLE key, const uint8_t *msg, uint16_t len,
+			     struct tpm2b_digest *out)
+{
+	struct cmdbuf b;
+	struct rd r;
+	uint8_t cipher[256];
+	uint16_t clen = 0;
+	TPM_RC rc;
+
+	cmd_begin(&b, TPM_CC_RSA_Encrypt);
+	cmd_handle(&b, key);
+	wr_tpm2b(&b.params, msg, len);
+	wr_u16(&b.params, TPM_ALG_OAEP);
+	wr_u16(&b.params, TPM_ALG_SHA256);
+	wr_tpm2b(&b.params, "", 0);
+	rc = harness_run(&h, &b, &r, NULL);
+	if (rc != TPM_RC_SUCCESS)
+		return rc;
+	CU_ASSERT_EQUAL_FATAL(rd_tpm2b(&r, cipher, sizeof(cipher), &clen), TPM_RC_SUCCESS);
+	cmd_begin(&b, TPM_CC_RSA_Decrypt);
+	cmd_handle(&b, key);
+	cmd_auth_pw(&b, "");
+	wr_tpm2b(&b.params, cipher, clen);
+	wr_u16(&b.params, TPM_ALG_OAEP);
+	wr_u16(&b.params, TPM_ALG_SHA256);
+	wr_tpm2b(&b.params, "", 0);
+	rc = harness_run(&h, &b, &r, NULL);
+	if (rc == TPM_RC_SUCCESS)
+		CU_ASSERT_EQUAL(rd_tpm2b_digest(&r, out), TPM_RC_SUCCESS);
+	return rc;
+}
+
+/* RSA_Decrypt uses the kept private key too: built at the first decryption, the same one
+ * after, and it still decrypts what was encrypted to the key. */
+static void test_rsa_decrypt_kept(void)
+{
+	const uint8_t msg1[] = "first secret", msg2[] = "second";
+	const struct crypto_rsa_cache *first;
+	struct tpm2b_digest out;
+	struct tpmt_public t;
+	struct object *o;
+	TPM_HANDLE key;
+
+	rsa_template(&t, 2048);
+	t.attributes = TPMA_OBJECT_FIXEDTPM | TPMA_OBJECT_FIXEDPARENT |
+		       TPMA_OBJECT_SENSITIVEDATAORIGIN | TPMA_OBJECT_USERWITHAUTH |
+		       TPMA_OBJECT_DECRYPT;
+	CU_ASSERT_EQUAL_FATAL(primary_from(&h, TPM_RH_OWNER, &t, "", "dec", &key, NULL),
+			      TPM_RC_SUCCESS);
+	o = loaded(key);
+	CU_ASSERT_PTR_NULL(o->rsa_priv);
+	CU_ASSERT_EQUAL_FATAL(rsa_round_trip(key, msg1, sizeof(msg1), &out), TPM_RC_SUCCESS);
+	CU_ASSERT(out.size == sizeof(msg1) && memcmp(out.b, msg1, sizeof(msg1)) == 0);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(o->rsa_priv);
+	first = o->rsa_priv;
+	CU_ASSERT_EQUAL_FATAL(rsa_round_trip(key, msg2, sizeof(msg2), &out), TPM_RC_SUCCESS);
+	CU_ASSERT(out.size == sizeof(msg2) && memcmp(out.b, msg2, sizeof(msg2)) == 0);
+	CU_ASSERT_PTR_EQUAL(o->rsa_priv, first);
+	flush(&h, key);
 }
 
 /* crypto level: one cache slot for two keys in turn (each use rebuilds for the other key) */
@@ -517,6 +588,7 @@ int main(void)
 	s = CU_add_suite("perf paths", NULL, NULL);
 	CU_add_test(s, "an RSA key's private key kept in the object, and its copies",
 		    test_rsa_key_kept);
+	CU_add_test(s, "RSA_Decrypt keeps the private key too", test_rsa_decrypt_kept);
 	CU_add_test(s, "(fresh TPM)", fresh);
 	CU_add_test(s, "one cache slot, two RSA keys in turn", test_crypto_cache_two_keys);
 	CU_add_test(s, "primaries kept: same key, new authValue, gone with Clear",
