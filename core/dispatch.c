@@ -120,7 +120,10 @@ static TPM_RC resolve_handles(struct cmd *c, struct rd *r)
  * timeout is a Clock value, are not on it) or has a handle that needs authorization. That last rule is what keeps the
  * dictionary-attack counters and every authValue check on the locked path: a hierarchy's,
  * an index's or an object's authorization (which reads ps.hier, the NV store, DA state and
- * may count a failure) always runs under the lock on the newest state. An authorization
+ * may count a failure) always runs under the lock on the newest state. A PCR is the
+ * exception: its authorization reads nothing persistent (empty authValue) and counts no
+ * failure (PCRs are exempt from DA), and the PCRs live in memory, so PCR_Extend and
+ * PCR_Event, the commands of a measured boot, are on the list. An authorization
  * session can still come with a listed command (parameter encryption, audit); one that is
  * bound to a DA-protected entity could count a failure against it, so such a command starts
  * over on the locked path (run() says RC_NEEDS_LOCK before anything was done). If a listed
@@ -138,6 +141,8 @@ static bool reads_state_only(TPM_CC cc)
 	case TPM_CC_Hash:
 	case TPM_CC_HashSequenceStart:
 	case TPM_CC_PCR_Read:
+	case TPM_CC_PCR_Extend:
+	case TPM_CC_PCR_Event:
 	case TPM_CC_ReadPublic:
 	case TPM_CC_LoadExternal:
 	case TPM_CC_MakeCredential:

@@ -1,8 +1,9 @@
 /* The fast paths (core/dispatch.c, core/state/file.c, core/crypto/rsa_key.c, core/scheme.c,
  * core/object/primary.c): an RSA key's private key built once and kept in the loaded object
- * (also through ContextSave/ContextLoad and EvictControl copies, and for two keys in one
- * cache slot), the primaries kept for CreatePrimary (same key again, the caller's authValue,
- * gone with the seed: Clear, TPM Reset), and commands that only read the state running
+ * (for Sign and RSA_Decrypt, also through ContextSave/ContextLoad and EvictControl copies, and
+ * for two keys in one cache slot), the primaries kept for CreatePrimary (same key again, the
+ * caller's authValue, gone with the seed: Clear, TPM Reset), and commands that only read the
+ * state (and PCR_Extend) running
  * without the directory's lock while another engine holds it, yet seeing what another engine
  * wrote, a changed ownerAuth included; a session bound to a DA-protected entity on such a
  * command still counts its failure. */
@@ -450,8 +451,22 @@ static TPM_RC nv_readpublic(struct harness *x, TPM_HANDLE index)
 	return harness_run(x, &b, NULL, NULL);
 }
 
-/* In a child (so that a command that blocks cannot hang the test): the reading commands
- * answer while this process holds the directory's lock. */
+static TPM_RC pcr_extend(struct harness *x)
+{
+	uint8_t digest[DSIZE] = { 0x5a };
+	struct cmdbuf b;
+
+	cmd_begin(&b, TPM_CC_PCR_Extend);
+	cmd_handle(&b, 16);
+	cmd_auth_pw(&b, "");
+	wr_u32(&b.params, 1);
+	wr_u16(&b.params, TPM_ALG_SHA256);
+	wr_bytes(&b.params, digest, sizeof(digest));
+	return harness_run(x, &b, NULL, NULL);
+}
+
+/* In a child (so that a command that blocks cannot hang the test): the reading commands,
+ * and PCR_Extend, answer while this process holds the directory's lock. */
 static void reads_while_locked(struct harness *x, const char *dir)
 {
 	char lock[512];
@@ -468,6 +483,7 @@ static void reads_while_locked(struct harness *x, const char *dir)
 		alarm(10);
 		_exit(get_random(x) == TPM_RC_SUCCESS &&
 				      nv_readpublic(x, 0x01500100) == TPM_RC_SUCCESS &&
+				      pcr_extend(x) == TPM_RC_SUCCESS &&
 				      prop(x, TPM_PT_LOCKOUT_COUNTER) == 0
 			      ? 0
 			      : 1);
@@ -548,7 +564,8 @@ static void test_da_session_on_reading_command(void)
 	cmd_begin(&b, TPM_CC_GetRandom);
 	wr_u32(&b.auth, s);
 	wr_tpm2b(&b.auth, nonce, DSIZE);
-	wr_u8(&b.auth, TPMA_SESSION_CONTINUESESSION);
+	/* a session that authorizes nothing must audit or encrypt (Part 3 §5.6) */
+	wr_u8(&b.auth, TPMA_SESSION_CONTINUESESSION | TPMA_SESSION_AUDIT);
 	wr_tpm2b(&b.auth, hmac, DSIZE);
 	b.nauth = 1;
 	wr_u16(&b.params, 16);
