@@ -1,5 +1,5 @@
 /* CreatePrimary, Create, Load, LoadExternal (public part), ReadPublic, FlushContext,
- * StartAuthSession (unsalted, unbound). */
+ * ContextSave, ContextLoad, StartAuthSession (unsalted, unbound). */
 #include <string.h>
 
 #include "tss_int.h"
@@ -153,5 +153,40 @@ TPM_RC pqtpm_tss_start_auth_session(struct pqtpm_tss *t, uint8_t type, TPM_ALG_I
 	tss_u16(&c, hash);
 	TRY(tss_run(&c, &r, session));
 	TRY(tss_rd_tpm2b(&r, nonce_tpm->b, sizeof(nonce_tpm->b), &nonce_tpm->size));
+	return tss_rd_end(&r);
+}
+
+/* TPMS_CONTEXT: sequence, savedHandle, hierarchy, contextBlob; kept as marshalled. */
+TPM_RC pqtpm_tss_context_save(struct pqtpm_tss *t, TPM_HANDLE handle,
+			      struct pqtpm_tss_saved *saved)
+{
+	uint64_t sequence;
+	uint32_t saved_handle, hierarchy;
+	uint16_t blob;
+	struct tss_cmd c;
+	struct rd r, sub;
+	size_t n;
+
+	tss_begin(&c, t, TPM_CC_ContextSave);
+	tss_handle(&c, handle);
+	TRY(tss_run(&c, &r, NULL));
+	n = rd_left(&r);
+	if (rd_u64(&r, &sequence) || rd_u32(&r, &saved_handle) || rd_u32(&r, &hierarchy) ||
+	    rd_sub(&r, &sub, &blob) || rd_left(&r) || n > sizeof(saved->b))
+		return PQTPM_TSS_RC_MALFORMED;
+	memcpy(saved->b, r.buf, n);
+	saved->size = (uint16_t)n;
+	return TPM_RC_SUCCESS;
+}
+
+TPM_RC pqtpm_tss_context_load(struct pqtpm_tss *t, const struct pqtpm_tss_saved *saved,
+			      TPM_HANDLE *handle)
+{
+	struct tss_cmd c;
+	struct rd r;
+
+	tss_begin(&c, t, TPM_CC_ContextLoad);
+	tss_bytes(&c, saved->b, saved->size);
+	TRY(tss_run(&c, &r, handle));
 	return tss_rd_end(&r);
 }

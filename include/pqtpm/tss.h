@@ -44,6 +44,7 @@ extern "C" {
 #define PQTPM_TSS_MAX_SECRET 1568     /* TPM2B_ENCRYPTED_SECRET content */
 #define PQTPM_TSS_MAX_BUFFER 1024     /* TPM2B_MAX_BUFFER: one SequenceUpdate */
 #define PQTPM_TSS_MAX_CONTEXT 255     /* ML-DSA context string */
+#define PQTPM_TSS_MAX_SAVED 7200      /* marshalled TPMS_CONTEXT (ML-DSA-87 key: ~2.8 KB) */
 
 struct pqtpm_tss;
 
@@ -79,6 +80,10 @@ struct pqtpm_tss_ciphertext { /* TPM2B_KEM_CIPHERTEXT, TPM2B_ENCRYPTED_SECRET co
 struct pqtpm_tss_id_object { /* TPM2B_ID_OBJECT content */
 	uint16_t size;
 	uint8_t b[2 + 64 + 2 + 64];
+};
+struct pqtpm_tss_saved { /* TPMS_CONTEXT as marshalled */
+	uint16_t size;
+	uint8_t b[PQTPM_TSS_MAX_SAVED];
 };
 
 /* ---- connections ---- */
@@ -158,6 +163,11 @@ TPM_RC pqtpm_tss_load_public(struct pqtpm_tss *t, TPM_HANDLE hierarchy,
 TPM_RC pqtpm_tss_read_public(struct pqtpm_tss *t, TPM_HANDLE handle,
 			     struct pqtpm_tss_public *pub, struct pqtpm_tss_name *name);
 TPM_RC pqtpm_tss_flush(struct pqtpm_tss *t, TPM_HANDLE handle);
+/* ContextSave / ContextLoad: the handle ContextLoad returns may differ from the saved one. */
+TPM_RC pqtpm_tss_context_save(struct pqtpm_tss *t, TPM_HANDLE handle,
+			      struct pqtpm_tss_saved *saved);
+TPM_RC pqtpm_tss_context_load(struct pqtpm_tss *t, const struct pqtpm_tss_saved *saved,
+			      TPM_HANDLE *handle);
 /* StartAuthSession without salt or bind: type TPM_SE_HMAC/POLICY/TRIAL, symmetric NULL. */
 TPM_RC pqtpm_tss_start_auth_session(struct pqtpm_tss *t, uint8_t type, TPM_ALG_ID hash,
 				    TPM_HANDLE *session, struct pqtpm_tss_digest *nonce_tpm);
@@ -205,6 +215,16 @@ TPM_RC pqtpm_tss_decapsulate(struct pqtpm_tss *t, TPM_HANDLE key, const char *ke
 			     const struct pqtpm_tss_ciphertext *ct,
 			     struct pqtpm_tss_digest *shared_secret);
 
+/* StartAuthSession salted with an ML-KEM key (tpm_key, key_pub its public area): the salt is
+ * Part 1's labeled KEM ("SECRET"), computed here; unbound, symmetric NULL. session_key gets the
+ * session's key for the caller's HMACs (the session is then used outside the password-only
+ * builders, through pqtpm_tss_transmit). */
+TPM_RC pqtpm_tss_start_kem_session(struct pqtpm_tss *t, TPM_HANDLE tpm_key,
+				   const struct pqtpm_tss_public *key_pub, uint8_t type,
+				   TPM_ALG_ID hash, TPM_HANDLE *session,
+				   struct pqtpm_tss_digest *nonce_tpm,
+				   struct pqtpm_tss_digest *session_key);
+
 /* Credentials (RSA, ECC, ML-KEM protectors) */
 TPM_RC pqtpm_tss_make_credential(struct pqtpm_tss *t, TPM_HANDLE key,
 				 const struct pqtpm_tss_digest *credential,
@@ -216,6 +236,60 @@ TPM_RC pqtpm_tss_activate_credential(struct pqtpm_tss *t, TPM_HANDLE activate,
 				     const char *key_auth, const struct pqtpm_tss_id_object *blob,
 				     const struct pqtpm_tss_ciphertext *secret,
 				     struct pqtpm_tss_digest *credential);
+
+/* ---- attestation (tss/cmd_attest.c) ----
+ * Quote, Certify and GetTime return the TPMS_ATTEST as the TPM marshalled it (what the
+ * signature covers) and the TPMT_SIGNATURE; a TPM_RH_NULL signer gives the TPM_ALG_NULL
+ * signature (2 bytes). qualifying: the caller's nonce, at most 66 bytes. scheme, scheme_hash:
+ * the inScheme (0: TPM_ALG_NULL, the key's own). */
+#define PQTPM_TSS_MAX_ATTEST 2048
+struct pqtpm_tss_attest { /* TPMS_ATTEST as marshalled */
+	uint16_t size;
+	uint8_t b[PQTPM_TSS_MAX_ATTEST];
+};
+struct pqtpm_tss_pcr_select { /* one bank: hash and a map of PCRs 0-23 (bit n = PCR n) */
+	TPM_ALG_ID hash;
+	uint32_t pcrs;
+};
+TPM_RC pqtpm_tss_quote(struct pqtpm_tss *t, TPM_HANDLE key, const char *key_auth,
+		       const uint8_t *qualifying, size_t qlen, TPM_ALG_ID scheme,
+		       TPM_ALG_ID scheme_hash, const struct pqtpm_tss_pcr_select *sel, size_t nsel,
+		       struct pqtpm_tss_attest *quoted, struct pqtpm_tss_signature *sig);
+TPM_RC pqtpm_tss_certify(struct pqtpm_tss *t, TPM_HANDLE object, const char *object_auth,
+			 TPM_HANDLE key, const char *key_auth, const uint8_t *qualifying,
+			 size_t qlen, TPM_ALG_ID scheme, TPM_ALG_ID scheme_hash,
+			 struct pqtpm_tss_attest *attest, struct pqtpm_tss_signature *sig);
+/* GetTime: the endorsement hierarchy authorizes (endorsement_auth). */
+TPM_RC pqtpm_tss_get_time(struct pqtpm_tss *t, const char *endorsement_auth, TPM_HANDLE key,
+			  const char *key_auth, const uint8_t *qualifying, size_t qlen,
+			  TPM_ALG_ID scheme, TPM_ALG_ID scheme_hash,
+			  struct pqtpm_tss_attest *attest, struct pqtpm_tss_signature *sig);
+/* PCR_Read of one bank: the values of the PCRs in map pcrs, in PCR order, each of the bank's
+ * digest size, concatenated into out (cap bytes); *len set. PCRs the TPM did not return (it
+ * returns at most 8 digests at a time) are asked for again. */
+TPM_RC pqtpm_tss_pcr_read(struct pqtpm_tss *t, TPM_ALG_ID hash, uint32_t pcrs, uint8_t *out,
+			  size_t cap, size_t *len);
+
+/* A TPMS_ATTEST taken apart. body points into the attest given (the attested union). */
+struct pqtpm_tss_attest_info {
+	uint32_t magic;
+	uint16_t type;			/* TPM_ST_ATTEST_* */
+	struct pqtpm_tss_name signer;	/* qualifiedSigner */
+	uint16_t extra_size;		/* extraData */
+	uint8_t extra[66];
+	uint64_t clock;
+	uint32_t reset_count, restart_count;
+	uint8_t safe;
+	uint64_t firmware_version;
+	const uint8_t *body;
+	size_t body_len;
+};
+TPM_RC pqtpm_tss_attest_parse(const struct pqtpm_tss_attest *a,
+			      struct pqtpm_tss_attest_info *info);
+/* TPMS_QUOTE_INFO of a quote: its selection and pcrDigest. */
+TPM_RC pqtpm_tss_quote_info(const struct pqtpm_tss_attest_info *info,
+			    struct pqtpm_tss_pcr_select *sel, size_t sel_cap, size_t *nsel,
+			    struct pqtpm_tss_digest *pcr_digest);
 
 #ifdef __cplusplus
 }

@@ -9,6 +9,7 @@
  *   - noble encapsulates to the TPM's ML-KEM-768 key, the TPM decapsulates the same secret;
  *     and the reverse: the TPM encapsulates to noble's key, noble decapsulates
  *   - MakeCredential / ActivateCredential with an ML-KEM EK
+ *   - ContextSave / ContextLoad of ML-DSA-87 and ML-KEM-1024 keys; an ML-KEM salted session
  *
  *   pq_mssim [TCTI]     default: $PQTPM_TCTI, else mssim:host=127.0.0.1,port=2321
  * Prints one line per check and `N passed, M failed`.
@@ -385,6 +386,76 @@ static void credential(void)
 	free(ak);
 }
 
+/* The largest contexts over MSSIM: an ML-DSA-87 key and an ML-KEM-1024 key saved, flushed and
+ * loaded again still sign and decapsulate. */
+static void contexts(void)
+{
+	static struct pqtpm_tss_saved saved;
+	static struct pqtpm_tss_signature sig;
+	static struct pqtpm_tss_ciphertext ct;
+	static const uint8_t msg[] = "signed after ContextLoad";
+	struct pqtpm_tss_key *k = key_of(TPM_ALG_MLDSA, TPM_MLDSA_87, TPMA_OBJECT_SIGN_ENCRYPT, 0,
+					 TPM_RH_OWNER);
+	struct pqtpm_tss_key *kem = key_of(TPM_ALG_MLKEM, TPM_MLKEM_1024, TPMA_OBJECT_DECRYPT, 0,
+					   TPM_RH_OWNER);
+	struct pqtpm_tss_digest ss, ss2;
+	struct pqtpm_tss_ticket tk;
+	TPM_RC rc;
+
+	if (!k || !kem)
+		exit(2);
+	rc = pqtpm_tss_context_save(t, k->handle, &saved);
+	if (rc == 0)
+		rc = pqtpm_tss_flush(t, k->handle);
+	if (rc == 0)
+		rc = pqtpm_tss_context_load(t, &saved, &k->handle);
+	check(rc == 0 && saved.size > 2592, "ML-DSA-87 key: ContextSave (%u bytes), ContextLoad: 0x%x",
+	      saved.size, rc);
+	if (rc == 0)
+		rc = pqtpm_tss_sign_message(t, k->handle, "pw", NULL, 0, msg, sizeof(msg), &sig);
+	if (rc == 0)
+		rc = pqtpm_tss_verify_message(t, k->handle, NULL, 0, msg, sizeof(msg), &sig, &tk);
+	check(rc == 0, "the loaded ML-DSA-87 key signs and verifies: rc 0x%x", rc);
+	rc = pqtpm_tss_encapsulate(t, kem->handle, &ss, &ct);
+	if (rc == 0)
+		rc = pqtpm_tss_context_save(t, kem->handle, &saved);
+	if (rc == 0)
+		rc = pqtpm_tss_flush(t, kem->handle);
+	if (rc == 0)
+		rc = pqtpm_tss_context_load(t, &saved, &kem->handle);
+	if (rc == 0)
+		rc = pqtpm_tss_decapsulate(t, kem->handle, "pw", &ct, &ss2);
+	check(rc == 0 && ss.size == 32 && ss2.size == 32 && memcmp(ss.b, ss2.b, 32) == 0,
+	      "ML-KEM-1024 key: encapsulated before ContextSave, decapsulated after ContextLoad: "
+	      "rc 0x%x", rc);
+	pqtpm_tss_flush(t, k->handle);
+	pqtpm_tss_flush(t, kem->handle);
+	free(k);
+	free(kem);
+}
+
+/* StartAuthSession salted by encapsulation to an ML-KEM-768 key, over MSSIM (the session's use
+ * for HMAC authorizations is tests/unit/test_pq_tss.c's). */
+static void kem_session(void)
+{
+	struct pqtpm_tss_key *kem = key_of(TPM_ALG_MLKEM, TPM_MLKEM_768, TPMA_OBJECT_DECRYPT, 0,
+					   TPM_RH_OWNER);
+	struct pqtpm_tss_digest nonce, skey;
+	TPM_HANDLE session = 0;
+	TPM_RC rc;
+
+	if (!kem)
+		exit(2);
+	rc = pqtpm_tss_start_kem_session(t, kem->handle, &kem->pub, TPM_SE_HMAC, TPM_ALG_SHA256,
+					 &session, &nonce, &skey);
+	check(rc == 0 && session >> 24 == TPM_HT_HMAC_SESSION && skey.size == 32,
+	      "StartAuthSession salted with ML-KEM-768: rc 0x%x", rc);
+	if (rc == 0)
+		pqtpm_tss_flush(t, session);
+	pqtpm_tss_flush(t, kem->handle);
+	free(kem);
+}
+
 int main(int argc, char **argv)
 {
 	const char *conf = argc > 1 ? argv[1] : getenv("PQTPM_TCTI");
@@ -406,6 +477,8 @@ int main(int argc, char **argv)
 	external_mu();
 	kem_both_ways();
 	credential();
+	contexts();
+	kem_session();
 	pqtpm_tss_close(t);
 out:
 	crypto_cleanup();

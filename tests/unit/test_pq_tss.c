@@ -1,6 +1,7 @@
 /* The client library (tss/, include/pqtpm/tss.h) over the in-process transport: templates,
  * keys, whole messages signed through sequences and checked outside with FIPS 204, SignDigest
- * with external mu, ML-KEM both ways, credentials, capabilities, and the argument checks.
+ * with external mu, ML-KEM both ways, an ML-KEM salted session used for an HMAC authorization,
+ * credentials, capabilities, and the argument checks.
  * (tests/integration/pq_mssim.c runs the same library over MSSIM.) */
 #include <string.h>
 
@@ -11,6 +12,8 @@
 #include "crypto/crypto.h"
 #include "crypto/mldsa.h"
 #include "crypto/mlkem.h"
+#include "marshal.h"
+#include "types.h"
 
 static struct pqtpm_engine *e;
 static struct pqtpm_tss *t;
@@ -145,6 +148,143 @@ static void test_kem(void)
 			TPM_RC_AUTH_FAIL | TPM_RC_S | TPM_RC_1);
 }
 
+/* HMAC(sessionKey || "kem", pHash || nonceNewer || nonceOlder || attrs), Part 1 §19.6 */
+static void session_hmac(const struct pqtpm_tss_digest *skey, const uint8_t p_hash[32],
+			 const struct tpm2b_digest *newer, const struct tpm2b_digest *older,
+			 uint8_t attrs, uint8_t mac[32])
+{
+	uint8_t hkey[64 + 3];
+	struct crypto_hmac_ctx m;
+
+	memcpy(hkey, skey->b, skey->size);
+	memcpy(hkey + skey->size, "kem", 3);
+	crypto_hmac_start(&m, TPM_ALG_SHA256, hkey, skey->size + 3u);
+	crypto_hmac_update(&m, p_hash, 32);
+	crypto_hmac_update(&m, newer->b, newer->size);
+	crypto_hmac_update(&m, older->b, older->size);
+	crypto_hmac_update(&m, &attrs, 1);
+	crypto_hmac_finish(&m, mac);
+}
+
+/* H(rc? || TPM_CC_Decapsulate || name? || params): cpHash without rc, rpHash without name */
+static void param_hash(const uint32_t *rc, const struct pqtpm_tss_name *name,
+		       const uint8_t *params, size_t len, uint8_t out[32])
+{
+	uint8_t be[4];
+	struct crypto_hash_ctx h;
+
+	crypto_hash_start(&h, TPM_ALG_SHA256);
+	if (rc) {
+		be[0] = (uint8_t)(*rc >> 24);
+		be[1] = (uint8_t)(*rc >> 16);
+		be[2] = (uint8_t)(*rc >> 8);
+		be[3] = (uint8_t)*rc;
+		crypto_hash_update(&h, be, 4);
+	}
+	be[0] = be[1] = 0;
+	be[2] = (uint8_t)(TPM_CC_Decapsulate >> 8);
+	be[3] = (uint8_t)TPM_CC_Decapsulate;
+	crypto_hash_update(&h, be, 4);
+	if (name)
+		crypto_hash_update(&h, name->b, name->size);
+	crypto_hash_update(&h, params, len);
+	crypto_hash_finish(&h, out);
+}
+
+/* Decapsulate(@key with auth "kem") authorized by an HMAC session with key skey, built here
+ * and sent raw; the response HMAC is checked and nonce_tpm advanced. Returns the code. */
+static TPM_RC decapsulate_hmac(TPM_HANDLE key, const struct pqtpm_tss_name *name,
+			       TPM_HANDLE session, struct pqtpm_tss_digest *nonce_tpm,
+			       const struct pqtpm_tss_digest *skey,
+			       const struct pqtpm_tss_ciphertext *ct, struct pqtpm_tss_digest *ss)
+{
+	static uint8_t cmd[4096], rsp[4096];
+	struct tpm2b_digest caller = { .size = 32 }, older, rnonce, rmac;
+	uint8_t p_hash[32], mac[32], attrs = TPMA_SESSION_CONTINUESESSION;
+	uint32_t rc, size, psize;
+	size_t rsp_len = 0, mark, params;
+	uint16_t tag;
+	struct wr w;
+	struct rd r, p;
+
+	older.size = nonce_tpm->size;
+	memcpy(older.b, nonce_tpm->b, older.size);
+	CU_ASSERT_FATAL(crypto_random(caller.b, caller.size) == 0);
+	wr_init(&w, cmd, sizeof(cmd));
+	wr_u16(&w, TPM_ST_SESSIONS);
+	wr_u32(&w, 0);
+	wr_u32(&w, TPM_CC_Decapsulate);
+	wr_u32(&w, key);
+	mark = w.off;
+	wr_u32(&w, 0);
+	wr_u32(&w, session);
+	wr_tpm2b(&w, caller.b, caller.size);
+	wr_u8(&w, attrs);
+	wr_u16(&w, 32);
+	wr_bytes(&w, mac, 32); /* a place for the HMAC, written below */
+	wr_patch_u32(&w, mark, (uint32_t)(w.off - mark - 4));
+	params = w.off;
+	CU_ASSERT_FATAL(wr_tpm2b(&w, ct->b, ct->size) == 0);
+	wr_patch_u32(&w, 2, (uint32_t)w.off);
+	param_hash(NULL, name, cmd + params, w.off - params, p_hash);
+	session_hmac(skey, p_hash, &caller, &older, attrs, cmd + params - 32);
+	rc = pqtpm_tss_transmit(t, cmd, w.off, rsp, sizeof(rsp), &rsp_len);
+	if (rc != TPM_RC_SUCCESS)
+		return rc;
+	rd_init(&r, rsp, rsp_len);
+	CU_ASSERT_FATAL(rd_u16(&r, &tag) == 0 && rd_u32(&r, &size) == 0 && rd_u32(&r, &rc) == 0 &&
+			rd_u32(&r, &psize) == 0 && psize <= rd_left(&r));
+	rd_init(&p, r.buf + r.off, psize);
+	CU_ASSERT_FATAL(rd_tpm2b(&p, ss->b, sizeof(ss->b), &ss->size) == 0 && rd_left(&p) == 0);
+	param_hash(&rc, NULL, r.buf + r.off, psize, p_hash);
+	r.off += psize;
+	CU_ASSERT_FATAL(rd_tpm2b_digest(&r, &rnonce) == 0 && rd_u8(&r, &attrs) == 0 &&
+			rd_tpm2b_digest(&r, &rmac) == 0 && rd_left(&r) == 0);
+	session_hmac(skey, p_hash, &rnonce, &caller, attrs, mac);
+	CU_ASSERT(rmac.size == 32 && memcmp(rmac.b, mac, 32) == 0);
+	nonce_tpm->size = rnonce.size;
+	memcpy(nonce_tpm->b, rnonce.b, rnonce.size);
+	return rc;
+}
+
+/* A salted session whose salt the client encapsulated to an ML-KEM key: the session key the
+ * client derives authorizes Decapsulate, and one derived from another salt does not. */
+static void test_kem_session(void)
+{
+	static struct pqtpm_tss_key k, other;
+	static struct pqtpm_tss_ciphertext ct;
+	struct pqtpm_tss_digest ss, ss2, nonce_tpm, skey;
+	TPM_HANDLE session;
+
+	key(TPM_ALG_MLKEM, TPM_MLKEM_768, TPMA_OBJECT_DECRYPT, "kem", &k);
+	CU_ASSERT_EQUAL_FATAL(pqtpm_tss_encapsulate(t, k.handle, &ss, &ct), 0);
+	CU_ASSERT_EQUAL_FATAL(pqtpm_tss_start_kem_session(t, k.handle, &k.pub, TPM_SE_HMAC,
+							  TPM_ALG_SHA256, &session, &nonce_tpm,
+							  &skey),
+			      0);
+	CU_ASSERT_EQUAL(skey.size, 32);
+	CU_ASSERT_EQUAL_FATAL(decapsulate_hmac(k.handle, &k.name, session, &nonce_tpm, &skey,
+					       &ct, &ss2),
+			      0);
+	CU_ASSERT(ss2.size == 32 && memcmp(ss.b, ss2.b, 32) == 0);
+	/* the session goes on with the TPM's new nonce */
+	CU_ASSERT_EQUAL(decapsulate_hmac(k.handle, &k.name, session, &nonce_tpm, &skey, &ct,
+					 &ss2),
+			0);
+	skey.b[0] ^= 1;
+	CU_ASSERT_EQUAL(decapsulate_hmac(k.handle, &k.name, session, &nonce_tpm, &skey, &ct,
+					 &ss2),
+			TPM_RC_AUTH_FAIL | TPM_RC_S | TPM_RC_1);
+	pqtpm_tss_flush(t, session);
+	/* only an ML-KEM key's public area can take the salt */
+	key(TPM_ALG_MLDSA, TPM_MLDSA_44, TPMA_OBJECT_SIGN_ENCRYPT, "", &other);
+	CU_ASSERT_EQUAL(pqtpm_tss_start_kem_session(t, other.handle, &other.pub, TPM_SE_HMAC,
+						    TPM_ALG_SHA256, &session, &nonce_tpm, &skey),
+			PQTPM_TSS_RC_BAD_VALUE);
+	CU_ASSERT_EQUAL(pqtpm_tss_flush(t, other.handle), 0);
+	CU_ASSERT_EQUAL(pqtpm_tss_flush(t, k.handle), 0);
+}
+
 static void test_credential(void)
 {
 	static struct pqtpm_tss_key ek, ak;
@@ -239,6 +379,7 @@ int main(void)
 	CU_add_test(s, "sign and verify a message", test_sign_message);
 	CU_add_test(s, "SignDigest with external mu", test_sign_digest);
 	CU_add_test(s, "ML-KEM both ways", test_kem);
+	CU_add_test(s, "ML-KEM salted session", test_kem_session);
 	CU_add_test(s, "credential with ML-KEM", test_credential);
 	CU_add_test(s, "objects and sessions", test_objects);
 	CU_add_test(s, "capabilities", test_capability);
