@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -422,6 +423,38 @@ TPM_RC state_commit(struct pqtpm_engine *e)
 
 /* ---- commands on a shared directory ---- */
 
+/* This process's id, without a getpid() system call on every locked command: kept once
+ * asked, forgotten in the child of each fork (pthread_atfork). Where the handler cannot be
+ * registered, every call asks. */
+static pid_t known_pid;
+static bool fork_watched;
+static pthread_once_t fork_watch_once = PTHREAD_ONCE_INIT;
+
+static void forget_pid(void)
+{
+	__atomic_store_n(&known_pid, 0, __ATOMIC_RELAXED);
+}
+
+static void watch_forks(void)
+{
+	fork_watched = pthread_atfork(NULL, NULL, forget_pid) == 0;
+}
+
+static pid_t self_pid(void)
+{
+	pid_t pid;
+
+	(void)pthread_once(&fork_watch_once, watch_forks); /* fails only for a bad argument */
+	if (!fork_watched)
+		return getpid();
+	pid = __atomic_load_n(&known_pid, __ATOMIC_RELAXED);
+	if (pid == 0) {
+		pid = getpid();
+		__atomic_store_n(&known_pid, pid, __ATOMIC_RELAXED);
+	}
+	return pid;
+}
+
 int state_begin(struct pqtpm_engine *e, char *err, size_t errlen)
 {
 	char path[PATH_MAX];
@@ -433,7 +466,7 @@ int state_begin(struct pqtpm_engine *e, char *err, size_t errlen)
 	if (!e->state_dir)
 		return 0;
 	/* A forked child shares the parent's open lock file, and with it the lock: its own */
-	if (e->state_lock_open && e->state_lock_pid != (int)getpid()) {
+	if (e->state_lock_open && e->state_lock_pid != (int)self_pid()) {
 		state_unlock(e->state_lock_fd);
 		e->state_lock_open = false;
 	}
@@ -443,7 +476,7 @@ int state_begin(struct pqtpm_engine *e, char *err, size_t errlen)
 			return fail(err, errlen, rc, "%s/%s: cannot lock: %s", e->state_dir,
 				    STATE_LOCK_FILE, strerror(-rc));
 		e->state_lock_fd = rc;
-		e->state_lock_pid = (int)getpid();
+		e->state_lock_pid = (int)self_pid();
 		e->state_lock_open = true;
 	} else {
 		while (flock(e->state_lock_fd, LOCK_EX) < 0) {

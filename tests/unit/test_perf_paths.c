@@ -6,7 +6,7 @@
  * state (and PCR_Extend) running
  * without the directory's lock while another engine holds it, yet seeing what another engine
  * wrote, a changed ownerAuth included; a session bound to a DA-protected entity on such a
- * command still counts its failure. */
+ * command still counts its failure; a forked child locks through its own lock file. */
 #include <fcntl.h>
 #include <ftw.h>
 #include <signal.h>
@@ -533,6 +533,49 @@ static void test_reads_without_lock(void)
 	harness_close(&a);
 }
 
+/* A forked child takes the lock through a lock file of its own (the process id it goes by is
+ * kept, and forgotten at a fork): while the parent holds the lock on the descriptor they
+ * share, the child's locked command (ReadClock) waits for it. */
+static void test_fork_takes_own_lock(void)
+{
+	char dir[512], ch;
+	struct harness a;
+	struct cmdbuf b;
+	int done[2], status = -1;
+	pid_t pid;
+
+	new_dir(dir, sizeof(dir));
+	harness_open_dir(&a, dir);
+	cmd_begin(&b, TPM_CC_ReadClock);
+	CU_ASSERT_EQUAL_FATAL(harness_run(&a, &b, NULL, NULL), TPM_RC_SUCCESS);
+	CU_ASSERT_FATAL(a.e->state_lock_open);
+	CU_ASSERT_FATAL(pipe(done) == 0);
+	CU_ASSERT_FATAL(flock(a.e->state_lock_fd, LOCK_EX) == 0);
+	pid = fork();
+	CU_ASSERT_FATAL(pid >= 0);
+	if (pid == 0) {
+		alarm(10);
+		cmd_begin(&b, TPM_CC_ReadClock);
+		_exit(harness_run(&a, &b, NULL, NULL) == TPM_RC_SUCCESS &&
+				      write(done[1], "D", 1) == 1
+			      ? 0
+			      : 1);
+	}
+	usleep(200 * 1000);
+	CU_ASSERT_FATAL(fcntl(done[0], F_SETFL, O_NONBLOCK) == 0);
+	CU_ASSERT_EQUAL(read(done[0], &ch, 1), -1); /* still waiting for the lock */
+	CU_ASSERT_EQUAL(flock(a.e->state_lock_fd, LOCK_UN), 0);
+	CU_ASSERT_EQUAL(waitpid(pid, &status, 0), pid);
+	CU_ASSERT(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	CU_ASSERT_EQUAL(read(done[0], &ch, 1), 1);
+	close(done[0]);
+	close(done[1]);
+	/* and the parent still uses its own */
+	cmd_begin(&b, TPM_CC_ReadClock);
+	CU_ASSERT_EQUAL(harness_run(&a, &b, NULL, NULL), TPM_RC_SUCCESS);
+	harness_close(&a);
+}
+
 /* GetRandom with an HMAC session bound to a DA-protected object and a wrong HMAC: the failure
  * counts, on disk before the answer (another engine on the directory sees it). */
 static void test_da_session_on_reading_command(void)
@@ -564,7 +607,7 @@ static void test_da_session_on_reading_command(void)
 	cmd_begin(&b, TPM_CC_GetRandom);
 	wr_u32(&b.auth, s);
 	wr_tpm2b(&b.auth, nonce, DSIZE);
-	/* a session that authorizes nothing must audit or encrypt (Part 3 §5.6) */
+	/* a session that authorizes nothing must audit or encrypt (else TPM_RC_ATTRIBUTES) */
 	wr_u8(&b.auth, TPMA_SESSION_CONTINUESESSION | TPMA_SESSION_AUDIT);
 	wr_tpm2b(&b.auth, hmac, DSIZE);
 	b.nauth = 1;
@@ -614,6 +657,8 @@ int main(void)
 	CU_add_test(s, "NULL hierarchy primaries go at TPM Reset", test_primary_null_reset);
 	CU_add_test(s, "reading commands: no lock, yet the newest state",
 		    test_reads_without_lock);
+	CU_add_test(s, "a forked child takes the lock through its own lock file",
+		    test_fork_takes_own_lock);
 	CU_add_test(s, "a DA-bound session on a reading command counts its failure",
 		    test_da_session_on_reading_command);
 	CU_basic_set_mode(CU_BRM_VERBOSE);
