@@ -2,7 +2,7 @@
 #   make            libpqtpm (static + shared) and pqtpm-server under build/
 #   make run        install missing Debian packages, build, start the server on 127.0.0.1
 #   make check      install, build, run every test (then once more under ASan/UBSan)
-#   make bench      benchmarks (prints figures)
+#   make bench      benchmarks: build/bench/report.md and report.png (BENCH_QUICK=1: short)
 #   make fuzz       libFuzzer targets (FUZZ_SECONDS per target, default 60)
 #   make fuzz-smoke each fuzz target for 10 s plus every regression input (for check)
 #   make install    PREFIX=/usr/local DESTDIR=
@@ -123,8 +123,16 @@ check: deps
 	@$(MAKE) --no-print-directory WERROR=1 BUILD=build-asan SAN=1 test
 	@$(MAKE) --no-print-directory fuzz-smoke
 
-bench: deps all $(BENCH_BIN)
-	@tests/bench/run.sh $(BUILD)
+# Both flavours (SP in $(BUILD), Debian's libwolfssl in BENCH_SYSTEM_BUILD), then the run
+# against both and swtpm; it writes $(BUILD)/bench/report.md and report.png (BENCH_QUICK=1: ~1 min).
+BENCH_SYSTEM_BUILD ?= $(if $(filter build,$(BUILD)),build-system,$(BUILD)-sys)
+bench:
+	@[ "$(WOLFSSL)" = sp ] || { echo "make bench builds both flavours itself: no WOLFSSL=" >&2; exit 1; }
+	@scripts/install-deps.sh bench
+	@$(MAKE) --no-print-directory all $(BENCH_BIN)
+	@$(MAKE) --no-print-directory WOLFSSL=system BUILD=$(BENCH_SYSTEM_BUILD) all \
+		$(BENCH_SRC:tests/bench/%.c=$(BENCH_SYSTEM_BUILD)/bench/%)
+	@tests/bench/run.sh $(BUILD) $(BENCH_SYSTEM_BUILD)
 
 fuzz: deps
 	@MAKE="$(MAKE)" tests/fuzz/run.sh run $${FUZZ_SECONDS:-60}

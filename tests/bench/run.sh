@@ -1,136 +1,177 @@
 #!/bin/bash
-# make bench: tests/bench/run.sh [BUILD_DIR]
+# make bench: tests/bench/run.sh [SP_BUILD_DIR [SYSTEM_BUILD_DIR]]   (default: build build-system)
 #
-# Starts pqtpm-server, runs BUILD_DIR/bench/tpm_bench, kernel_flow (the kernel's salted-session
-# PCR extend step by step, own raw client) and nv_bench (NV latency) against it, stops it; then
-# the same with Debian's swtpm (its own TCTI, raw command port); prints a Markdown table
-# comparing the two, then kernel_flow once more against an in-process engine (the engine's own
-# cost). Servers run on CPU 1 and the client on CPU 0 where there are two CPUs. Any other
-# program in BUILD_DIR/bench/ is run afterwards without arguments (a benchmark prints its own
-# figures). BENCH_QUICK=1: fewer iterations. Exits non-zero if a server or a measurement
-# failed.
+# Three implementations in one run: pqtpm built with the SP wolfCrypt (SP_BUILD_DIR), pqtpm built
+# with Debian's libwolfssl (SYSTEM_BUILD_DIR) and Debian's swtpm. Against each one's server:
+# tpm_bench (ESAPI and raw-socket latencies), kernel_flow (the kernel's salted-session PCR
+# extend, own raw client) and nv_bench (NV latency), with the server on CPU 1 and the client on
+# CPU 0 when there are two CPUs. Then the concurrent-client throughput (tpm_bench's GetRandom
+# ops/s with 1, 2 and 4 clients) against a fresh server of each, unpinned: scaling needs both
+# CPUs, so server and clients may use either (bench_scaling below; its latency figures are not
+# used). Then kernel_flow against an in-process engine of each pqtpm build (the engine's own
+# cost) and pq_bench (ML-DSA / ML-KEM in C and in @noble/post-quantum, and the post-quantum
+# commands over MSSIM; it pins its own server). Any other program in SP_BUILD_DIR/bench/ runs
+# afterwards without arguments.
+#
+# Every figure the programs print as a RESULT line goes to SP_BUILD_DIR/bench/results.tsv
+# (impl, mode, key, label, unit, median, p99, samples); tests/bench/report.sh makes report.md and
+# report.png from it next to it and prints the Markdown. BENCH_QUICK=1: fewer iterations (about
+# a minute in all). Exits non-zero if gnuplot is missing (before measuring anything), if a server
+# or a measurement failed, or if the report could not be made.
 set -eu
 
 root=$(cd "$(dirname "$0")/../.." && pwd)
-BUILD_DIR=${1:-build}
-case $BUILD_DIR in /*) ;; *) BUILD_DIR=$root/$BUILD_DIR ;; esac
+abs() { case $1 in /*) echo "$1" ;; *) echo "$root/$1" ;; esac; }
+SP_DIR=$(abs "${1:-build}")
+SYS_DIR=$(abs "${2:-build-system}")
+OUT_DIR=$SP_DIR/bench
+
+if ! command -v gnuplot >/dev/null; then
+	echo "bench: gnuplot not found; the report needs it (Debian: gnuplot-nox," \
+		"installed by scripts/install-deps.sh bench)" >&2
+	exit 1
+fi
+for d in "$SP_DIR" "$SYS_DIR"; do
+	for b in bin/pqtpm-server bench/tpm_bench bench/kernel_flow bench/nv_bench bench/pq_bench; do
+		if [ ! -x "$d/$b" ]; then
+			echo "bench: $d/$b not built" >&2
+			exit 1
+		fi
+	done
+done
+
+BUILD_DIR=$SP_DIR
 export BUILD_DIR
 # shellcheck source=tests/integration/lib.sh
 . "$root/tests/integration/lib.sh"
 
-bench=$BUILD_DIR/bench/tpm_bench
-kflow=$BUILD_DIR/bench/kernel_flow
-for b in "$bench" "$kflow"; do
-	if [ ! -x "$b" ]; then
-		echo "bench: $b not built" >&2
-		exit 1
-	fi
-done
-client_wrap=""
+pin_server=""
+pin_client=""
 if [ "$(nproc)" -ge 2 ] && command -v taskset >/dev/null; then
-	SERVER_WRAP="taskset -c 1"
-	client_wrap="taskset -c 0"
+	pin_server="taskset -c 1"
+	pin_client="taskset -c 0"
 fi
 export SERVER_LOG_LEVEL=warn
+results=$T/results.tsv
+: >"$results"
 status=0
+started=$(date +%s)
 
-# bench_target IMPL KIND [ENV...]: results in $T/IMPL.res (RESULT lines), output shown.
-bench_target() {
-	local impl=$1 kind=$2 st=0
-	shift 2
-	TPM_IMPL=$impl
-	: >"$T/$impl.res"
-	if ! tpm_start; then
-		echo "bench: could not start $impl"
+# measure IMPL MODE NAME CMD...: runs CMD (bounded), shows its output without the RESULT lines
+# (only the lines matching $show when set), appends those to the results as
+# IMPL<TAB>MODE<TAB>key... A failure is reported and remembered.
+show=""
+measure() {
+	local impl=$1 mode=$2 name=$3 st=0 out
+	shift 3
+	out=$T/$impl.$mode.$name.out
+	timeout -k 5 900 "$@" >"$out" 2>&1 || st=$?
+	grep -v '^RESULT' "$out" | grep -E -e "${show:-^}" || true
+	grep '^RESULT' "$out" | sed "s/^RESULT/$impl\t$mode/" >>"$results" || true
+	if [ "$st" -ne 0 ]; then
+		echo "bench: $name against $impl ($mode) exited $st"
 		status=1
-		return 0
 	fi
-	echo "== $impl ($TCTI)"
+}
+
+# start IMPL BUILD_DIR WRAP: a server (pqtpm from BUILD_DIR, or swtpm) on fresh state.
+start() {
+	case $1 in swtpm) TPM_IMPL=swtpm ;; *) TPM_IMPL=pqtpm ;; esac
+	SERVER_BIN=$2/bin/pqtpm-server
+	SERVER_WRAP=$3
+	rm -rf "$T/state"
+	if ! tpm_start; then
+		echo "bench: could not start $1"
+		status=1
+		return 1
+	fi
+}
+
+# bench_latency IMPL BUILD_DIR KIND [ENV...]: the pinned latency figures of one implementation;
+# the client programs come from BUILD_DIR (for swtpm: the SP build).
+bench_latency() {
+	local impl=$1 dir=$2 kind=$3
+	shift 3
+	start "$impl" "$dir" "$pin_server" || return 0
+	echo "== $impl: latency ($TCTI${pin_server:+, server on CPU 1, client on CPU 0})"
 	# shellcheck disable=SC2086
-	env "$@" $client_wrap timeout -k 5 900 "$bench" "$TCTI" "$kind" 127.0.0.1 "$PORT" \
-		>"$T/$impl.out" 2>&1 || st=$?
-	grep -v '^RESULT' "$T/$impl.out" || true
-	grep '^RESULT' "$T/$impl.out" >"$T/$impl.res" || true
-	[ "$st" -eq 0 ] || { echo "bench: tpm_bench against $impl exited $st"; status=1; }
-	# The kernel flow on the same server, once tpm_bench's connections are closed.
-	st=0
+	measure "$impl" pinned tpm_bench env "$@" $pin_client "$dir/bench/tpm_bench" "$TCTI" "$kind" \
+		127.0.0.1 "$PORT"
 	# shellcheck disable=SC2086
-	env "$@" BENCH_SERVER_PID="$SERVER_PID" $client_wrap timeout -k 5 900 "$kflow" "$kind" \
-		127.0.0.1 "$PORT" \
-		>"$T/$impl.kf.out" 2>&1 || st=$?
-	grep -v '^RESULT' "$T/$impl.kf.out" || true
-	grep '^RESULT' "$T/$impl.kf.out" >>"$T/$impl.res" || true
-	[ "$st" -eq 0 ] || { echo "bench: kernel_flow against $impl exited $st"; status=1; }
-	# NV latency (durable NV_Write, NV_Read, NV_Increment) on the same server.
-	st=0
+	measure "$impl" pinned kernel_flow env BENCH_SERVER_PID="$SERVER_PID" $pin_client \
+		"$dir/bench/kernel_flow" "$kind" 127.0.0.1 "$PORT"
 	# shellcheck disable=SC2086
-	$client_wrap timeout -k 5 600 "$BUILD_DIR/bench/nv_bench" "$kind" 127.0.0.1 "$PORT" \
-		>"$T/$impl.nv.out" 2>&1 || st=$?
-	grep -v '^RESULT' "$T/$impl.nv.out" || true
-	grep '^RESULT' "$T/$impl.nv.out" >>"$T/$impl.res" || true
-	[ "$st" -eq 0 ] || { echo "bench: nv_bench against $impl exited $st"; status=1; }
+	measure "$impl" pinned nv_bench $pin_client "$dir/bench/nv_bench" "$kind" 127.0.0.1 "$PORT"
 	tpm_stop || status=1
 }
 
-bench_target pqtpm mssim
-if command -v swtpm >/dev/null; then
-	# swtpm serves one connection at a time: no concurrent-client figures for it.
-	bench_target swtpm raw BENCH_MAX_CLIENTS=1
+# bench_scaling IMPL BUILD_DIR KIND [ENV...]: GetRandom ops/s with 1, 2 and 4 clients on both
+# CPUs. tpm_bench measures its latencies first as well; the report takes only the ops/s rows
+# of this mode (report.sh: the "unpinned" group).
+bench_scaling() {
+	local impl=$1 dir=$2 kind=$3
+	shift 3
+	start "$impl" "$dir" "" || return 0
+	echo "== $impl: concurrent clients, unpinned ($TCTI)"
+	show='ops/s|failed|rror'
+	measure "$impl" unpinned tpm_bench env "$@" "$dir/bench/tpm_bench" "$TCTI" "$kind" \
+		127.0.0.1 "$PORT"
+	show=""
+	tpm_stop || status=1
+}
+
+have_swtpm=0
+command -v swtpm >/dev/null && have_swtpm=1
+
+bench_latency pqtpm-sp "$SP_DIR" mssim
+bench_latency pqtpm-system "$SYS_DIR" mssim
+# swtpm serves one connection at a time: no concurrent-client figures for it.
+if [ "$have_swtpm" = 1 ]; then
+	bench_latency swtpm "$SP_DIR" raw BENCH_MAX_CLIENTS=1
 else
-	echo "bench: swtpm not installed, no comparison"
-	: >"$T/swtpm.res"
+	echo "bench: swtpm not installed (scripts/install-deps.sh installs it)"
+	status=1
 fi
 
-echo
-echo "| operation | pqtpm median µs | p99 | swtpm median | p99 | ratio |"
-echo "| --- | ---: | ---: | ---: | ---: | ---: |"
-awk -F'\t' '
-	function num(v) { return v != "" && v != "-" && v != "n/a" && v + 0 > 0 }
-	function show(v) { return (v == "" || v == "-") ? "n/a" : v }
-	function rate(v) { return num(v) ? v " ops/s" : show(v) }
-	FNR == 1 { file++ }
-	file == 1 { order[++n] = $2; label[$2] = $3; unit[$2] = $4; pm[$2] = $5; pp[$2] = $6; next }
-	file == 2 { sm[$2] = $5; sp[$2] = $6; if (!($2 in label)) { order[++n] = $2; label[$2] = $3; unit[$2] = $4 } }
-	END {
-		for (i = 1; i <= n; i++) {
-			k = order[i]
-			r = "n/a"
-			if (num(pm[k]) && num(sm[k]))
-				r = sprintf("%.2f", unit[k] == "ops/s" ? pm[k] / sm[k] : sm[k] / pm[k])
-			name = label[k]
-			if (unit[k] == "ops/s")
-				printf "| %s | %s | - | %s | - | %s |\n", name, rate(pm[k]), rate(sm[k]), r
-			else
-				printf "| %s | %s | %s | %s | %s | %s |\n", name, show(pm[k]), show(pp[k]), show(sm[k]), show(sp[k]), r
-		}
-	}' "$T/pqtpm.res" "$T/swtpm.res"
-echo
-echo "ratio: how many times faster pqtpm is (swtpm time / pqtpm time; pqtpm ops/s / swtpm ops/s)."
-echo "swtpm: Debian's $(swtpm --version 2>/dev/null | head -n 1 | sed 's/,.*//'), TCTI swtpm, raw command port; one connection at a time."
-echo "kernel flow rows: kernel_flow's own raw client (not ESAPI), session crypto from libpqtpm's"
-echo "core/crypto (wolfSSL), every response HMAC verified; the client's ephemeral ECDH for the"
-echo "salt is computed before each iteration's clock starts. Target: kernel flow total <= 300 µs."
-[ -n "$client_wrap" ] && echo "CPU: servers pinned to CPU 1, client to CPU 0."
-echo "load average when done: $(cut -d' ' -f1-3 /proc/loadavg)"
+bench_scaling pqtpm-sp "$SP_DIR" mssim
+bench_scaling pqtpm-system "$SYS_DIR" mssim
+[ "$have_swtpm" = 1 ] && bench_scaling swtpm "$SP_DIR" raw BENCH_MAX_CLIENTS=1
 
-# The same flow against an in-process engine: what the engine itself costs, without the
+# The kernel flow against an in-process engine: what the engine itself costs, without the
 # socket round trips and the scheduling between client and server.
-echo
-echo "== kernel_flow engine (in-process pqtpm engine, no transport)"
-st=0
+echo "== kernel_flow against an in-process engine (no transport)"
 # shellcheck disable=SC2086
-$client_wrap timeout -k 5 600 "$kflow" engine >"$T/engine.kf.out" 2>&1 || st=$?
-grep -v '^RESULT' "$T/engine.kf.out" || true
-[ "$st" -eq 0 ] || { echo "bench: kernel_flow engine exited $st"; status=1; }
+measure pqtpm-sp engine kernel_flow $pin_client "$SP_DIR/bench/kernel_flow" engine
+# shellcheck disable=SC2086
+measure pqtpm-system engine kernel_flow $pin_client "$SYS_DIR/bench/kernel_flow" engine
 
-for b in "$BUILD_DIR"/bench/*; do
+# pq_bench starts and pins its own server. noble once: its figures do not depend on the build.
+echo "== pq_bench (SP build)"
+# shellcheck disable=SC2086
+measure pqtpm-sp pinned pq_bench $pin_client "$SP_DIR/bench/pq_bench"
+echo "== pq_bench (system build, without noble)"
+# shellcheck disable=SC2086
+measure pqtpm-system pinned pq_bench env PQ_BENCH_NODE=0 $pin_client "$SYS_DIR/bench/pq_bench"
+
+for b in "$SP_DIR"/bench/*; do
 	if [ ! -f "$b" ] || [ ! -x "$b" ]; then continue; fi
-	case $(basename "$b") in tpm_bench | kernel_flow | nv_bench) continue ;; esac
-	echo
+	case $(basename "$b") in tpm_bench | kernel_flow | nv_bench | pq_bench) continue ;; esac
 	echo "== $(basename "$b")"
 	# shellcheck disable=SC2086
-	$client_wrap timeout -k 5 600 "$b" || { echo "bench: $(basename "$b") failed"; status=1; }
+	measure pqtpm-sp pinned "$(basename "$b")" $pin_client "$b"
 done
+
+elapsed=$(($(date +%s) - started))
+cp "$results" "$OUT_DIR/results.tsv"
+echo
+export BENCH_ELAPSED=$elapsed BENCH_PINNED=${pin_server:+1}
+export BENCH_SWTPM_VERSION
+BENCH_SWTPM_VERSION=$(swtpm --version 2>/dev/null | head -n 1 | sed 's/,.*//')
+"$root/tests/bench/report.sh" "$OUT_DIR/results.tsv" "$OUT_DIR" || {
+	echo "bench: the report could not be made"
+	status=1
+}
+[ "$status" -eq 0 ] || echo "bench: some measurements failed (see above; n/a in the report)"
 
 _FINISHED=1
 exit "$status"
