@@ -198,7 +198,7 @@ struct pqtpm_engine {
 	bool state_seq_known;		/* state_seq_seen is that value */
 	uint8_t null_seed[PRIMARY_SEED_SIZE];
 	uint8_t null_proof[PRIMARY_SEED_SIZE];
-	struct primary_cache *primary_cache;	/* RSA primaries made lately (object/primary.c) */
+	struct primary_cache *primary_cache;	/* RSA, ECC primaries made lately (object/primary.c) */
 
 	struct pcr_bank banks[MAX_PCR_BANKS];
 	unsigned nbanks;

@@ -2,9 +2,10 @@
  * keyed with the hierarchy's primary seed, over the template's Name and sensitive.data, so the
  * same template in the same hierarchy gives the same object for as long as the seed lives.
  *
- * That makes the result of an RSA primary's prime search (tens of milliseconds) worth keeping:
- * tools create the same storage and endorsement keys again and again. The engine keeps the
- * last PRIMARY_CACHE_ENTRIES RSA primaries it made, each under SHA-256(hierarchy || seed ||
+ * That makes the result of an RSA primary's prime search (tens of milliseconds) worth keeping,
+ * and an ECC primary's too (its public point is most of the ~20 us of the command): tools
+ * create the same storage and endorsement keys again and again. The engine keeps the last
+ * PRIMARY_CACHE_ENTRIES RSA and ECC primaries it made, each under SHA-256(hierarchy || seed ||
  * template || sensitive.data) with the seed it came from, and hands out the same public and
  * sensitive area again (with the caller's authValue, which no random value depends on). An
  * entry goes when its hierarchy's seed is not the one it came from any more (Clear, ChangeEPS,
@@ -42,13 +43,11 @@ struct primary_cache {
 static TPM_RC cache_key(TPM_HANDLE hierarchy, const uint8_t *seed, const struct tpmt_public *pub,
 			const struct tpms_sensitive_create *sc, uint8_t key[KEY_SIZE])
 {
-	uint8_t *tmpl = malloc(TEMPLATE_MAX), head[4 + 2 + 2];
+	uint8_t tmpl[TEMPLATE_MAX], head[4 + 2 + 2];
 	struct crypto_hash_ctx h;
 	struct wr w;
 	TPM_RC rc;
 
-	if (!tmpl)
-		return TPM_RC_MEMORY;
 	wr_init(&w, tmpl, TEMPLATE_MAX);
 	rc = wr_public(&w, pub);
 	head[0] = (uint8_t)(hierarchy >> 24);
@@ -72,7 +71,6 @@ static TPM_RC cache_key(TPM_HANDLE hierarchy, const uint8_t *seed, const struct 
 	if (rc == TPM_RC_SUCCESS)
 		rc = crypto_hash_finish(&h, key);
 	crypto_wipe(&h, sizeof(h));
-	free(tmpl);
 	return rc;
 }
 
@@ -170,7 +168,7 @@ TPM_RC object_create_primary(struct pqtpm_engine *e, TPM_HANDLE hierarchy,
 		return TPM_RC_HIERARCHY;
 	/* the Name of the template as given, unique included */
 	TRY(object_name(pub, &tmpl));
-	if (pub->type == TPM_ALG_RSA)
+	if (pub->type == TPM_ALG_RSA || pub->type == TPM_ALG_ECC)
 		cache = cache_key(hierarchy, seed, pub, sc, key) == TPM_RC_SUCCESS;
 	hit = cache ? cache_find(e->primary_cache, key) : NULL;
 	if (hit) {

@@ -1,7 +1,7 @@
 /* The fast paths (core/dispatch.c, core/state/file.c, core/crypto/rsa_key.c, core/scheme.c,
  * core/object/primary.c): an RSA key's private key built once and kept in the loaded object
  * (for Sign and RSA_Decrypt, also through ContextSave/ContextLoad and EvictControl copies, and
- * for two keys in one cache slot), the primaries kept for CreatePrimary (same key again, the
+ * for two keys in one cache slot), the RSA and ECC primaries kept for CreatePrimary (same key again, the
  * caller's authValue, gone with the seed: Clear, TPM Reset), and commands that only read the
  * state (and PCR_Extend) running
  * without the directory's lock while another engine holds it, yet seeing what another engine
@@ -96,8 +96,9 @@ static void flush(struct harness *x, TPM_HANDLE handle)
 	CU_ASSERT_EQUAL(harness_run(x, &b, NULL, NULL), TPM_RC_SUCCESS);
 }
 
-static TPM_RC sign(TPM_HANDLE key, const char *pw, const uint8_t digest[DSIZE],
-		   struct tpmt_signature *sig)
+/* Sign with scheme (SHA-256). */
+static TPM_RC sign_as(TPM_HANDLE key, const char *pw, TPM_ALG_ID scheme,
+		      const uint8_t digest[DSIZE], struct tpmt_signature *sig)
 {
 	struct cmdbuf b;
 	struct rd r;
@@ -107,7 +108,7 @@ static TPM_RC sign(TPM_HANDLE key, const char *pw, const uint8_t digest[DSIZE],
 	cmd_handle(&b, key);
 	cmd_auth_pw(&b, pw);
 	wr_tpm2b(&b.params, digest, DSIZE);
-	wr_u16(&b.params, TPM_ALG_RSASSA);
+	wr_u16(&b.params, scheme);
 	wr_u16(&b.params, TPM_ALG_SHA256);
 	wr_u16(&b.params, TPM_ST_HASHCHECK);
 	wr_u32(&b.params, TPM_RH_NULL);
@@ -116,6 +117,12 @@ static TPM_RC sign(TPM_HANDLE key, const char *pw, const uint8_t digest[DSIZE],
 	if (rc == TPM_RC_SUCCESS)
 		CU_ASSERT_EQUAL(rd_signature(&r, sig), TPM_RC_SUCCESS);
 	return rc;
+}
+
+static TPM_RC sign(TPM_HANDLE key, const char *pw, const uint8_t digest[DSIZE],
+		   struct tpmt_signature *sig)
+{
+	return sign_as(key, pw, TPM_ALG_RSASSA, digest, sig);
 }
 
 static TPM_RC verify(TPM_HANDLE key, const uint8_t digest[DSIZE], const struct tpmt_signature *sig)
@@ -390,6 +397,51 @@ static void test_primary_kept(void)
 	flush(&h, k1);
 }
 
+/* ECC primaries are kept too: the same point again, the authValue given now, a new key after
+ * Clear. */
+static void test_primary_ecc_kept(void)
+{
+	struct tpmt_public t, p1, p2, p3;
+	struct tpmt_signature sig;
+	uint8_t digest[DSIZE] = { 5 };
+	TPM_HANDLE k;
+	struct cmdbuf b;
+
+	memset(&t, 0, sizeof(t));
+	t.type = TPM_ALG_ECC;
+	t.name_alg = TPM_ALG_SHA256;
+	t.attributes = KEY_ATTRS;
+	t.symmetric.alg = TPM_ALG_NULL;
+	t.scheme.scheme = TPM_ALG_ECDSA;
+	t.scheme.hash_alg = TPM_ALG_SHA256;
+	t.scheme.kdf = TPM_ALG_NULL;
+	t.kdf.scheme = t.kdf.hash_alg = t.kdf.kdf = TPM_ALG_NULL;
+	t.pre_hash = TPM_ALG_NULL;
+	t.curve_id = TPM_ECC_NIST_P256;
+	CU_ASSERT_EQUAL_FATAL(primary_from(&h, TPM_RH_OWNER, &t, "one", "", &k, &p1),
+			      TPM_RC_SUCCESS);
+	CU_ASSERT_EQUAL(primary_cache_count(h.e), 1);
+	flush(&h, k);
+	CU_ASSERT_EQUAL_FATAL(primary_from(&h, TPM_RH_OWNER, &t, "two", "", &k, &p2),
+			      TPM_RC_SUCCESS);
+	CU_ASSERT_EQUAL(primary_cache_count(h.e), 1);
+	CU_ASSERT(p1.x.size == 32 && p2.x.size == 32 && p1.y.size == 32 && p2.y.size == 32 &&
+		  memcmp(p1.x.b, p2.x.b, 32) == 0 && memcmp(p1.y.b, p2.y.b, 32) == 0);
+	CU_ASSERT_EQUAL(sign_as(k, "one", TPM_ALG_ECDSA, digest, &sig), RC_S(TPM_RC_AUTH_FAIL, 1));
+	CU_ASSERT_EQUAL_FATAL(sign_as(k, "two", TPM_ALG_ECDSA, digest, &sig), TPM_RC_SUCCESS);
+	CU_ASSERT_EQUAL(verify(k, digest, &sig), TPM_RC_SUCCESS);
+	flush(&h, k);
+	cmd_begin(&b, TPM_CC_Clear);
+	cmd_handle(&b, TPM_RH_LOCKOUT);
+	cmd_auth_pw(&b, "");
+	CU_ASSERT_EQUAL_FATAL(harness_run(&h, &b, NULL, NULL), TPM_RC_SUCCESS);
+	CU_ASSERT_EQUAL(primary_cache_count(h.e), 0);
+	CU_ASSERT_EQUAL_FATAL(primary_from(&h, TPM_RH_OWNER, &t, "one", "", &k, &p3),
+			      TPM_RC_SUCCESS);
+	CU_ASSERT(p3.x.size == 32 && memcmp(p1.x.b, p3.x.b, 32) != 0);
+	flush(&h, k);
+}
+
 /* The NULL hierarchy's seed changes at each TPM Reset: its primaries go with it. */
 static void test_primary_null_reset(void)
 {
@@ -653,6 +705,8 @@ int main(void)
 	CU_add_test(s, "one cache slot, two RSA keys in turn", test_crypto_cache_two_keys);
 	CU_add_test(s, "primaries kept: same key, new authValue, gone with Clear",
 		    test_primary_kept);
+	CU_add_test(s, "(fresh TPM)", fresh);
+	CU_add_test(s, "ECC primaries kept too", test_primary_ecc_kept);
 	CU_add_test(s, "(fresh TPM)", fresh);
 	CU_add_test(s, "NULL hierarchy primaries go at TPM Reset", test_primary_null_reset);
 	CU_add_test(s, "reading commands: no lock, yet the newest state",
