@@ -18,6 +18,10 @@
 //   node pq.mjs encaps SET EK                -> CT SS         (ML-KEM, fresh randomness)
 //   node pq.mjs kem-keygen SET SEED          -> EK            (d || z = SEED, 64 bytes)
 //   node pq.mjs decaps SET SEED CT           -> SS
+//   node pq.mjs attest SET PK ATTEST SIG NONCE TYPE -> ok | FAIL
+//     a TPMS_ATTEST signed with pure ML-DSA and an empty context (docs/pq-decisions.md): the
+//     signature verifies, and the structure, read here on its own, starts with
+//     TPM_GENERATED_VALUE and TYPE (hex, e.g. 8018) and carries NONCE as extraData
 // and for tests/bench/pq_bench.c:
 //   node pq.mjs bench ITERATIONS             -> one line per figure: `noble OP SET MEDIAN_US`
 import { readFileSync } from 'node:fs';
@@ -97,6 +101,19 @@ function oneShot(mode, a) {
 	}
 	case 'kem-keygen':
 		return hex(KEM[set].keygen(arg(a[1])).publicKey);
+	case 'attest': {
+		const [, pk, att, sig, nonce, type] = a;
+		const m = arg(att);
+		const v = new DataView(m.buffer, m.byteOffset, m.byteLength);
+		if (m.length < 10 || v.getUint32(0) !== 0xff544347 || v.getUint16(4) !== parseInt(type, 16))
+			return 'FAIL';
+		const signer = v.getUint16(6);
+		const at = 8 + signer;
+		if (m.length < at + 2) return 'FAIL';
+		const extra = m.slice(at + 2, at + 2 + v.getUint16(at));
+		if (hex(extra) !== (nonce === '-' ? '' : nonce.toLowerCase())) return 'FAIL';
+		return DSA[set].verify(arg(sig), m, arg(pk)) ? 'ok' : 'FAIL';
+	}
 	case 'decaps':
 		return hex(KEM[set].decapsulate(arg(a[2]), KEM[set].keygen(arg(a[1])).secretKey));
 	default:

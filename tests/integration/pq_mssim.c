@@ -9,6 +9,8 @@
  *   - noble encapsulates to the TPM's ML-KEM-768 key, the TPM decapsulates the same secret;
  *     and the reverse: the TPM encapsulates to noble's key, noble decapsulates
  *   - MakeCredential / ActivateCredential with an ML-KEM EK
+ *   - Quote (ML-DSA-44/65/87), Certify and GetTime: the TPMS_ATTEST and its pure ML-DSA
+ *     signature checked here and by noble, pcrDigest recomputed from PCR_Read
  *   - ContextSave / ContextLoad of ML-DSA-87 and ML-KEM-1024 keys; an ML-KEM salted session
  *
  *   pq_mssim [TCTI]     default: $PQTPM_TCTI, else mssim:host=127.0.0.1,port=2321
@@ -456,6 +458,125 @@ static void kem_session(void)
 	free(kem);
 }
 
+/* A TPMS_ATTEST from an ML-DSA key of set: the header read back with the client library
+ * (magic, type, the nonce as extraData), the signature (pure ML-DSA, empty context, over the
+ * structure as marshalled) checked with the engine's ML-DSA and by noble, which also reads the
+ * structure on its own; one changed byte, or another nonce, fails both. */
+static void attest_checks(const struct pqtpm_tss_key *k, uint16_t set,
+			  const struct pqtpm_tss_attest *a, const struct pqtpm_tss_signature *sig,
+			  const uint8_t *nonce, size_t nlen, uint16_t type, const char *what)
+{
+	static struct pqtpm_tss_attest bad;
+	struct pqtpm_tss_attest_info info;
+	const uint8_t *pk, *s;
+	size_t pklen, slen;
+	TPM_ALG_ID alg, hash;
+	char out[64], *hpk, *hatt, *hbad, *hsig, *hnonce;
+	int good, noble_good, noble_bad, noble_nonce;
+	TPM_RC rc;
+
+	rc = pqtpm_tss_attest_parse(a, &info);
+	check(rc == 0 && info.type == type && info.extra_size == nlen &&
+		      memcmp(info.extra, nonce, nlen) == 0,
+	      "%s: TPMS_ATTEST of type 0x%x with the nonce: rc 0x%x", what, info.type, rc);
+	if (pqtpm_tss_public_key(&k->pub, &pk, &pklen) ||
+	    pqtpm_tss_signature_parse(sig, &alg, &hash, &s, &slen)) {
+		check(0, "%s: public key and signature parse", what);
+		return;
+	}
+	bad = *a;
+	bad.b[bad.size - 1] ^= 1;
+	good = mldsa_verify(set, pk, a->b, a->size, NULL, 0, s, slen) == 0 &&
+	       mldsa_verify(set, pk, bad.b, bad.size, NULL, 0, s, slen) != 0;
+	check(alg == TPM_ALG_MLDSA && good,
+	      "%s: ML-DSA signature (%zu bytes) verifies here, not over a changed byte", what,
+	      slen);
+	hpk = hex(pk, pklen);
+	hatt = hex(a->b, a->size);
+	hbad = hex(bad.b, bad.size);
+	hsig = hex(s, slen);
+	hnonce = hex(nonce, nlen);
+	noble_good = noble(out, sizeof(out), "attest %u %s %s %s %s %04x", set, hpk, hatt, hsig,
+			   hnonce, type) == 0 && strncmp(out, "ok", 2) == 0;
+	noble_bad = noble(out, sizeof(out), "attest %u %s %s %s %s %04x", set, hpk, hbad, hsig,
+			  hnonce, type) == 0 && strncmp(out, "FAIL", 4) == 0;
+	hnonce[0] = hnonce[0] == '0' ? '1' : '0';
+	noble_nonce = noble(out, sizeof(out), "attest %u %s %s %s %s %04x", set, hpk, hatt, hsig,
+			    hnonce, type) == 0 && strncmp(out, "FAIL", 4) == 0;
+	check(noble_good && noble_bad && noble_nonce,
+	      "%s: noble verifies it, refuses a changed byte and another nonce", what);
+	free(hpk);
+	free(hatt);
+	free(hbad);
+	free(hsig);
+	free(hnonce);
+}
+
+/* Quote with ML-DSA-44/65/87 AKs of the endorsement hierarchy: pcrDigest is SHA-256 (the
+ * keys' nameAlg) over the PCR_Read values; the ML-DSA-87 quote fits the 8 KB response. Then
+ * Certify (the key itself) and GetTime with the ML-DSA-65 key. */
+static void quotes(void)
+{
+	static const uint16_t sets[] = { TPM_MLDSA_44, TPM_MLDSA_65, TPM_MLDSA_87 };
+	static struct pqtpm_tss_attest q;
+	static struct pqtpm_tss_signature sig;
+	const struct pqtpm_tss_pcr_select sel = { TPM_ALG_SHA256, 0x0100FF }; /* 0-7, 16 */
+	struct pqtpm_tss_pcr_select got[4];
+	struct pqtpm_tss_attest_info info;
+	struct pqtpm_tss_digest digest;
+	uint8_t nonce[32], pcrs[9 * 32], want[32];
+	size_t len = 0, nsel = 0;
+	TPM_RC rc;
+
+	for (size_t i = 0; i < sizeof(sets) / sizeof(sets[0]); i++) {
+		struct pqtpm_tss_key *k = key_of(TPM_ALG_MLDSA, sets[i],
+						 TPMA_OBJECT_SIGN_ENCRYPT | TPMA_OBJECT_RESTRICTED,
+						 0, TPM_RH_ENDORSEMENT);
+		char what[32];
+
+		if (!k)
+			continue;
+		snprintf(what, sizeof(what), "ML-DSA set %u quote", sets[i]);
+		crypto_random(nonce, sizeof(nonce));
+		rc = pqtpm_tss_quote(t, k->handle, "pw", nonce, sizeof(nonce), 0, 0, &sel, 1, &q,
+				     &sig);
+		check(rc == 0, "%s over MSSIM: rc 0x%x (TPMS_ATTEST %u bytes, signature %u)", what,
+		      rc, q.size, sig.size);
+		if (rc == 0) {
+			attest_checks(k, sets[i], &q, &sig, nonce, sizeof(nonce),
+				      TPM_ST_ATTEST_QUOTE, what);
+			rc = pqtpm_tss_attest_parse(&q, &info);
+			if (rc == 0)
+				rc = pqtpm_tss_quote_info(&info, got, 4, &nsel, &digest);
+			if (rc == 0)
+				rc = pqtpm_tss_pcr_read(t, TPM_ALG_SHA256, sel.pcrs, pcrs,
+							sizeof(pcrs), &len);
+			if (rc == 0)
+				rc = crypto_hash(TPM_ALG_SHA256, pcrs, len, want);
+			check(rc == 0 && nsel == 1 && got[0].hash == TPM_ALG_SHA256 &&
+				      got[0].pcrs == sel.pcrs && len == sizeof(pcrs) &&
+				      digest.size == 32 && memcmp(digest.b, want, 32) == 0,
+			      "%s: pcrDigest = SHA-256 of the PCR_Read values: rc 0x%x", what, rc);
+		}
+		if (sets[i] == TPM_MLDSA_65) {
+			rc = pqtpm_tss_certify(t, k->handle, "pw", k->handle, "pw", nonce,
+					       sizeof(nonce), TPM_ALG_MLDSA, 0, &q, &sig);
+			check(rc == 0, "ML-DSA-65 Certify over MSSIM: rc 0x%x", rc);
+			if (rc == 0)
+				attest_checks(k, sets[i], &q, &sig, nonce, sizeof(nonce),
+					      TPM_ST_ATTEST_CERTIFY, "ML-DSA-65 certify");
+			rc = pqtpm_tss_get_time(t, "", k->handle, "pw", nonce, sizeof(nonce), 0, 0,
+						&q, &sig);
+			check(rc == 0, "ML-DSA-65 GetTime over MSSIM: rc 0x%x", rc);
+			if (rc == 0)
+				attest_checks(k, sets[i], &q, &sig, nonce, sizeof(nonce),
+					      TPM_ST_ATTEST_TIME, "ML-DSA-65 gettime");
+		}
+		pqtpm_tss_flush(t, k->handle);
+		free(k);
+	}
+}
+
 int main(int argc, char **argv)
 {
 	const char *conf = argc > 1 ? argv[1] : getenv("PQTPM_TCTI");
@@ -479,6 +600,7 @@ int main(int argc, char **argv)
 	credential();
 	contexts();
 	kem_session();
+	quotes();
 	pqtpm_tss_close(t);
 out:
 	crypto_cleanup();
