@@ -145,7 +145,6 @@ static int receive(struct mssim_conn *c)
 	size_t room, pending;
 	uint8_t *space;
 	ssize_t n;
-	int one = 1;
 
 	space = mssim_frame_space(&c->frame, &room);
 	n = recv(c->w.fd, space, room, 0);
@@ -165,11 +164,20 @@ static int receive(struct mssim_conn *c)
 		return -1;
 	}
 	mssim_frame_received(&c->frame, n);
-	/* Linux clears TCP_QUICKACK after a while; without it a client that writes header and
-	 * body separately (tpm2-tss 3.2) waits for our delayed ACK, 40 ms a command. */
+	return 0;
+}
+
+/* A frame is only partly here: ACK what came now. A client that writes header and body
+ * separately (tpm2-tss 3.2's TCTI, Nagle on) holds the body back until the header is ACKed,
+ * and Linux delays that ACK (up to 40 ms) on a connection it sees as interactive. Setting
+ * TCP_QUICKACK sends the pending ACK at once; Linux clears it again after a while, so it is
+ * set each time. A whole frame needs nothing: its reply carries the ACK. */
+static void ack_partial(struct mssim_conn *c)
+{
+	int one = 1;
+
 	if (setsockopt(c->w.fd, IPPROTO_TCP, TCP_QUICKACK, &one, sizeof(one)) < 0)
 		mssim_log(PQTPM_LOG_DEBUG, "conn %u: TCP_QUICKACK: %s", c->id, strerror(errno));
-	return 0;
 }
 
 static void reply_u32(struct mssim_conn *c, uint32_t v)
@@ -307,6 +315,8 @@ static int process(struct mssim_conn *c)
 		conn_free(c, c->close_level, c->close_why);
 		return -1;
 	}
+	if (!out_pending(c) && mssim_frame_pending(&c->frame))
+		ack_partial(c);
 	return 0;
 }
 
