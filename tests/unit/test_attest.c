@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include <CUnit/Basic.h>
+#include <pqtpm/tss.h>
 
 #include "attest.h"
 #include "engine_int.h"
@@ -18,6 +19,7 @@
 #define SIGN TPMA_OBJECT_SIGN_ENCRYPT
 #define RESTRICTED TPMA_OBJECT_RESTRICTED
 #define AK (SIGN | RESTRICTED)
+#define RC_S(rc, n) ((rc) | TPM_RC_S | ((n) << 8))
 
 static struct harness h;
 
@@ -720,6 +722,79 @@ static void test_capability(void)
 	}
 }
 
+/* The client library in process: an ECC AK's quote of PCRs 0-23 (PCR_Read takes several
+ * rounds of 8), read back, its pcrDigest recomputed from the library's PCR_Read and its
+ * signature verified; GetTime with the NULL signer comes back unsigned; bad arguments stay in
+ * the library. */
+static void test_client_library(void)
+{
+	static struct pqtpm_tss_attest q;
+	static struct pqtpm_tss_signature sig;
+	static struct pqtpm_tss_public tmpl;
+	static struct pqtpm_tss_key k;
+	const struct pqtpm_tss_template tm = {
+		.type = TPM_ALG_ECC,
+		.attributes = PQ_KEY_BASE | AK,
+		.scheme = TPM_ALG_ECDSA,
+		.scheme_hash = TPM_ALG_SHA384,
+	};
+	const struct pqtpm_tss_pcr_select all = { TPM_ALG_SHA256, 0xFFFFFF };
+	struct pqtpm_tss_pcr_select got[2];
+	struct pqtpm_tss_attest_info info;
+	struct pqtpm_tss_digest digest;
+	uint8_t pcrs[24 * 32], want[48], big[67] = { 0 };
+	struct akey key = { .hierarchy = TPM_RH_ENDORSEMENT };
+	struct pqtpm_tss *t;
+	struct att a;
+	size_t len, nsel;
+	struct rd r;
+
+	CU_ASSERT_EQUAL_FATAL(pqtpm_tss_open_engine(&t, h.e), 0);
+	CU_ASSERT_EQUAL_FATAL(pqtpm_tss_template_public(&tm, &tmpl), 0);
+	CU_ASSERT_EQUAL_FATAL(pqtpm_tss_create_primary(t, TPM_RH_ENDORSEMENT, "", &tmpl, "ak", &k),
+			      TPM_RC_SUCCESS);
+	CU_ASSERT_EQUAL(pqtpm_tss_quote(t, k.handle, "ak", nonce, sizeof(nonce), 0, 0, &all, 1, &q,
+					&sig),
+			TPM_RC_SUCCESS);
+	CU_ASSERT_EQUAL_FATAL(pqtpm_tss_attest_parse(&q, &info), TPM_RC_SUCCESS);
+	CU_ASSERT_EQUAL(info.type, TPM_ST_ATTEST_QUOTE);
+	CU_ASSERT(info.extra_size == sizeof(nonce) && !memcmp(info.extra, nonce, sizeof(nonce)));
+	CU_ASSERT_EQUAL(info.reset_count, h.e->ps.reset_count);
+	CU_ASSERT_EQUAL_FATAL(pqtpm_tss_quote_info(&info, got, 2, &nsel, &digest), TPM_RC_SUCCESS);
+	CU_ASSERT(nsel == 1 && got[0].hash == TPM_ALG_SHA256 && got[0].pcrs == 0xFFFFFF);
+	CU_ASSERT_EQUAL_FATAL(pqtpm_tss_pcr_read(t, TPM_ALG_SHA256, all.pcrs, pcrs, sizeof(pcrs),
+						 &len),
+			      TPM_RC_SUCCESS);
+	CU_ASSERT_EQUAL(len, sizeof(pcrs));
+	CU_ASSERT_EQUAL(crypto_hash(TPM_ALG_SHA384, pcrs, len, want), 0);
+	CU_ASSERT(digest.size == 48 && !memcmp(digest.b, want, 48));
+	/* the signature, verified as the unit tests verify */
+	memset(&a, 0, sizeof(a));
+	memcpy(a.raw, q.b, q.size);
+	a.len = q.size;
+	rd_init(&r, sig.b, sig.size);
+	CU_ASSERT_EQUAL(rd_signature(&r, &a.sig), 0);
+	rd_init(&r, k.pub.b, k.pub.size);
+	CU_ASSERT_EQUAL_FATAL(rd_public(&r, &key.pub), 0);
+	verify(&key, &a);
+
+	CU_ASSERT_EQUAL(pqtpm_tss_get_time(t, "", TPM_RH_NULL, "", NULL, 0, 0, 0, &q, &sig),
+			TPM_RC_SUCCESS);
+	CU_ASSERT(sig.size == 2 && sig.b[0] == 0 && sig.b[1] == TPM_ALG_NULL);
+	CU_ASSERT_EQUAL(pqtpm_tss_attest_parse(&q, &info), TPM_RC_SUCCESS);
+	CU_ASSERT_EQUAL(info.type, TPM_ST_ATTEST_TIME);
+	CU_ASSERT_EQUAL(pqtpm_tss_quote_info(&info, got, 2, &nsel, &digest),
+			PQTPM_TSS_RC_BAD_VALUE);
+	CU_ASSERT_EQUAL(pqtpm_tss_quote(t, k.handle, "ak", big, sizeof(big), 0, 0, &all, 1, &q,
+					&sig),
+			PQTPM_TSS_RC_BAD_VALUE);
+	CU_ASSERT_EQUAL(pqtpm_tss_certify(t, k.handle, "ak", k.handle, "wrong", nonce,
+					  sizeof(nonce), 0, 0, &q, &sig),
+			RC_S(TPM_RC_AUTH_FAIL, 2));
+	CU_ASSERT_EQUAL(pqtpm_tss_flush(t, k.handle), TPM_RC_SUCCESS);
+	pqtpm_tss_close(t);
+}
+
 int main(void)
 {
 	CU_pSuite s;
@@ -737,6 +812,7 @@ int main(void)
 	CU_add_test(s, "GetTime", test_get_time);
 	CU_add_test(s, "errors", test_errors);
 	CU_add_test(s, "GetCapability lists the commands", test_capability);
+	CU_add_test(s, "client library in process", test_client_library);
 	CU_basic_set_mode(CU_BRM_VERBOSE);
 	CU_basic_run_tests();
 	failed = CU_get_number_of_failures();
