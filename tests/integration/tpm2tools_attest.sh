@@ -1,9 +1,11 @@
 #!/bin/bash
 # tpm2-tools, attestation: an EK and an AK (RSA and ECC) made by tpm2_createek/tpm2_createak,
 # tpm2_quote checked by tpm2_checkquote (with the nonce; a wrong nonce and a changed PCR must
-# fail), tpm2_certify (signature checked with tpm2_verifysignature and openssl), tpm2_certifycreation
-# (a good ticket; a forged one refused with TPM_RC_TICKET), tpm2_gettime (YAML parsed), and the
-# attestation errors tpm2-tools can provoke (a decryption key as signer: TPM_RC_KEY).
+# fail), tpm2_certify and tpm2_certifycreation (signatures checked with openssl; a forged
+# creation ticket refused with TPM_RC_TICKET), tpm2_nvcertify (the bytes asked for; openssl
+# verifies), tpm2_gettime (YAML parsed; counts and firmware obfuscated only for keys outside the
+# endorsement hierarchy), and a decryption key as signer (TPM_RC_KEY). Runs against swtpm too
+# (TPM_IMPL=swtpm).
 set -eu
 # shellcheck source=tests/integration/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -81,6 +83,24 @@ expect_rc "certifycreation with a forged ticket: TPM_RC_TICKET" 0x4e0 tpm2_certi
 	-o "$K/cc2.sig" --attestation "$K/cc2.att"
 expect_rc "certify with a storage key as signer: TPM_RC_KEY" 0x29c tpm2_certify \
 	-c "$K/sig.ctx" -C "$K/prim.ctx" -g sha256 -o "$K/x.att" -s "$K/x.sig"
+
+# --- NV_Certify: 64 bytes of an index, attested by the ECC signing key of the owner hierarchy
+head -c 64 /dev/urandom >"$K/nv.data"
+run "nvdefine" tpm2_nvdefine 0x01500020 -C o -s 64 -a "ownerread|ownerwrite|authread|authwrite"
+run "nvwrite" tpm2_nvwrite 0x01500020 -C o -i "$K/nv.data"
+run "nvcertify bytes 16-47" tpm2_nvcertify -C "$K/sig.ctx" -c o -g sha256 -f plain \
+	-o "$K/nv.sig" --attestation "$K/nv.att" --size 32 --offset 16 -q "$NONCE" 0x01500020
+if openssl dgst -sha256 -verify "$K/sig.pem" -signature "$K/nv.sig" "$K/nv.att" \
+	>"$T/out" 2>"$T/err"; then
+	ok "openssl verifies the nvcertify signature"
+else
+	bad "openssl verifies the nvcertify signature"
+fi
+att=$(hex_of "$K/nv.att")
+check_eq "nvcertify attestation: magic, TPM_ST_ATTEST_NV" ff5443478014 "${att:0:12}"
+# the last 32 bytes are the index's bytes 16-47, after offset 16 and size 32
+check_eq "nvcertify attests the bytes asked for" \
+	"00100020$(od -An -v -tx1 -j16 -N32 "$K/nv.data" | tr -d ' \n')" "${att: -72}"
 
 # clock_fields HEX: resetCount restartCount firmwareVersion of a TPMS_ATTEST given in hex
 # (magic, type, qualifiedSigner, extraData, clock, then the three).

@@ -696,11 +696,11 @@ static void test_errors(void)
 	flush(store.handle);
 }
 
-/* GetCapability(TPM_CAP_COMMANDS) lists the four commands. */
+/* GetCapability(TPM_CAP_COMMANDS) lists the five commands. */
 static void test_capability(void)
 {
 	static const TPM_CC want[] = { TPM_CC_Certify, TPM_CC_CertifyCreation, TPM_CC_GetTime,
-				       TPM_CC_Quote };
+				       TPM_CC_Quote, TPM_CC_NV_Certify };
 
 	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
 		struct cmdbuf b;
@@ -720,6 +720,133 @@ static void test_capability(void)
 		CU_ASSERT_EQUAL(rd_u32(&r, &attrs), 0);
 		CU_ASSERT_EQUAL(attrs & 0xFFFF, want[i]);
 	}
+}
+
+/* ---- NV_Certify ---- */
+
+#define NV_IDX 0x01400001u
+
+static TPM_RC nv_define(uint32_t attrs, uint16_t size)
+{
+	struct cmdbuf b;
+	size_t mark;
+
+	cmd_begin(&b, TPM_CC_NV_DefineSpace);
+	cmd_handle(&b, TPM_RH_OWNER);
+	cmd_auth_pw(&b, "");
+	wr_tpm2b(&b.params, "nv", 2);
+	wr_size_begin(&b.params, &mark);
+	wr_u32(&b.params, NV_IDX);
+	wr_u16(&b.params, TPM_ALG_SHA256);
+	wr_u32(&b.params, attrs);
+	wr_u16(&b.params, 0);
+	wr_u16(&b.params, size);
+	wr_size_end(&b.params, mark);
+	return harness_run(&h, &b, NULL, NULL);
+}
+
+static TPM_RC nv_write(const uint8_t *data, uint16_t len)
+{
+	struct cmdbuf b;
+
+	cmd_begin(&b, TPM_CC_NV_Write);
+	cmd_handle(&b, NV_IDX);
+	cmd_handle(&b, NV_IDX);
+	cmd_auth_pw(&b, "nv");
+	wr_tpm2b(&b.params, data, len);
+	wr_u16(&b.params, 0);
+	return harness_run(&h, &b, NULL, NULL);
+}
+
+static void nv_certify_cmd(struct cmdbuf *b, TPM_HANDLE key, TPM_HANDLE auth, const char *pw,
+			   uint16_t size, uint16_t offset)
+{
+	cmd_begin(b, TPM_CC_NV_Certify);
+	cmd_handle(b, key);
+	cmd_handle(b, auth);
+	cmd_handle(b, NV_IDX);
+	cmd_auth_pw(b, "");
+	cmd_auth_pw(b, pw);
+	wr_data(&b->params, nonce, sizeof(nonce));
+	wr_scheme(&b->params, &null_scheme);
+	wr_u16(&b->params, size);
+	wr_u16(&b->params, offset);
+}
+
+/* The range form (TPMS_NV_CERTIFY_INFO) and the digest form (TPMS_NV_DIGEST_CERTIFY_INFO, the
+ * key's scheme hash or, for ML-DSA, its nameAlg) signed by ML-DSA and ECC keys; the read rules
+ * and the range with their codes. */
+static void test_nv_certify(void)
+{
+	uint8_t data[600], buf[600], want[48];
+	struct tpm2b_name name, got;
+	struct tpm2b_digest d;
+	struct akey mldsa, ecc;
+	uint16_t off, size;
+	struct cmdbuf b;
+	struct att a;
+	struct rd r;
+
+	for (size_t i = 0; i < sizeof(data); i++)
+		data[i] = (uint8_t)(i * 7 + 1);
+	key_of(TPM_RH_ENDORSEMENT, TPM_ALG_MLDSA, TPM_MLDSA_65, AK, TPM_ALG_NULL, TPM_ALG_NULL,
+	       &mldsa);
+	key_of(TPM_RH_OWNER, TPM_ALG_ECC, 0, AK, TPM_ALG_ECDSA, TPM_ALG_SHA384, &ecc);
+	CU_ASSERT_EQUAL_FATAL(nv_define(TPMA_NV_AUTHWRITE | TPMA_NV_AUTHREAD | TPMA_NV_OWNERREAD,
+					sizeof(data)),
+			      TPM_RC_SUCCESS);
+	nv_certify_cmd(&b, mldsa.handle, NV_IDX, "nv", 16, 0);
+	CU_ASSERT_EQUAL(harness_run(&h, &b, NULL, NULL), TPM_RC_NV_UNINITIALIZED);
+	CU_ASSERT_EQUAL_FATAL(nv_write(data, sizeof(data)), TPM_RC_SUCCESS);
+
+	/* its Name as NV_ReadPublic gives it */
+	cmd_begin(&b, TPM_CC_NV_ReadPublic);
+	cmd_handle(&b, NV_IDX);
+	CU_ASSERT_EQUAL_FATAL(harness_run(&h, &b, &r, NULL), TPM_RC_SUCCESS);
+	CU_ASSERT_EQUAL(rd_sub(&r, &(struct rd){ 0 }, &size), 0);
+	CU_ASSERT_EQUAL(rd_tpm2b_name(&r, &name), 0);
+
+	nv_certify_cmd(&b, mldsa.handle, NV_IDX, "nv", 500, 100);
+	CU_ASSERT_EQUAL_FATAL(run_attest(&b, &a), TPM_RC_SUCCESS);
+	check_key_header(&a, TPM_ST_ATTEST_NV, &mldsa);
+	CU_ASSERT_EQUAL(rd_tpm2b_name(&a.body, &got), 0);
+	CU_ASSERT(got.size == name.size && !memcmp(got.b, name.b, name.size));
+	CU_ASSERT_EQUAL(rd_u16(&a.body, &off), 0);
+	CU_ASSERT_EQUAL(off, 100);
+	CU_ASSERT_EQUAL(rd_tpm2b(&a.body, buf, sizeof(buf), &size), 0);
+	CU_ASSERT(size == 500 && !memcmp(buf, data + 100, 500));
+	CU_ASSERT_EQUAL(rd_left(&a.body), 0);
+	verify(&mldsa, &a);
+
+	/* the digest form; the owner may read this index too */
+	for (int i = 0; i < 2; i++) {
+		const struct akey *k = i ? &ecc : &mldsa;
+		TPM_ALG_ID hash = i ? TPM_ALG_SHA384 : TPM_ALG_SHA256;
+
+		nv_certify_cmd(&b, k->handle, i ? TPM_RH_OWNER : NV_IDX, i ? "" : "nv", 0, 0);
+		CU_ASSERT_EQUAL_FATAL(run_attest(&b, &a), TPM_RC_SUCCESS);
+		check_key_header(&a, TPM_ST_ATTEST_NV_DIGEST, k);
+		CU_ASSERT_EQUAL(rd_tpm2b_name(&a.body, &got), 0);
+		CU_ASSERT_EQUAL(rd_tpm2b_digest(&a.body, &d), 0);
+		CU_ASSERT_EQUAL(rd_left(&a.body), 0);
+		CU_ASSERT_EQUAL(crypto_hash(hash, data, sizeof(data), want), 0);
+		CU_ASSERT(d.size == crypto_hash_size(hash) && !memcmp(d.b, want, d.size));
+		verify(k, &a);
+	}
+
+	/* the range, the size limit, who may read, the signer */
+	nv_certify_cmd(&b, mldsa.handle, NV_IDX, "nv", 101, 500);
+	CU_ASSERT_EQUAL(harness_run(&h, &b, NULL, NULL), TPM_RC_NV_RANGE);
+	nv_certify_cmd(&b, mldsa.handle, NV_IDX, "nv", 1025, 0);
+	CU_ASSERT_EQUAL(harness_run(&h, &b, NULL, NULL), RC_P(TPM_RC_VALUE, 3));
+	nv_certify_cmd(&b, mldsa.handle, TPM_RH_PLATFORM, "", 16, 0);
+	CU_ASSERT_EQUAL(harness_run(&h, &b, NULL, NULL), TPM_RC_NV_AUTHORIZATION);
+	nv_certify_cmd(&b, NV_IDX, NV_IDX, "nv", 16, 0);
+	CU_ASSERT_NOT_EQUAL(harness_run(&h, &b, NULL, NULL), TPM_RC_SUCCESS);
+	nv_certify_cmd(&b, TPM_RH_NULL, NV_IDX, "nv", 16, 0);
+	CU_ASSERT_EQUAL(run_attest_unsigned(&b, &a), TPM_RC_SUCCESS);
+	flush(mldsa.handle);
+	flush(ecc.handle);
 }
 
 /* The client library in process: an ECC AK's quote of PCRs 0-23 (PCR_Read takes several
@@ -810,6 +937,7 @@ int main(void)
 	CU_add_test(s, "TPM_RH_NULL signer", test_null_signer);
 	CU_add_test(s, "CertifyCreation and its ticket", test_certify_creation);
 	CU_add_test(s, "GetTime", test_get_time);
+	CU_add_test(s, "NV_Certify", test_nv_certify);
 	CU_add_test(s, "errors", test_errors);
 	CU_add_test(s, "GetCapability lists the commands", test_capability);
 	CU_add_test(s, "client library in process", test_client_library);
