@@ -14,7 +14,7 @@ TPM_RC auth_parse(struct cmd *c, struct rd *r, struct auth_area *a)
 	const uint8_t *p;
 
 	memset(a, 0, sizeof(*a));
-	a->decrypt = a->encrypt = -1;
+	a->decrypt = a->encrypt = a->audit = -1;
 	if (c->tag != TPM_ST_SESSIONS)
 		return TPM_RC_SUCCESS;
 	if (rd_u32(r, &size) != TPM_RC_SUCCESS)
@@ -154,6 +154,29 @@ static bool bound_to(const struct session *s, const struct tpm2b_name *name,
 	       crypto_ct_equal(s->bind_auth.b, auth->b, auth->size);
 }
 
+/* Session i's audit attributes (Part 1 "Session Audit", Part 2 TPMA_SESSION): one audit
+ * session per command, an HMAC session; auditExclusive and auditReset only with audit. An
+ * audit session that is no longer exclusive refuses a command that asks for exclusivity,
+ * unless the command resets it (or is its first audit), which makes it exclusive again. */
+static TPM_RC attach_audit(struct cmd *c, struct auth_area *a, unsigned i)
+{
+	struct auth_session *as = &a->s[i];
+	unsigned n = i + 1;
+
+	if (!(as->attrs & TPMA_SESSION_AUDIT)) {
+		if (as->attrs & (TPMA_SESSION_AUDITEXCLUSIVE | TPMA_SESSION_AUDITRESET))
+			return rc_session(TPM_RC_ATTRIBUTES, n);
+		return TPM_RC_SUCCESS;
+	}
+	if (a->audit >= 0 || as->s->type != TPM_SE_HMAC)
+		return rc_session(TPM_RC_ATTRIBUTES, n);
+	if ((as->attrs & TPMA_SESSION_AUDITEXCLUSIVE) && !(as->attrs & TPMA_SESSION_AUDITRESET) &&
+	    as->s->is_audit && c->e->exclusive_audit != as->handle)
+		return TPM_RC_EXCLUSIVE;
+	a->audit = (int)i;
+	return TPM_RC_SUCCESS;
+}
+
 /* Session i: look it up and check its attributes against the command. */
 static TPM_RC attach_session(struct cmd *c, struct auth_area *a, unsigned i, unsigned needed)
 {
@@ -176,8 +199,7 @@ static TPM_RC attach_session(struct cmd *c, struct auth_area *a, unsigned i, uns
 	for (unsigned j = 0; j < i; j++)
 		if (a->s[j].handle == as->handle)
 			return rc_session(TPM_RC_HANDLE, n);
-	if (as->attrs & (0x18u | TPMA_SESSION_AUDIT | TPMA_SESSION_AUDITEXCLUSIVE |
-			 TPMA_SESSION_AUDITRESET))
+	if (as->attrs & 0x18u) /* reserved */
 		return rc_session(TPM_RC_ATTRIBUTES, n);
 	if (as->attrs & TPMA_SESSION_DECRYPT) {
 		if (!(c->def->flags & CMD_PARAM_IN) || a->decrypt >= 0)
@@ -193,12 +215,20 @@ static TPM_RC attach_session(struct cmd *c, struct auth_area *a, unsigned i, uns
 			return rc_session(TPM_RC_SYMMETRIC, n);
 		a->encrypt = (int)i;
 	}
-	/* after PolicyPassword the nonce goes unused and ESAPI sends none (policy issue) */
-	if (!(as->s->type != TPM_SE_HMAC && as->s->need_password) &&
-	    (as->nonce.size < 16 || as->nonce.size > crypto_hash_size(as->s->auth_hash)))
+	TRY(attach_audit(c, a, i));
+	/* A policy session's nonceCaller may be short or empty: ESAPI sends none after
+	 * PolicyPassword, and keeps doing so after the session was used or restarted. */
+	if (as->nonce.size > crypto_hash_size(as->s->auth_hash) ||
+	    (as->s->type == TPM_SE_HMAC && as->nonce.size < 16))
 		return rc_session(TPM_RC_SIZE, n);
-	if (i >= needed && as->s->type != TPM_SE_HMAC)
-		return rc_session(TPM_RC_ATTRIBUTES, n);
+	if (i >= needed) {
+		if (as->s->type != TPM_SE_HMAC)
+			return rc_session(TPM_RC_ATTRIBUTES, n);
+		/* a session that authorizes nothing is there to audit or encrypt */
+		if (!(as->attrs & (TPMA_SESSION_AUDIT | TPMA_SESSION_DECRYPT |
+				   TPMA_SESSION_ENCRYPT)))
+			return rc_session(TPM_RC_ATTRIBUTES, n);
+	}
 	return TPM_RC_SUCCESS;
 }
 
@@ -223,12 +253,18 @@ static TPM_RC nv_counted(struct cmd *c, const struct auth_session *as, bool ok)
 	return nv_auth_checked(c, (unsigned)slot, ok);
 }
 
+/* sessionKey || authValue is empty */
+static bool hmac_key_empty(const struct auth_session *as)
+{
+	return as->s->session_key.size == 0 && !(as->auth_in_hmac && as->auth.size);
+}
+
 static TPM_RC check_session(struct cmd *c, struct auth_area *a, unsigned i, TPM_CC cc,
 			    const uint8_t *params, size_t plen)
 {
 	struct auth_session *as = &a->s[i];
 	struct session *s = as->s;
-	struct tpm2b_digest cp_hash, expect;
+	struct tpm2b_digest expect;
 	const struct tpm2b_digest *extra[2];
 	unsigned nextra = 0, n = i + 1;
 	bool ok;
@@ -245,7 +281,7 @@ static TPM_RC check_session(struct cmd *c, struct auth_area *a, unsigned i, TPM_
 			return rc_session(da_failure(c, as->s, da_slot(as)), n);
 		return TPM_RC_SUCCESS;
 	}
-	TRY(session_cp_hash(c, s->auth_hash, cc, params, plen, &cp_hash));
+	TRY(session_cp_hash(c, s->auth_hash, cc, params, plen, &as->cp_hash));
 	if (as->slot >= 0) {
 		struct tpm2b_name name;
 
@@ -254,7 +290,7 @@ static TPM_RC check_session(struct cmd *c, struct auth_area *a, unsigned i, TPM_
 			TRY(rc_handle(role_allows_auth_value(c, (unsigned)as->slot), as->slot + 1));
 			as->auth_in_hmac = !bound_to(s, &name, &as->auth);
 		} else {
-			TRY(check_policy(c, as, n, cc, &cp_hash, params, plen));
+			TRY(check_policy(c, as, n, cc, &as->cp_hash, params, plen));
 			as->auth_in_hmac = s->need_auth_value;
 			if (s->need_password) {
 				ok = password_matches(&as->hmac, &as->auth);
@@ -273,7 +309,11 @@ static TPM_RC check_session(struct cmd *c, struct auth_area *a, unsigned i, TPM_
 		if (a->encrypt > 0)
 			extra[nextra++] = &a->s[a->encrypt].s->nonce_tpm;
 	}
-	TRY(session_hmac(s, as->auth_in_hmac ? &as->auth : NULL, &cp_hash, &as->nonce,
+	/* an empty HMAC key (no session key, no authValue) allows an empty HMAC (Part 1
+	 * §19.6.5): a policy session that needs no authValue proves nothing with it */
+	if (hmac_key_empty(as) && as->hmac.size == 0)
+		return TPM_RC_SUCCESS;
+	TRY(session_hmac(s, as->auth_in_hmac ? &as->auth : NULL, &as->cp_hash, &as->nonce,
 			 &s->nonce_tpm, extra, nextra, as->attrs, &expect));
 	ok = as->hmac.size == expect.size && crypto_ct_equal(as->hmac.b, expect.b, expect.size);
 	crypto_wipe(&expect, sizeof(expect));
@@ -333,6 +373,60 @@ static TPM_RC encrypt_param(struct auth_area *a, uint8_t *params, size_t plen)
 			     &as->nonce, params + 2, size);
 }
 
+/* Commands that take no sessions leave the exclusive audit session as it is: a client's
+ * context management between two audited commands does not end exclusivity. */
+static bool takes_no_sessions(TPM_CC cc)
+{
+	return cc == TPM_CC_Startup || cc == TPM_CC_ContextSave || cc == TPM_CC_ContextLoad ||
+	       cc == TPM_CC_FlushContext;
+}
+
+void auth_unaudited(struct cmd *c)
+{
+	if (!takes_no_sessions(c->def->code))
+		c->e->exclusive_audit = 0;
+}
+
+/* The audit session after a successful command: at its first audit or an auditReset the
+ * digest starts from zeros, the session becomes the exclusive one and is no longer bound
+ * (an audit session is not); otherwise it stays exclusive only if it was. The response's
+ * auditExclusive says which; then digest = H(digest || cpHash || rpHash), rpHash over the
+ * response parameters as sent. */
+static TPM_RC audit_extend(struct cmd *c, struct auth_area *a, const uint8_t *params,
+			   size_t plen)
+{
+	struct auth_session *as;
+	struct session *s;
+	struct tpm2b_digest rp_hash;
+	struct crypto_hash_ctx h;
+
+	if (a->audit < 0) {
+		auth_unaudited(c);
+		return TPM_RC_SUCCESS;
+	}
+	as = &a->s[a->audit];
+	s = as->s;
+	if (!s->is_audit || (as->attrs & TPMA_SESSION_AUDITRESET)) {
+		s->is_audit = true;
+		s->bound = false;
+		s->audit_digest.size = (uint16_t)crypto_hash_size(s->auth_hash);
+		memset(s->audit_digest.b, 0, sizeof(s->audit_digest.b));
+		c->e->exclusive_audit = s->handle;
+	} else if (c->e->exclusive_audit != s->handle) {
+		c->e->exclusive_audit = 0;
+	}
+	if (c->e->exclusive_audit == s->handle)
+		as->attrs |= TPMA_SESSION_AUDITEXCLUSIVE;
+	else
+		as->attrs &= (uint8_t)~TPMA_SESSION_AUDITEXCLUSIVE;
+	TRY(session_rp_hash(s->auth_hash, c->def->code, params, plen, &rp_hash));
+	TRY(crypto_hash_start(&h, s->auth_hash));
+	TRY(crypto_hash_update(&h, s->audit_digest.b, s->audit_digest.size));
+	TRY(crypto_hash_update(&h, as->cp_hash.b, as->cp_hash.size));
+	TRY(crypto_hash_update(&h, rp_hash.b, rp_hash.size));
+	return crypto_hash_finish(&h, s->audit_digest.b);
+}
+
 TPM_RC auth_respond(struct cmd *c, struct auth_area *a, uint8_t *params, size_t plen,
 		    struct wr *w)
 {
@@ -346,6 +440,7 @@ TPM_RC auth_respond(struct cmd *c, struct auth_area *a, uint8_t *params, size_t 
 	}
 	if (a->encrypt >= 0)
 		TRY(encrypt_param(a, params, plen));
+	TRY(audit_extend(c, a, params, plen));
 	for (unsigned i = 0; i < a->count; i++) {
 		struct auth_session *as = &a->s[i];
 		struct session *s = as->s;
@@ -369,7 +464,10 @@ TPM_RC auth_respond(struct cmd *c, struct auth_area *a, uint8_t *params, size_t 
 		}
 		TRY(wr_tpm2b_digest(w, &s->nonce_tpm));
 		TRY(wr_u8(w, as->attrs));
-		if (s->type != TPM_SE_HMAC && s->need_password) {
+		/* after PolicyPassword, or with an empty HMAC key and an empty command HMAC, the
+		 * response HMAC is empty too */
+		if ((s->type != TPM_SE_HMAC && s->need_password) ||
+		    (hmac_key_empty(as) && as->hmac.size == 0)) {
 			TRY(wr_u16(w, 0));
 		} else {
 			TRY(session_rp_hash(s->auth_hash, c->def->code, params, plen, &rp_hash));

@@ -389,6 +389,8 @@ size_t dispatch(struct pqtpm_client *cl, uint8_t locality, const uint8_t *cmd, s
 	w.off += c.out.off;
 	if (c.tag == TPM_ST_SESSIONS)
 		rc = auth_respond(&c, &a, rsp + w.off - c.out.off, c.out.off, &w);
+	else
+		auth_unaudited(&c);
 	auth_wipe(&a);
 	if (rc != TPM_RC_SUCCESS)
 		return error_response(rsp, TPM_RC_FAILURE);

@@ -222,6 +222,9 @@ struct pqtpm_engine {
 	 * ContextLoad, so tools may save it in one connection and load it in the next. */
 	struct session *saved_sessions[MAX_SAVED_SESSIONS];
 	uint32_t next_session;	/* low 24 bits of the next session handle to try */
+	/* The exclusive audit session (auth.c), 0 if none: engine-wide, since any client's
+	 * command that it does not audit ends its exclusivity. */
+	TPM_HANDLE exclusive_audit;
 };
 
 /* ---- command context ---- */

@@ -56,13 +56,21 @@ TPM_RC session_alloc(struct pqtpm_client *cl, uint8_t type, struct session **out
 	return TPM_RC_SUCCESS;
 }
 
+/* A flushed session takes its audit exclusivity with it: a later session may get its handle. */
+static void session_free(struct pqtpm_engine *e, struct session *s)
+{
+	if (e->exclusive_audit == s->handle)
+		e->exclusive_audit = 0;
+	crypto_wipe(s, sizeof(*s));
+	free(s);
+}
+
 void session_release(struct pqtpm_client *cl, struct session *s)
 {
 	for (int i = 0; i < MAX_CLIENT_SESSIONS; i++)
 		if (slots(cl)[i] == s)
 			slots(cl)[i] = NULL;
-	crypto_wipe(s, sizeof(*s));
-	free(s);
+	session_free(cl->e, s);
 }
 
 void session_release_all(struct pqtpm_client *cl)
@@ -76,8 +84,7 @@ void session_drop_saved(struct pqtpm_engine *e)
 {
 	for (int i = 0; i < MAX_SAVED_SESSIONS; i++) {
 		if (e->saved_sessions[i]) {
-			crypto_wipe(e->saved_sessions[i], sizeof(struct session));
-			free(e->saved_sessions[i]);
+			session_free(e, e->saved_sessions[i]);
 			e->saved_sessions[i] = NULL;
 		}
 	}
@@ -94,8 +101,7 @@ bool session_flush(struct pqtpm_client *cl, TPM_HANDLE h)
 	}
 	for (int i = 0; i < MAX_SAVED_SESSIONS; i++) {
 		if (e->saved_sessions[i] && e->saved_sessions[i]->handle == h) {
-			crypto_wipe(e->saved_sessions[i], sizeof(struct session));
-			free(e->saved_sessions[i]);
+			session_free(e, e->saved_sessions[i]);
 			e->saved_sessions[i] = NULL;
 			return true;
 		}

@@ -33,6 +33,11 @@ struct session {
 	bool check_nv_written;		/* PolicyNvWritten: the entity must be an NV index ... */
 	bool nv_written_state;		/* ... whose TPMA_NV_WRITTEN is this */
 	uint64_t saved_sequence;	/* of its context, while saved */
+	/* session audit (auth.c): an HMAC session becomes an audit session at its first use with
+	 * TPMA_SESSION_AUDIT; audit_digest = H(old || cpHash || rpHash) of every command it
+	 * audited since then or its last auditReset */
+	bool is_audit;
+	struct tpm2b_digest audit_digest;
 	/* state/codec.c writes every field above (the saved sessions of a Shutdown(STATE)): a
 	 * field added here goes there too */
 };

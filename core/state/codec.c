@@ -29,6 +29,9 @@
  *       nvWrittenState u8, savedSequence u64.
  *   The section is optional and tagged, so the version stays 2: a file without it is the
  *   same as before, and bytes after the NV section that are not this section are refused.
+ *   Tag "SESA" (written since session audit) is the same section with, after each session's
+ *   savedSequence: isAudit u8, auditDigest TPM2B_DIGEST (empty unless isAudit). A "SESS"
+ *   section still loads: its sessions have never audited.
  * A version 1 file loads as a TPM without NV indices, DA failures or saved PCRs.
  * Booleans are 0 or 1; anything else is refused. */
 #include <stdlib.h>
@@ -106,7 +109,8 @@ static TPM_RC encode_nv(struct wr *w, struct nv_store *s)
 	return TPM_RC_SUCCESS;
 }
 
-#define RESUME_TAG 0x53455353u /* "SESS" */
+#define RESUME_TAG_V1 0x53455353u /* "SESS": sessions without their audit state */
+#define RESUME_TAG 0x53455341u	  /* "SESA" */
 
 static TPM_RC encode_session(struct wr *w, const struct session *s)
 {
@@ -137,7 +141,9 @@ static TPM_RC encode_session(struct wr *w, const struct session *s)
 	TRY(wr_u64(w, s->timeout));
 	TRY(wr_u8(w, s->check_nv_written));
 	TRY(wr_u8(w, s->nv_written_state));
-	return wr_u64(w, s->saved_sequence);
+	TRY(wr_u64(w, s->saved_sequence));
+	TRY(wr_u8(w, s->is_audit));
+	return wr_tpm2b_digest(w, &s->audit_digest);
 }
 
 static TPM_RC encode_resume(struct wr *w, const struct persist *ps)
@@ -371,6 +377,9 @@ static bool session_ok(const struct session *s)
 		return false;
 	if (dsize == 0 || (s->policy_digest.size != 0 && s->policy_digest.size != dsize))
 		return false;
+	if (s->audit_digest.size != (s->is_audit ? dsize : 0) ||
+	    (s->is_audit && s->type != TPM_SE_HMAC))
+		return false;
 	switch (s->sym.alg) {
 	case TPM_ALG_NULL:
 		return true;
@@ -384,7 +393,8 @@ static bool session_ok(const struct session *s)
 	}
 }
 
-static TPM_RC decode_session(struct rd *r, struct session *s, const char **what)
+static TPM_RC decode_session(struct rd *r, struct session *s, bool with_audit,
+			     const char **what)
 {
 	TRY(rd_u32(r, &s->handle));
 	TRY(rd_u8(r, &s->type));
@@ -414,6 +424,10 @@ static TPM_RC decode_session(struct rd *r, struct session *s, const char **what)
 	TRY(decode_bool(r, &s->check_nv_written, what));
 	TRY(decode_bool(r, &s->nv_written_state, what));
 	TRY(rd_u64(r, &s->saved_sequence));
+	if (with_audit) {
+		TRY(decode_bool(r, &s->is_audit, what));
+		TRY(rd_tpm2b_digest(r, &s->audit_digest));
+	}
 	if (!session_ok(s)) {
 		*what = "bad saved session";
 		return TPM_RC_VALUE;
@@ -429,7 +443,7 @@ static TPM_RC decode_resume(struct rd *r, struct persist *ps, const char **what)
 	uint32_t tag;
 	uint16_t count;
 
-	if (rd_u32(&peek, &tag) != TPM_RC_SUCCESS || tag != RESUME_TAG) {
+	if (rd_u32(&peek, &tag) != TPM_RC_SUCCESS || (tag != RESUME_TAG && tag != RESUME_TAG_V1)) {
 		*what = "unexpected bytes after the last field";
 		return TPM_RC_SIZE;
 	}
@@ -454,7 +468,7 @@ static TPM_RC decode_resume(struct rd *r, struct persist *ps, const char **what)
 		return TPM_RC_VALUE;
 	}
 	for (unsigned i = 0; i < count; i++) {
-		TRY(decode_session(r, &res->sessions[i], what));
+		TRY(decode_session(r, &res->sessions[i], tag == RESUME_TAG, what));
 		for (unsigned j = 0; j < i; j++) {
 			if (res->sessions[j].handle == res->sessions[i].handle) {
 				*what = "saved session twice";

@@ -1144,7 +1144,7 @@ static void test_section(void)
 	memcpy(bad, buf, len);
 	{
 		size_t second = len - (4 + 1 + 2 + 6 + 2 + 2 + 1 + 2 + 2 + 1 + 1 + 2 + 1 + 1 + 4 +
-				       2 + 2 + 1 + 1 + 4 + 1 + 2 + 8 + 1 + 1 + 8);
+				       2 + 2 + 1 + 1 + 4 + 1 + 2 + 8 + 1 + 1 + 8 + 1 + 2);
 
 		CU_ASSERT_EQUAL(bad[second], TPM_HT_HMAC_SESSION);
 		bad[second] = TPM_HT_POLICY_SESSION;
