@@ -5,6 +5,7 @@
 #   make bench      benchmarks: build/bench/report.md and report.png (BENCH_QUICK=1: short)
 #   make fuzz       libFuzzer targets (FUZZ_SECONDS per target, default 60)
 #   make fuzz-smoke each fuzz target for 10 s plus every regression input (for check)
+#   make valgrind   a subset under valgrind memcheck and the constant-time check (for check)
 #   make install    PREFIX=/usr/local DESTDIR=
 #   WOLFSSL=sp      (default) link a static wolfCrypt with SP math and x86-64 assembly, built
 #                   from Debian's wolfssl source package by scripts/build-wolfssl-sp.sh
@@ -62,7 +63,8 @@ LIB_A := $(BUILD)/lib/libpqtpm.a
 LIB_SO := $(BUILD)/lib/libpqtpm.so
 SERVER := $(BUILD)/bin/pqtpm-server
 
-.PHONY: all run check deps test unit integration asan-check bench fuzz fuzz-smoke install clean
+.PHONY: all run check deps test unit integration asan-check bench fuzz fuzz-smoke valgrind install \
+	clean
 all: $(LIB_A) $(LIB_SO) $(SERVER)
 
 $(BUILD)/obj/%.o: %.c | $(WOLFSSL_LIB)
@@ -115,12 +117,13 @@ integration: all $(ITEST_BIN)
 test: all unit integration
 
 # The whole suite once as built (SP wolfCrypt), once against Debian's libwolfssl, once under
-# ASan/UBSan (with LSan) in build-asan/, then a short run of every fuzz target with its
-# regression inputs.
+# ASan/UBSan (with LSan) in build-asan/, a subset under valgrind with the constant-time check,
+# then a short run of every fuzz target with its regression inputs.
 check: deps
 	@$(MAKE) --no-print-directory WERROR=1 test
 	@$(MAKE) --no-print-directory WERROR=1 WOLFSSL=system BUILD=build-system test
 	@$(MAKE) --no-print-directory WERROR=1 BUILD=build-asan SAN=1 test
+	@$(MAKE) --no-print-directory WERROR=1 valgrind
 	@$(MAKE) --no-print-directory fuzz-smoke
 
 # Both flavours (SP in $(BUILD), Debian's libwolfssl in BENCH_SYSTEM_BUILD), then the run
@@ -133,6 +136,19 @@ bench:
 	@$(MAKE) --no-print-directory WOLFSSL=system BUILD=$(BENCH_SYSTEM_BUILD) all \
 		$(BENCH_SRC:tests/bench/%.c=$(BENCH_SYSTEM_BUILD)/bench/%)
 	@tests/bench/run.sh $(BUILD) $(BENCH_SYSTEM_BUILD)
+
+# The constant-time check: the ML-DSA / ML-KEM sources and the comparisons again, with
+# -DPQTPM_CT_CHECK (declassification points for memcheck, core/crypto/ct.h), at -O2 as shipped.
+CT_SRC := tests/ct/ct_check.c core/crypto/util.c core/crypto/keccak.c \
+	$(sort $(wildcard core/crypto/mldsa/*.c core/crypto/mlkem/*.c))
+$(BUILD)/ct/ct_check: $(CT_SRC) $(LIB_A)
+	@mkdir -p $(dir $@)
+	$(CC) $(filter-out -MMD -MP -fPIC,$(CFLAGS_BASE)) -O2 -g -DPQTPM_CT_CHECK -o $@ $(CT_SRC) \
+		$(LIB_A) $(LIBS)
+
+VALGRIND_UNIT ?= marshal session object context state mlkem wipe
+valgrind: deps all $(VALGRIND_UNIT:%=$(BUILD)/tests/test_%) $(BUILD)/ct/ct_check
+	@VALGRIND_UNIT="$(VALGRIND_UNIT)" tests/run-valgrind.sh $(BUILD)
 
 fuzz: deps
 	@MAKE="$(MAKE)" tests/fuzz/run.sh run $${FUZZ_SECONDS:-60}

@@ -51,27 +51,12 @@ TPM_RC auth_parse(struct cmd *c, struct rd *r, struct auth_area *a)
 /* Part 1 §19.6.4: an authValue compares without its trailing zero octets. */
 static void trim(struct tpm2b_digest *d)
 {
-	while (d->size > 0 && d->b[d->size - 1] == 0)
-		d->size--;
+	d->size = (uint16_t)crypto_ct_trim(d->b, d->size);
 }
 
 static bool password_matches(const struct tpm2b_digest *given, const struct tpm2b_digest *auth)
 {
-	struct tpm2b_digest g = *given, v = *auth;
-	uint8_t gb[MAX_DIGEST_SIZE] = { 0 }, vb[MAX_DIGEST_SIZE] = { 0 };
-	bool same;
-
-	trim(&g);
-	trim(&v);
-	memcpy(gb, g.b, g.size);
-	memcpy(vb, v.b, v.size);
-	/* constant time over the whole buffer; the lengths are compared, not branched on */
-	same = crypto_ct_equal(gb, vb, sizeof(gb)) & (g.size == v.size);
-	crypto_wipe(gb, sizeof(gb));
-	crypto_wipe(vb, sizeof(vb));
-	crypto_wipe(&g, sizeof(g));
-	crypto_wipe(&v, sizeof(v));
-	return same;
+	return crypto_ct_equal_trimmed(given->b, given->size, auth->b, auth->size, MAX_DIGEST_SIZE);
 }
 
 /* May this handle's role be satisfied with its authValue (password or HMAC)? */

@@ -25,7 +25,14 @@
 
 /* ---- misc ---- */
 void crypto_wipe(void *p, size_t n);				/* not optimized away */
+void crypto_wipe_observed(const void *p, size_t n); /* a no-op test programs replace (util.c) */
 bool crypto_ct_equal(const void *a, const void *b, size_t n); /* constant time */
+/* n without trailing zero octets; time depends on n only */
+size_t crypto_ct_trim(const uint8_t *p, size_t n);
+/* a[0..alen) and b[0..blen) equal once trailing zero octets are dropped (authValues, Part 1
+ * §19.6.4); both buffers hold cap readable bytes, alen and blen <= cap; time depends on cap only */
+bool crypto_ct_equal_trimmed(const uint8_t *a, size_t alen, const uint8_t *b, size_t blen,
+			     size_t cap);
 
 /* ---- hashes: SHA-1, SHA-256, SHA-384, SHA-512 (SHA3 via keccak.h) ---- */
 size_t crypto_hash_size(TPM_ALG_ID alg);  /* 0 if not supported */

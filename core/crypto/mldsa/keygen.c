@@ -1,6 +1,7 @@
 /* ML-DSA.KeyGen_internal (FIPS 204 Alg. 6) with pkEncode and skEncode. */
 #include <string.h>
 
+#include "crypto/ct.h"
 #include "crypto/keccak.h"
 #include "crypto/mldsa.h"
 #include "crypto/mldsa/packing.h"
@@ -27,6 +28,8 @@ int mldsa_keygen(int set, const uint8_t xi[32], uint8_t *pk, uint8_t *sk)
 	in[32] = (uint8_t)p->k;
 	in[33] = (uint8_t)p->l;
 	shake256(wk.seeds, sizeof(wk.seeds), in, sizeof(in));
+	/* rho is public (it starts pk); A is sampled from it by rejection */
+	CT_DECLASSIFY(wk.seeds, 32);
 	/* ExpandS (Alg. 33) */
 	for (j = 0; j < p->l; j++) {
 		mldsa_poly_eta(&wk.s1[j], rhoprime, (uint16_t)j, p->eta);

@@ -1,6 +1,7 @@
 /* ML-DSA sampling from SHAKE: RejNTTPoly, RejBoundedPoly, ExpandMask, SampleInBall (FIPS 204 Alg. 29-34). */
 #include <string.h>
 
+#include "crypto/ct.h"
 #include "crypto/keccak.h"
 #include "crypto/mldsa/packing.h"
 #include "crypto/mldsa/poly.h"
@@ -47,14 +48,20 @@ void mldsa_poly_uniform(struct mldsa_poly *a, const uint8_t rho[32], uint8_t col
 static unsigned rej_eta2(int32_t *a, unsigned n, const uint8_t *buf, size_t len)
 {
 	uint32_t lo, hi;
+	unsigned keep_lo, keep_hi;
 	size_t pos;
 
 	for (pos = 0; pos < len && n < MLDSA_N; pos++) {
 		lo = buf[pos] & 0x0f;
 		hi = buf[pos] >> 4;
-		if (lo < 15)
+		keep_lo = lo < 15;
+		keep_hi = hi < 15;
+		/* whether a half-byte is kept may show, as argued above */
+		CT_DECLASSIFY(&keep_lo, sizeof(keep_lo));
+		CT_DECLASSIFY(&keep_hi, sizeof(keep_hi));
+		if (keep_lo)
 			a[n++] = 2 - (int32_t)(lo - 5 * ((205 * lo) >> 10));
-		if (hi < 15 && n < MLDSA_N)
+		if (keep_hi && n < MLDSA_N)
 			a[n++] = 2 - (int32_t)(hi - 5 * ((205 * hi) >> 10));
 	}
 	return n;
@@ -63,14 +70,20 @@ static unsigned rej_eta2(int32_t *a, unsigned n, const uint8_t *buf, size_t len)
 static unsigned rej_eta4(int32_t *a, unsigned n, const uint8_t *buf, size_t len)
 {
 	uint32_t lo, hi;
+	unsigned keep_lo, keep_hi;
 	size_t pos;
 
 	for (pos = 0; pos < len && n < MLDSA_N; pos++) {
 		lo = buf[pos] & 0x0f;
 		hi = buf[pos] >> 4;
-		if (lo < 9)
+		keep_lo = lo < 9;
+		keep_hi = hi < 9;
+		/* as in rej_eta2 */
+		CT_DECLASSIFY(&keep_lo, sizeof(keep_lo));
+		CT_DECLASSIFY(&keep_hi, sizeof(keep_hi));
+		if (keep_lo)
 			a[n++] = 4 - (int32_t)lo;
-		if (hi < 9 && n < MLDSA_N)
+		if (keep_hi && n < MLDSA_N)
 			a[n++] = 4 - (int32_t)hi;
 	}
 	return n;

@@ -1,6 +1,7 @@
 /* ML-DSA.Sign_internal (FIPS 204 Alg. 7) from the message representative mu on. */
 #include <string.h>
 
+#include "crypto/ct.h"
 #include "crypto/keccak.h"
 #include "crypto/mldsa.h"
 #include "crypto/mldsa/expanded.h"
@@ -67,6 +68,10 @@ static int respond(struct sign_work *wk, const struct mldsa_expanded *k)
 		mldsa_poly_reduce(&wk->z[j]);
 		reject |= mldsa_poly_exceeds(&wk->z[j], p->gamma1 - p->beta);
 	}
+	/* whether a candidate is rejected, and at which check, may show: ML-DSA's rejection
+	 * sampling (Fiat-Shamir with aborts) treats the attempts as public, only the values of a
+	 * rejected candidate must not leak */
+	CT_DECLASSIFY(&reject, sizeof(reject));
 	if (reject)
 		return -1;
 	/* r0 = LowBits(w - c s2) */
@@ -79,6 +84,7 @@ static int respond(struct sign_work *wk, const struct mldsa_expanded *k)
 		mldsa_poly_decompose(NULL, &wk->t, &wk->w[i], p->gamma2);
 		reject |= mldsa_poly_exceeds(&wk->t, p->gamma2 - p->beta);
 	}
+	CT_DECLASSIFY(&reject, sizeof(reject));
 	if (reject)
 		return -1;
 	/* h = MakeHint(-c t0, w - c s2 + c t0), into w1 which is no longer needed */
@@ -92,6 +98,8 @@ static int respond(struct sign_work *wk, const struct mldsa_expanded *k)
 		mldsa_poly_caddq(&wk->w1[i]);
 		hints += mldsa_poly_make_hint(&wk->w1[i], &wk->w1[i], &wk->w[i], p->gamma2);
 	}
+	CT_DECLASSIFY(&reject, sizeof(reject));
+	CT_DECLASSIFY(&hints, sizeof(hints));
 	return reject || hints > p->omega ? -1 : 0;
 }
 
@@ -124,9 +132,14 @@ int mldsa_sign_mu_expanded(const struct mldsa_expanded *k, const uint8_t mu[64],
 		keccak_absorb(&wk.h, wk.w1_enc, w1_len);
 		keccak_finalize(&wk.h);
 		keccak_squeeze(&wk.h, sig, p->ctilde_bytes);
+		/* ctilde may show: see mldsa_poly_challenge */
+		CT_DECLASSIFY(sig, p->ctilde_bytes);
 		mldsa_poly_challenge(&wk.c, sig, p->ctilde_bytes, p->tau);
 		mldsa_poly_ntt(&wk.c);
 		if (respond(&wk, k) == 0) {
+			/* z and the hints of an accepted candidate are the signature */
+			CT_DECLASSIFY(wk.z, sizeof(wk.z));
+			CT_DECLASSIFY(wk.w1, sizeof(wk.w1));
 			mldsa_sig_encode(sig, p, wk.z, wk.w1);
 			ret = 0;
 			break;

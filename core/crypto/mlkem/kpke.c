@@ -1,6 +1,7 @@
 /* K-PKE key generation, encryption and decryption (FIPS 203 Alg. 13-15). A is generated on the fly. */
 #include <string.h>
 
+#include "crypto/ct.h"
 #include "crypto/keccak.h"
 #include "crypto/mlkem/kpke.h"
 #include "crypto/mlkem/poly.h"
@@ -21,6 +22,8 @@ void mlkem_pke_keygen(const struct mlkem_params *p, const uint8_t d[32], uint8_t
 	memcpy(wk.in, d, 32);
 	wk.in[32] = (uint8_t)p->k;
 	sha3_512(wk.seeds, wk.in, sizeof(wk.in));
+	/* rho is public (it ends ek); A is sampled from it by rejection */
+	CT_DECLASSIFY(wk.seeds, 32);
 	for (i = 0; i < p->k; i++) {
 		mlkem_poly_cbd(&wk.s[i], sigma, (uint8_t)i, p->eta1);
 		mlkem_poly_ntt(&wk.s[i]);
