@@ -14,7 +14,9 @@
  *   RSA-2048 (flushed each time), and GetRandom ops/s with 1, 2 and 4 concurrent raw clients.
  * Environment: BENCH_QUICK=1 for fewer iterations and shorter runs; BENCH_MAX_CLIENTS=N to
  * skip the concurrent runs above N clients (reported as n/a), for a server that serves one
- * connection at a time.
+ * connection at a time; BENCH_PHASES=latency or throughput for only the round-trip figures or
+ * only the ops/s figures (the latter belong to an unpinned server: pinned to one CPU it cannot
+ * scale).
  *
  * Output: human-readable lines, plus one machine-readable line per figure:
  *   RESULT<TAB>key<TAB>label<TAB>unit<TAB>median-or-rate<TAB>p99-or-"-"<TAB>samples
@@ -267,6 +269,26 @@ static void bench_raw_latency(const struct target *tg)
 	raw_close(&c);
 	report_latency("getrandom_raw", "GetRandom(32), raw socket", t, done);
 	free(t);
+}
+
+/* Startup(CLEAR) on a connection of its own, for a run without the latency phases (which
+ * send it). Returns 0 if the TPM is started. */
+static int raw_startup(const struct target *tg)
+{
+	uint8_t rsp[RSP_CAP];
+	struct raw c;
+	size_t n;
+	long rc;
+
+	if (raw_open(&c, tg->host, tg->port, tg->mssim) < 0)
+		return -1;
+	rc = raw_cmd(&c, cmd_startup_clear, sizeof(cmd_startup_clear), rsp, &n);
+	raw_close(&c);
+	if (rc != 0 && rc != TPM_RC_INITIALIZE) {
+		fprintf(stderr, "raw Startup: rc %ld\n", rc);
+		return -1;
+	}
+	return 0;
 }
 
 /* ---- concurrent raw clients ---- */
@@ -545,9 +567,21 @@ int main(int argc, char **argv)
 	       quick ? ", quick" : "");
 	/* One connection at a time where the server allows only one (swtpm): each phase closes
 	 * its connection before the next opens. */
-	bench_esys(&tg);
-	bench_raw_latency(&tg);
-	for (int n = 1; n <= 4; n *= 2) {
+	const char *phases = getenv("BENCH_PHASES");
+	int latency = !phases || !*phases || !strcmp(phases, "latency");
+	int throughput = !phases || !*phases || !strcmp(phases, "throughput");
+
+	if (!latency && !throughput) {
+		fprintf(stderr, "BENCH_PHASES must be latency or throughput\n");
+		return 2;
+	}
+	if (latency) {
+		bench_esys(&tg);
+		bench_raw_latency(&tg);
+	} else if (raw_startup(&tg) < 0) {
+		errors++;
+	}
+	for (int n = 1; throughput && n <= 4; n *= 2) {
 		if (n <= max_clients)
 			bench_throughput(&tg, n);
 		else	/* e.g. swtpm: one connection at a time, the rest wait in the backlog */
