@@ -10,6 +10,7 @@ set style data histograms
 set style histogram clustered gap 1
 set style fill solid 0.85 border -1
 set logscale y
+set format y "%.0f"
 set yrange [1:*]
 set grid ytics
 set ylabel "median, µs (log scale)"

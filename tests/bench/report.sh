@@ -187,8 +187,11 @@ END {
 	split("getrandom_raw kf_total sign_ecdsa sign_rsa cp_ecc", tk, " ")
 	for (i = 1; i <= 5; i++) {
 		k = tk[i]
-		printf "- %s: %s µs (target %s)\n", label[k] != "" ? label[k] : k,
-		       cell(med["pqtpm-sp", "pinned", k]), target("pinned", k) >tgtmd
+		cpu = ""
+		if (k == "kf_total" && has(med["pqtpm-sp", "pinned", "kf_server_cpu"]))
+			cpu = "; the server'"'"'s CPU time per flow: " med["pqtpm-sp", "pinned", "kf_server_cpu"] " µs"
+		printf "- %s: %s µs (target %s%s)\n", label[k] != "" ? label[k] : k,
+		       cell(med["pqtpm-sp", "pinned", k]), target("pinned", k), cpu >tgtmd
 	}
 	printf "- GetRandom(32) ops/s, 4 clients against 1 (unpinned): %s (target %s)\n",
 	       scale_sp != "" ? scale_sp : "n/a", scale_t != "" ? scale_t : "≥ 2x: n/a" >tgtmd
