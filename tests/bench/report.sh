@@ -176,12 +176,6 @@ END {
 	group("Post-quantum commands over MSSIM (pq_bench, pqtpm client library), µs",
 	      "pinned", "^tpm_", "two", 0)
 	pq("pinned")
-	# Only the concurrent-client figures count from the unpinned run; pinned ops/s are not used.
-	for (i = 1; i <= n["pinned"]; i++) {
-		k = ord["pinned", i]
-		if (k ~ /^getrandom_ops_/)
-			claimed["pinned", k] = 1
-	}
 	group("Other figures", "pinned", ".", "three", 0)
 	# The targets, for the summary at the top, in the order issue 7 lists them.
 	split("getrandom_raw kf_total sign_ecdsa sign_rsa cp_ecc", tk, " ")

@@ -7,11 +7,10 @@
 # extend, own raw client) and nv_bench (NV latency), with the server on CPU 1 and the client on
 # CPU 0 when there are two CPUs. Then the concurrent-client throughput (tpm_bench's GetRandom
 # ops/s with 1, 2 and 4 clients) against a fresh server of each, unpinned: scaling needs both
-# CPUs, so server and clients may use either (bench_scaling below; its latency figures are not
-# used). Then kernel_flow against an in-process engine of each pqtpm build (the engine's own
-# cost) and pq_bench (ML-DSA / ML-KEM in C and in @noble/post-quantum, and the post-quantum
-# commands over MSSIM; it pins its own server). Any other program in SP_BUILD_DIR/bench/ runs
-# afterwards without arguments.
+# CPUs, so server and clients may use either (bench_scaling below). Then kernel_flow against an
+# in-process engine of each pqtpm build (the engine's own cost) and pq_bench (ML-DSA / ML-KEM in
+# C and in @noble/post-quantum, and the post-quantum commands over MSSIM; it pins its own
+# server). Any other program in SP_BUILD_DIR/bench/ runs afterwards without arguments.
 #
 # Every figure the programs print as a RESULT line goes to SP_BUILD_DIR/bench/results.tsv
 # (impl, mode, key, label, unit, median, p99, samples); tests/bench/report.sh makes report.md and
@@ -57,16 +56,14 @@ results=$T/results.tsv
 status=0
 started=$(date +%s)
 
-# measure IMPL MODE NAME CMD...: runs CMD (bounded), shows its output without the RESULT lines
-# (only the lines matching $show when set), appends those to the results as
-# IMPL<TAB>MODE<TAB>key... A failure is reported and remembered.
-show=""
+# measure IMPL MODE NAME CMD...: runs CMD (bounded), shows its output without the RESULT lines,
+# appends those to the results as IMPL<TAB>MODE<TAB>key... A failure is reported and remembered.
 measure() {
 	local impl=$1 mode=$2 name=$3 st=0 out
 	shift 3
 	out=$T/$impl.$mode.$name.out
 	timeout -k 5 900 "$@" >"$out" 2>&1 || st=$?
-	grep -v '^RESULT' "$out" | grep -E -e "${show:-^}" || true
+	grep -v '^RESULT' "$out" || true
 	grep '^RESULT' "$out" | sed "s/^RESULT/$impl\t$mode/" >>"$results" || true
 	if [ "$st" -ne 0 ]; then
 		echo "bench: $name against $impl ($mode) exited $st"
@@ -95,8 +92,8 @@ bench_latency() {
 	start "$impl" "$dir" "$pin_server" || return 0
 	echo "== $impl: latency ($TCTI${pin_server:+, server on CPU 1, client on CPU 0})"
 	# shellcheck disable=SC2086
-	measure "$impl" pinned tpm_bench env "$@" $pin_client "$dir/bench/tpm_bench" "$TCTI" "$kind" \
-		127.0.0.1 "$PORT"
+	measure "$impl" pinned tpm_bench env BENCH_PHASES=latency "$@" $pin_client \
+		"$dir/bench/tpm_bench" "$TCTI" "$kind" 127.0.0.1 "$PORT"
 	# shellcheck disable=SC2086
 	measure "$impl" pinned kernel_flow env BENCH_SERVER_PID="$SERVER_PID" $pin_client \
 		"$dir/bench/kernel_flow" "$kind" 127.0.0.1 "$PORT"
@@ -105,18 +102,15 @@ bench_latency() {
 	tpm_stop || status=1
 }
 
-# bench_scaling IMPL BUILD_DIR KIND [ENV...]: GetRandom ops/s with 1, 2 and 4 clients on both
-# CPUs. tpm_bench measures its latencies first as well; the report takes only the ops/s rows
-# of this mode (report.sh: the "unpinned" group).
+# bench_scaling IMPL BUILD_DIR KIND [ENV...]: GetRandom ops/s with 1, 2 and 4 clients, server
+# and clients on both CPUs.
 bench_scaling() {
 	local impl=$1 dir=$2 kind=$3
 	shift 3
 	start "$impl" "$dir" "" || return 0
 	echo "== $impl: concurrent clients, unpinned ($TCTI)"
-	show='ops/s|failed|rror'
-	measure "$impl" unpinned tpm_bench env "$@" "$dir/bench/tpm_bench" "$TCTI" "$kind" \
-		127.0.0.1 "$PORT"
-	show=""
+	measure "$impl" unpinned tpm_bench env BENCH_PHASES=throughput "$@" "$dir/bench/tpm_bench" \
+		"$TCTI" "$kind" 127.0.0.1 "$PORT"
 	tpm_stop || status=1
 }
 
