@@ -1,11 +1,14 @@
 /* Public areas of ML-DSA, HashML-DSA and ML-KEM keys (core/object/check.c, core/types_marshal.c)
  * through every command that takes one: CreatePrimary, Create, CreateLoaded, LoadExternal and
  * TestParms. Each refusal is checked with its exact code and parameter number, and each
- * accepted combination is created for real. */
+ * accepted combination is created for real. Keys loaded with their private seed from outside
+ * work as FIPS 203/204 say they should. */
 #include <string.h>
 
 #include <CUnit/Basic.h>
 
+#include "crypto/mldsa.h"
+#include "crypto/mlkem.h"
 #include "pq_util.h"
 
 static struct harness h;
@@ -302,6 +305,96 @@ static void test_public_key_sizes(void)
 	}
 }
 
+/* ---- LoadExternal with the private part: the seed the TPM keeps for these keys ---- */
+
+static TPM_RC load_external(const struct tpmt_sensitive *sens, const struct tpmt_public *pub,
+			    TPM_HANDLE *out)
+{
+	struct cmdbuf b;
+	size_t mark;
+
+	cmd_begin(&b, TPM_CC_LoadExternal);
+	wr_size_begin(&b.params, &mark);
+	wr_sensitive(&b.params, sens);
+	wr_size_end(&b.params, mark);
+	wr_tpm2b_public(&b.params, pub);
+	wr_u32(&b.params, TPM_RH_NULL);
+	return harness_run(&h, &b, NULL, out);
+}
+
+/* A key of type with seed (xi, or d || z) and its public key computed here. */
+static void external_key(TPM_ALG_ID type, uint16_t set, uint8_t fill, struct tpmt_public *p,
+			 struct tpmt_sensitive *s)
+{
+	static uint8_t sk[MLDSA_MAX_SK_BYTES], dk[MLKEM_MAX_DK_BYTES];
+	bool kem = type == TPM_ALG_MLKEM;
+
+	pq_tmpl(p, type, set, kem ? TPMA_OBJECT_DECRYPT : TPMA_OBJECT_SIGN_ENCRYPT);
+	p->attributes &= ~(uint32_t)(TPMA_OBJECT_FIXEDTPM | TPMA_OBJECT_FIXEDPARENT);
+	memset(s, 0, sizeof(*s));
+	s->type = type;
+	s->auth_value.size = 1;
+	s->auth_value.b[0] = 'k';
+	s->sensitive.size = kem ? 64 : 32;
+	memset(s->sensitive.b, fill, s->sensitive.size);
+	if (kem) {
+		CU_ASSERT_EQUAL_FATAL(mlkem_keygen(set, s->sensitive.b, s->sensitive.b + 32,
+						   p->unique.b, dk),
+				      0);
+		p->unique.size = (uint16_t)mlkem_ek_bytes(set);
+	} else {
+		CU_ASSERT_EQUAL_FATAL(mldsa_keygen(set, s->sensitive.b, p->unique.b, sk), 0);
+		p->unique.size = (uint16_t)mldsa_pk_bytes(set);
+	}
+}
+
+static void test_external_private(void)
+{
+	static struct tpmt_public p, q;
+	static struct tpmt_sensitive s, t;
+	static uint8_t ct[MLKEM_MAX_CT_BYTES];
+	uint8_t m[32] = { 9 }, ss[32], got[32];
+	struct tpmt_signature sig;
+	struct cmdbuf b;
+	struct rd rsp;
+	TPM_HANDLE k, seq;
+	uint16_t n = 0;
+
+	/* ML-DSA-65 from its seed: signs, and FIPS 204 outside accepts the signature */
+	external_key(TPM_ALG_MLDSA, TPM_MLDSA_65, 0x11, &p, &s);
+	CU_ASSERT_EQUAL_FATAL(load_external(&s, &p, &k), TPM_RC_SUCCESS);
+	CU_ASSERT_EQUAL_FATAL(pq_sign_start(&h, k, "", NULL, 0, &seq), TPM_RC_SUCCESS);
+	CU_ASSERT_EQUAL_FATAL(pq_sign_complete(&h, seq, "", k, "k", m, sizeof(m), &sig),
+			      TPM_RC_SUCCESS);
+	CU_ASSERT_EQUAL(mldsa_verify(TPM_MLDSA_65, p.unique.b, m, sizeof(m), NULL, 0, sig.sig,
+				     sig.size),
+			0);
+	CU_ASSERT_EQUAL(pq_flush(&h, k), TPM_RC_SUCCESS);
+	/* another key's seed, a seed of the wrong length */
+	external_key(TPM_ALG_MLDSA, TPM_MLDSA_65, 0x22, &q, &t);
+	CU_ASSERT_EQUAL(load_external(&t, &p, &k), RC_P(TPM_RC_BINDING, 1));
+	t = s;
+	t.sensitive.size = 31;
+	CU_ASSERT_EQUAL(load_external(&t, &p, &k), RC_P(TPM_RC_KEY_SIZE, 1));
+	/* ML-KEM-768 from d || z: decapsulates what was encapsulated outside */
+	external_key(TPM_ALG_MLKEM, TPM_MLKEM_768, 0x33, &p, &s);
+	CU_ASSERT_EQUAL_FATAL(load_external(&s, &p, &k), TPM_RC_SUCCESS);
+	CU_ASSERT_EQUAL_FATAL(mlkem_encaps(TPM_MLKEM_768, p.unique.b, m, ct, ss), 0);
+	cmd_begin(&b, TPM_CC_Decapsulate);
+	cmd_handle(&b, k);
+	cmd_auth_pw(&b, "k");
+	wr_tpm2b(&b.params, ct, (uint16_t)mlkem_ct_bytes(TPM_MLKEM_768));
+	CU_ASSERT_EQUAL_FATAL(harness_run(&h, &b, &rsp, NULL), TPM_RC_SUCCESS);
+	CU_ASSERT(rd_tpm2b(&rsp, got, sizeof(got), &n) == 0 && n == 32 &&
+		  memcmp(got, ss, 32) == 0);
+	CU_ASSERT_EQUAL(pq_flush(&h, k), TPM_RC_SUCCESS);
+	external_key(TPM_ALG_MLKEM, TPM_MLKEM_768, 0x44, &q, &t);
+	CU_ASSERT_EQUAL(load_external(&t, &p, &k), RC_P(TPM_RC_BINDING, 1));
+	t = s;
+	t.sensitive.size = 32;
+	CU_ASSERT_EQUAL(load_external(&t, &p, &k), RC_P(TPM_RC_KEY_SIZE, 1));
+}
+
 int main(void)
 {
 	CU_pSuite s;
@@ -317,6 +410,7 @@ int main(void)
 	CU_add_test(s, "ML-KEM symmetric definitions", test_mlkem_symmetric);
 	CU_add_test(s, "origin and fixed attributes", test_origin_and_fixed);
 	CU_add_test(s, "public key sizes", test_public_key_sizes);
+	CU_add_test(s, "LoadExternal with the private seed", test_external_private);
 	CU_basic_set_mode(CU_BRM_VERBOSE);
 	CU_basic_run_tests();
 	failed = CU_get_number_of_failures();
