@@ -94,12 +94,14 @@ static void audit(TPM2_CC cc, const uint8_t *names, size_t nlen, const uint8_t *
 	uint8_t buf[1024], cat[3 * DSIZE];
 
 	put32(buf, cc);
-	memcpy(buf + 4, names, nlen);
+	if (nlen) /* memcpy from NULL is undefined even for 0 bytes */
+		memcpy(buf + 4, names, nlen);
 	memcpy(buf + 4 + nlen, params, plen);
 	sha256(buf, 4 + nlen + plen, cat + DSIZE);
 	put32(buf, 0);
 	put32(buf + 4, cc);
-	memcpy(buf + 8, rparams, rlen);
+	if (rlen)
+		memcpy(buf + 8, rparams, rlen);
 	sha256(buf, 8 + rlen, cat + 2 * DSIZE);
 	if (reset)
 		memset(expect, 0, DSIZE);
