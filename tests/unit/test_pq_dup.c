@@ -78,18 +78,24 @@ static void dup_policy(struct tpm2b_digest *d)
 	CU_ASSERT_EQUAL(crypto_hash(TPM_ALG_SHA256, buf, sizeof(buf), d->b), TPM_RC_SUCCESS);
 }
 
-static void duplicable_key(TPM_ALG_ID type, uint16_t set, struct pq_key *k)
+/* use: 0 for a signing key, else the decryption attributes (a storage key gets AES-CFB) */
+static void duplicable_use(TPM_ALG_ID type, uint16_t set, uint32_t use, struct pq_key *k)
 {
 	struct tpmt_public t;
 
-	pq_tmpl(&t, type, set, 0);
-	t.attributes = DUPLICABLE;
+	pq_tmpl(&t, type, set, use);
+	t.attributes = use ? (DUPLICABLE & ~(uint32_t)TPMA_OBJECT_SIGN_ENCRYPT) | use : DUPLICABLE;
 	if (type == TPM_ALG_ECC) {
 		t.scheme.scheme = TPM_ALG_ECDSA;
 		t.scheme.hash_alg = TPM_ALG_SHA256;
 	}
 	dup_policy(&t.auth_policy);
 	CU_ASSERT_EQUAL_FATAL(pq_create_load(&h, ecc_parent.handle, &t, "", k), TPM_RC_SUCCESS);
+}
+
+static void duplicable_key(TPM_ALG_ID type, uint16_t set, struct pq_key *k)
+{
+	duplicable_use(type, set, 0, k);
 }
 
 /* ---- Duplicate through a policy session ---- */
@@ -245,13 +251,13 @@ static void signs_like(TPM_HANDLE imported, const struct pq_key *orig)
 	CU_ASSERT_EQUAL(pq_verify_complete(&h, seq, "", orig->handle, &sig, &t), TPM_RC_SUCCESS);
 }
 
-/* Import under parent, Load, sign. */
-static void import_and_sign(const struct pq_key *parent, const struct pq_key *orig,
-			    const struct blob *bl)
+/* Import under parent and Load. */
+static TPM_HANDLE import_load(const struct pq_key *parent, const struct pq_key *orig,
+			      const struct blob *bl)
 {
 	struct tpm2b_private priv;
 	struct cmdbuf b;
-	TPM_HANDLE k;
+	TPM_HANDLE k = 0;
 
 	CU_ASSERT_EQUAL_FATAL(import(parent, &orig->pub, bl, &priv), TPM_RC_SUCCESS);
 	cmd_begin(&b, TPM_CC_Load);
@@ -260,6 +266,15 @@ static void import_and_sign(const struct pq_key *parent, const struct pq_key *or
 	wr_tpm2b(&b.params, priv.b, priv.size);
 	wr_tpm2b_public(&b.params, &orig->pub);
 	CU_ASSERT_EQUAL_FATAL(harness_run(&h, &b, NULL, &k), TPM_RC_SUCCESS);
+	return k;
+}
+
+/* Import under parent, Load, sign. */
+static void import_and_sign(const struct pq_key *parent, const struct pq_key *orig,
+			    const struct blob *bl)
+{
+	TPM_HANDLE k = import_load(parent, orig, bl);
+
 	signs_like(k, orig);
 	CU_ASSERT_EQUAL(pq_flush(&h, k), TPM_RC_SUCCESS);
 }
@@ -285,6 +300,70 @@ static void test_round_trips(void)
 	import_and_sign(&kem768, &ecc, &bl);
 	CU_ASSERT_EQUAL(pq_flush(&h, mldsa.handle), TPM_RC_SUCCESS);
 	CU_ASSERT_EQUAL(pq_flush(&h, ecc.handle), TPM_RC_SUCCESS);
+}
+
+/* ML-KEM keys travel too: a decryption key decapsulates after the move what was
+ * encapsulated to it before; a storage key (its seedValue in the blob) parents new keys and
+ * loads the ones it had. */
+static void test_kem_keys(void)
+{
+	uint8_t ss[32], got[32], m[32] = { 5 }, ct[MLKEM_MAX_CT_BYTES];
+	struct pq_key kem, store, child, moved;
+	struct tpm2b_private priv;
+	struct tpmt_public t;
+	struct cmdbuf b;
+	struct blob bl;
+	struct rd rsp;
+	TPM_HANDLE k;
+	uint16_t n = 0;
+
+	duplicable_use(TPM_ALG_MLKEM, TPM_MLKEM_1024, TPMA_OBJECT_DECRYPT, &kem);
+	CU_ASSERT_EQUAL_FATAL(mlkem_encaps(TPM_MLKEM_1024, kem.pub.unique.b, m, ct, ss), 0);
+	CU_ASSERT_EQUAL_FATAL(duplicate(&kem, &kem768, &aes128, &bl), TPM_RC_SUCCESS);
+	k = import_load(&kem768, &kem, &bl);
+	cmd_begin(&b, TPM_CC_Decapsulate);
+	cmd_handle(&b, k);
+	cmd_auth_pw(&b, "");
+	wr_tpm2b(&b.params, ct, (uint16_t)mlkem_ct_bytes(TPM_MLKEM_1024));
+	CU_ASSERT_EQUAL_FATAL(harness_run(&h, &b, &rsp, NULL), TPM_RC_SUCCESS);
+	CU_ASSERT(rd_tpm2b(&rsp, got, sizeof(got), &n) == 0 && n == 32 &&
+		  memcmp(got, ss, 32) == 0);
+	CU_ASSERT_EQUAL(pq_flush(&h, k), TPM_RC_SUCCESS);
+	CU_ASSERT_EQUAL(pq_flush(&h, kem.handle), TPM_RC_SUCCESS);
+
+	/* a storage key with a child made before the move */
+	duplicable_use(TPM_ALG_MLKEM, TPM_MLKEM_768, PQ_STORAGE, &store);
+	pq_tmpl(&t, TPM_ALG_MLDSA, TPM_MLDSA_44, TPMA_OBJECT_SIGN_ENCRYPT);
+	t.attributes &= ~(uint32_t)TPMA_OBJECT_FIXEDTPM;
+	cmd_begin(&b, TPM_CC_Create);
+	cmd_handle(&b, store.handle);
+	cmd_auth_pw(&b, "");
+	wr_u16(&b.params, 4); /* TPM2B_SENSITIVE_CREATE: empty auth and data */
+	wr_u32(&b.params, 0);
+	wr_tpm2b_public(&b.params, &t);
+	wr_u16(&b.params, 0);
+	wr_u32(&b.params, 0);
+	CU_ASSERT_EQUAL_FATAL(harness_run(&h, &b, &rsp, NULL), TPM_RC_SUCCESS);
+	CU_ASSERT_EQUAL_FATAL(rd_tpm2b(&rsp, priv.b, sizeof(priv.b), &priv.size), 0);
+	CU_ASSERT_EQUAL_FATAL(rd_tpm2b_public(&rsp, &child.pub), 0);
+	CU_ASSERT_EQUAL(object_name(&child.pub, &child.name), TPM_RC_SUCCESS);
+	CU_ASSERT_EQUAL_FATAL(duplicate(&store, &kem1024, &no_sym, &bl), TPM_RC_SUCCESS);
+	moved = store;
+	moved.handle = import_load(&kem1024, &store, &bl);
+	CU_ASSERT_EQUAL(pq_flush(&h, store.handle), TPM_RC_SUCCESS);
+	/* the child's blob, made under the original, loads under the moved key and signs */
+	cmd_begin(&b, TPM_CC_Load);
+	cmd_handle(&b, moved.handle);
+	cmd_auth_pw(&b, "");
+	wr_tpm2b(&b.params, priv.b, priv.size);
+	wr_tpm2b_public(&b.params, &child.pub);
+	CU_ASSERT_EQUAL_FATAL(harness_run(&h, &b, NULL, &child.handle), TPM_RC_SUCCESS);
+	signs_like(child.handle, &child);
+	CU_ASSERT_EQUAL(pq_flush(&h, child.handle), TPM_RC_SUCCESS);
+	/* and it makes new children */
+	CU_ASSERT_EQUAL_FATAL(pq_create_load(&h, moved.handle, &t, "", &child), TPM_RC_SUCCESS);
+	CU_ASSERT_EQUAL(pq_flush(&h, child.handle), TPM_RC_SUCCESS);
+	CU_ASSERT_EQUAL(pq_flush(&h, moved.handle), TPM_RC_SUCCESS);
 }
 
 /* The new parent as a duplicator on another TPM has it: its public part alone. */
@@ -368,6 +447,7 @@ int main(void)
 		return 2;
 	s = CU_add_suite_with_setup_and_teardown("pq_dup", NULL, NULL, setup, teardown);
 	CU_add_test(s, "ML-DSA and ECC keys to ML-KEM parents", test_round_trips);
+	CU_add_test(s, "ML-KEM keys moved to ML-KEM parents", test_kem_keys);
 	CU_add_test(s, "new parent from another TPM", test_external_parent);
 	CU_add_test(s, "tampered, short and foreign seeds", test_tampered_seed);
 	CU_add_test(s, "Rewrap with ML-KEM parents", test_rewrap);
