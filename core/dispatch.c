@@ -264,6 +264,7 @@ static TPM_RC command_begin(struct pqtpm_engine *e, bool reads_only)
 		clock_checkpoint(e);
 	if (!reads_only) {
 		e->ps_snap = e->ps;
+		e->clock_base_snap = e->clock_base_ms;
 		e->ps_snapped = true;
 	}
 	nv_command_start(e);
@@ -273,7 +274,9 @@ static TPM_RC command_begin(struct pqtpm_engine *e, bool reads_only)
 static void rollback(struct pqtpm_engine *e, const struct cmd *c)
 {
 	if (e->ps_snapped) {
+		/* ps.clock with the base it counts from: the time since the snapshot stays counted */
 		e->ps = e->ps_snap;
+		e->clock_base_ms = e->clock_base_snap;
 	} else if (e->dirty) {
 		/* a reading command changed ps after all: the file has it as it was */
 		engine_log(e, PQTPM_LOG_ERROR, "%s changed the persistent state unexpectedly",

@@ -185,6 +185,7 @@ struct pqtpm_engine {
 	struct persist ps;
 	struct persist ps_snap;		/* ps as the command found it (dispatch.c), for a rollback */
 	bool ps_snapped;		/* ps_snap holds it: not for commands that only read ps */
+	uint64_t clock_base_snap;	/* clock_base_ms with ps_snap: Clock runs on through a rollback */
 	struct nv_store *nv_snap;	/* the NV store as the command found it, once it changes */
 	bool nv_snapped;
 	struct nv_ram *nv_ram;		/* orderly counters ahead of the store (nv/orderly.c) */

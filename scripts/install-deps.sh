@@ -5,7 +5,7 @@ set -eu
 
 PKGS="build-essential pkg-config libwolfssl-dev libcunit1-dev libjansson-dev \
 libtss2-dev libtss2-tcti-mssim0 libtss2-tcti-swtpm0 tpm2-tools swtpm swtpm-tools \
-clang libclang-rt-14-dev valgrind"
+clang libclang-rt-14-dev valgrind faketime"
 # `install-deps.sh bench` (make bench): gnuplot as well, for the report's plot.
 [ "${1:-}" = bench ] && PKGS="$PKGS gnuplot-nox"
 
