@@ -15,7 +15,9 @@
 #include <wolfssl/wolfcrypt/sha.h>
 #include <wolfssl/wolfcrypt/sha256.h>
 #include <wolfssl/wolfcrypt/sha512.h>
+#ifdef WOLFSSL_HAVE_SP_ECC /* the SP build; Debian's package has no sp.h */
 #include <wolfssl/wolfcrypt/sp.h>
+#endif
 #include <wolfssl/wolfcrypt/wolfmath.h>
 
 #include "crypto.h"
