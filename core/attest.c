@@ -91,7 +91,8 @@ static bool privacy_sensitive(const struct object *key)
 
 /* TPMS_ATTEST up to (not including) the attested union */
 static TPM_RC write_header(struct cmd *c, const struct object *key,
-			   const struct attest_data *qualifying, uint16_t type, struct wr *w)
+			   const struct attest_data *qualifying, uint16_t type, uint64_t clock,
+			   struct wr *w)
 {
 	struct pqtpm_engine *e = c->e;
 	uint64_t fw = attest_firmware_version();
@@ -108,7 +109,7 @@ static TPM_RC write_header(struct cmd *c, const struct object *key,
 	TRY(wr_u16(w, type));
 	TRY(wr_tpm2b_name(w, &qn));
 	TRY(wr_tpm2b(w, qualifying->b, qualifying->size));
-	TRY(wr_u64(w, engine_clock_ms(e)));
+	TRY(wr_u64(w, clock));
 	TRY(wr_u32(w, reset));
 	TRY(wr_u32(w, restart));
 	TRY(wr_u8(w, e->ps.clock_safe));
@@ -119,8 +120,15 @@ TPM_RC attest_sign(struct cmd *c, unsigned slot, const struct tpmt_scheme *in_sc
 		   unsigned scheme_param, const struct attest_data *qualifying, uint16_t type,
 		   const uint8_t *attested, size_t attested_len)
 {
+	return attest_sign_at(c, slot, in_scheme, scheme_param, qualifying, type, attested,
+			      attested_len, engine_clock_ms(c->e));
+}
+
+TPM_RC attest_sign_at(struct cmd *c, unsigned slot, const struct tpmt_scheme *in_scheme,
+		      unsigned scheme_param, const struct attest_data *qualifying, uint16_t type,
+		      const uint8_t *attested, size_t attested_len, uint64_t clock)
+{
 	struct object *key = c->obj[slot];
-	static const struct tpmt_signature null_sig = { .sig_alg = TPM_ALG_NULL };
 	struct tpmt_signature sig;
 	struct tpmt_scheme scheme;
 	uint8_t buf[ATTEST_MAX_SIZE];
@@ -129,11 +137,11 @@ TPM_RC attest_sign(struct cmd *c, unsigned slot, const struct tpmt_scheme *in_sc
 
 	TRY(attest_scheme(c, slot, in_scheme, scheme_param, &scheme));
 	wr_init(&w, buf, sizeof(buf));
-	TRY(write_header(c, key, qualifying, type, &w));
+	TRY(write_header(c, key, qualifying, type, clock, &w));
 	TRY(wr_bytes(&w, attested, attested_len));
 	TRY(wr_tpm2b(&c->out, buf, (uint16_t)w.off));
-	if (!key)
-		return wr_signature(&c->out, &null_sig);
+	if (!key) /* TPMT_SIGNATURE with sigAlg NULL: nothing follows */
+		return wr_u16(&c->out, TPM_ALG_NULL);
 	rc = scheme_sign_message(key, &scheme, buf, w.off, &sig);
 	if (rc == TPM_RC_KEY)
 		return rc_handle(rc, slot + 1);

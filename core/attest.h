@@ -44,6 +44,12 @@ TPM_RC attest_sign(struct cmd *c, unsigned slot, const struct tpmt_scheme *in_sc
 		   unsigned scheme_param, const struct attest_data *qualifying, uint16_t type,
 		   const uint8_t *attested, size_t attested_len);
 
+/* The same with the clockInfo.clock given: for a body that reports the clock too (GetTime),
+ * so that both say the same. */
+TPM_RC attest_sign_at(struct cmd *c, unsigned slot, const struct tpmt_scheme *in_scheme,
+		      unsigned scheme_param, const struct attest_data *qualifying, uint16_t type,
+		      const uint8_t *attested, size_t attested_len, uint64_t clock);
+
 /* TPMS_ATTEST.firmwareVersion before obfuscation (TPM_PT_FIRMWARE_VERSION_1 || _2). */
 uint64_t attest_firmware_version(void);
 

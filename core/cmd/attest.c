@@ -90,18 +90,19 @@ static TPM_RC get_time(struct cmd *c)
 	struct attest_data qualifying;
 	struct tpmt_scheme in;
 	uint8_t body[BODY_MAX];
+	uint64_t clock = engine_clock_ms(e);
 	struct wr w;
 
 	TRYP(1, attest_rd_data(&c->in, &qualifying));
 	TRYP(2, rd_sig_scheme(&c->in, &in, true));
 	wr_init(&w, body, sizeof(body));
 	TRY(wr_u64(&w, engine_time_ms(e)));
-	TRY(wr_u64(&w, engine_clock_ms(e)));
+	TRY(wr_u64(&w, clock));
 	TRY(wr_u32(&w, e->ps.reset_count));
 	TRY(wr_u32(&w, e->ps.restart_count));
 	TRY(wr_u8(&w, e->ps.clock_safe));
 	TRY(wr_u64(&w, attest_firmware_version()));
-	return attest_sign(c, 1, &in, 2, &qualifying, TPM_ST_ATTEST_TIME, body, w.off);
+	return attest_sign_at(c, 1, &in, 2, &qualifying, TPM_ST_ATTEST_TIME, body, w.off, clock);
 }
 
 #define PARAMS_IO (CMD_PARAM_IN | CMD_PARAM_OUT)
