@@ -26,6 +26,9 @@
 /* ---- misc ---- */
 void crypto_wipe(void *p, size_t n);				/* not optimized away */
 void crypto_wipe_observed(const void *p, size_t n); /* a no-op test programs replace (util.c) */
+#ifdef PQTPM_FUZZ_DETERMINISTIC_RNG
+void crypto_fuzz_rng_reset(void); /* fuzz builds: the random stream starts over (rng.c) */
+#endif
 bool crypto_ct_equal(const void *a, const void *b, size_t n); /* constant time */
 /* n without trailing zero octets; time depends on n only */
 size_t crypto_ct_trim(const uint8_t *p, size_t n);

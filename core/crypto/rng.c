@@ -91,15 +91,66 @@ static TPM_RC mix_pool(uint8_t *out, size_t len)
 	return rc;
 }
 
+/*
+ * Fuzz builds (tests/fuzz/run.sh) only: with PQTPM_FUZZ_DETERMINISTIC_RNG, crypto_random is
+ * HMAC-SHA-512("pqtpm fuzz", counter), the counter set back to zero by crypto_fuzz_rng_reset()
+ * at the start of every fuzz input, so that a crash input replays exactly: the same seeds,
+ * proofs, nonces, keys. (wolfSSL's own DRBG, for ECDSA nonces and RSA padding and blinding,
+ * stays seeded from the OS: Debian's wolfSSL has no seed callback. Nothing the engine decides
+ * depends on those values.) Every key such a build makes is public, hence the guard.
+ */
+#ifdef PQTPM_FUZZ_DETERMINISTIC_RNG
+#ifndef FUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION
+#error "PQTPM_FUZZ_DETERMINISTIC_RNG makes every secret predictable: for fuzz builds only"
+#endif
+static uint64_t fuzz_counter;
+
+void crypto_fuzz_rng_reset(void)
+{
+	if (!crypto_wolf_rng_acquire())
+		return; /* then crypto_random fails anyway */
+	fuzz_counter = pool_counter = 0;
+	crypto_wipe(pool, sizeof(pool));
+	pool_stirred = false;
+	crypto_wolf_rng_release();
+}
+
+/* Caller holds the lock. */
+static TPM_RC fuzz_stream(uint8_t *out, size_t len)
+{
+	static const char key[] = "pqtpm fuzz";
+	uint8_t block[WC_SHA512_DIGEST_SIZE], counter[8];
+	TPM_RC rc = TPM_RC_SUCCESS;
+
+	while (len && rc == TPM_RC_SUCCESS) {
+		size_t n = len < sizeof(block) ? len : sizeof(block);
+
+		fuzz_counter++;
+		for (int i = 0; i < 8; i++)
+			counter[i] = (uint8_t)(fuzz_counter >> (56 - 8 * i));
+		rc = crypto_hmac(TPM_ALG_SHA512, (const uint8_t *)key, sizeof(key) - 1, counter,
+				 sizeof(counter), block);
+		memcpy(out, block, n);
+		out += n;
+		len -= n;
+	}
+	return rc;
+}
+#endif
+
 TPM_RC crypto_random(uint8_t *out, size_t len)
 {
 	WC_RNG *rng = crypto_wolf_rng_acquire();
 	TPM_RC rc = TPM_RC_SUCCESS;
-	uint8_t *p = out;
-	size_t left = len;
 
 	if (!rng)
 		return TPM_RC_FAILURE;
+#ifdef PQTPM_FUZZ_DETERMINISTIC_RNG
+	rc = fuzz_stream(out, len);
+#else
+	uint8_t *p = out;
+	size_t left = len;
+
 	while (left && rc == TPM_RC_SUCCESS) {
 		size_t n = left < RNG_MAX_BLOCK_LEN ? left : RNG_MAX_BLOCK_LEN;
 
@@ -108,6 +159,7 @@ TPM_RC crypto_random(uint8_t *out, size_t len)
 		p += n;
 		left -= n;
 	}
+#endif
 	if (rc == TPM_RC_SUCCESS && pool_stirred)
 		rc = mix_pool(out, len);
 	crypto_wolf_rng_release();

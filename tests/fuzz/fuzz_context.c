@@ -274,6 +274,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	if (size < 1)
 		return 0;
+	fz_input_start();
 	if (!engine || inputs++ % reset_every == 0)
 		engine_fresh();
 	switch (data[0] % 3) {

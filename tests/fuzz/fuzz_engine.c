@@ -36,6 +36,8 @@
  * persistent objects, Shutdown) do, for up to 31 inputs. A crash that does not reproduce
  * from its input alone with PQTPM_FUZZ_RESET=1 (how run.sh replays regressions) depends on
  * such an earlier input: rerun the fuzzer on the crash with -runs and the corpus to find it.
+ * Every input starts crypto_random's stream over (PQTPM_FUZZ_DETERMINISTIC_RNG), so with
+ * PQTPM_FUZZ_RESET=1 an input replays exactly.
  * Seeds: tests/fuzz/corpus/engine/, recorded tpm2-tools traffic (tests/fuzz/record.sh).
  */
 #include <stdint.h>
@@ -53,7 +55,9 @@
 
 static struct pqtpm_engine *engine;
 static unsigned long inputs, reset_every = 32;
-static int debug;	/* PQTPM_FUZZ_DEBUG=1: print every command's code and response code */
+/* PQTPM_FUZZ_DEBUG=1: print every command's code, response code and a hash of the response
+ * (two replays of an input print the same, but for responses that carry Clock or Time) */
+static int debug;
 
 __attribute__((noreturn)) static void die(const char *what)
 {
@@ -122,9 +126,14 @@ static void execute(struct pqtpm_client *cl, uint8_t locality, uint8_t *cmd, siz
 	if (pqtpm_engine_execute(cl, locality, cmd, len, rsp, sizeof(rsp), &rsp_len) != 0)
 		die("pqtpm_engine_execute refused a full-size response buffer");
 	check_response(rsp, rsp_len);
-	if (debug)
-		fprintf(stderr, "fuzz_engine: cc 0x%x (%zu bytes) -> rc 0x%x (%zu bytes)\n",
-			len >= 10 ? get_u32(cmd + 6) : 0, len, get_u32(rsp + 6), rsp_len);
+	if (debug) {
+		uint32_t fnv = 2166136261u; /* FNV-1a */
+
+		for (size_t i = 0; i < rsp_len; i++)
+			fnv = (fnv ^ rsp[i]) * 16777619u;
+		fprintf(stderr, "fuzz_engine: cc 0x%x (%zu bytes) -> rc 0x%x (%zu bytes, %08x)\n",
+			len >= 10 ? get_u32(cmd + 6) : 0, len, get_u32(rsp + 6), rsp_len, fnv);
+	}
 }
 
 /* ---- commands wrapped in a real HMAC session ---- */
@@ -340,6 +349,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	size_t off = 0;
 	unsigned n = 0;
 
+	/* the random stream starts over (run.sh builds with PQTPM_FUZZ_DETERMINISTIC_RNG) */
+	crypto_fuzz_rng_reset();
 	if (!engine || inputs++ % reset_every == 0)
 		engine_fresh();
 	memset(&wsess, 0, sizeof(wsess));

@@ -302,6 +302,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	if (size < 1)
 		return 0;
+	fz_input_start();
 	/* bit: a body of the oldest version still loaded (STATE_VERSION_MIN) */
 	version = (data[0] / 3) & 1 ? STATE_VERSION_MIN : STATE_VERSION;
 	switch (data[0] % 3) {

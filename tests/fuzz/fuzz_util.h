@@ -10,6 +10,13 @@
 
 #include <pqtpm/engine.h>
 
+#include "crypto/crypto.h"
+
+/* run.sh builds everything with a deterministic crypto_random (core/crypto/rng.c) */
+#ifndef PQTPM_FUZZ_DETERMINISTIC_RNG
+#error "build the fuzz targets with tests/fuzz/run.sh (-DPQTPM_FUZZ_DETERMINISTIC_RNG)"
+#endif
+
 #define FZ_ST_NO_SESSIONS 0x8001u
 #define FZ_ST_SESSIONS 0x8002u
 #define FZ_RH_OWNER 0x40000001u
@@ -22,6 +29,13 @@ struct fz_cmd {
 	uint8_t b[PQTPM_MAX_COMMAND_SIZE];
 	size_t n;
 };
+
+/* At the start of every input: the random stream starts over, so that an input replays
+ * exactly (with PQTPM_FUZZ_RESET=1 for the targets that keep an engine between inputs). */
+static inline void fz_input_start(void)
+{
+	crypto_fuzz_rng_reset();
+}
 
 __attribute__((noreturn)) static inline void fz_die(const char *who, const char *what)
 {

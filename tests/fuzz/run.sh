@@ -15,7 +15,14 @@
 # Targets (tests/fuzz/fuzz_<T>.c): engine, mssim_frame, context, state. Built with clang 14
 # and -fsanitize=fuzzer,address,undefined (UBSan does not recover: any report is a crash)
 # against libpqtpm.a built by the Makefile in $FUZZ_BUILD (default build-fuzz) with
-# -fsanitize=fuzzer-no-link.
+# -fsanitize=fuzzer-no-link, linked with the SP wolfCrypt it was compiled against
+# (build/wolfssl-sp; Debian's libwolfssl has other struct sizes: Aes is 1104 bytes there, 304
+# in the SP build).
+#
+# Everything is built with -DPQTPM_FUZZ_DETERMINISTIC_RNG (and FUZZING_BUILD_MODE_UNSAFE_FOR_
+# PRODUCTION, without which core/crypto/rng.c refuses it): crypto_random is a fixed stream that
+# every input starts over, so that a crash input replays exactly. The smoke test checks that
+# no other build in the tree has it.
 #
 # Corpora: seeds are read from tests/fuzz/corpus/<T>/ (committed, never written); what the
 # fuzzer finds goes to $FUZZ_BUILD/corpus/<T>/ (kept between runs), crashes to
@@ -34,6 +41,8 @@ CC_FUZZ=${CC_FUZZ:-clang}
 MAKE=${MAKE:-make}
 ALL_TARGETS="engine mssim_frame context state"
 out=$FUZZ_BUILD/fuzz
+FUZZ_DEFS="-DPQTPM_FUZZ_DETERMINISTIC_RNG -DFUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION"
+LIB_CFLAGS="-fsanitize=fuzzer-no-link -Wno-unused-command-line-argument $FUZZ_DEFS"
 
 # libFuzzer flags per target: largest input, and time allowed for one.
 target_flags() {
@@ -52,6 +61,12 @@ build() {
 		return 1
 	fi
 	echo "fuzz: building libpqtpm.a in $FUZZ_BUILD (clang, ASan+UBSan, fuzzer-no-link)"
+	# the Makefile does not track flags: objects built with other ones are built again
+	if [ "$(cat "$FUZZ_BUILD/cflags" 2>/dev/null)" != "$LIB_CFLAGS" ]; then
+		rm -rf "$FUZZ_BUILD/obj" "$FUZZ_BUILD/lib" "$out"
+		mkdir -p "$FUZZ_BUILD"
+		echo "$LIB_CFLAGS" >"$FUZZ_BUILD/cflags"
+	fi
 	# in parallel, unless a parent make already shares its job slots with us
 	case " ${MAKEFLAGS:-} " in
 	*jobserver* | *" -j"*) jflag= ;;
@@ -59,8 +74,7 @@ build() {
 	esac
 	# shellcheck disable=SC2086
 	$MAKE --no-print-directory -s $jflag BUILD="$FUZZ_BUILD" CC="$CC_FUZZ" SAN=1 \
-		CFLAGS="-fsanitize=fuzzer-no-link -Wno-unused-command-line-argument" \
-		"$FUZZ_BUILD/lib/libpqtpm.a"
+		CFLAGS="$LIB_CFLAGS" "$FUZZ_BUILD/lib/libpqtpm.a"
 	mkdir -p "$out"
 	for t in $ALL_TARGETS; do
 		if [ "$out/fuzz_$t" -nt "tests/fuzz/fuzz_$t.c" ] &&
@@ -68,12 +82,13 @@ build() {
 			[ "$out/fuzz_$t" -nt tests/fuzz/fuzz_util.h ]; then
 			continue
 		fi
-		"$CC_FUZZ" -std=c11 -D_GNU_SOURCE -O1 -g -fno-omit-frame-pointer \
+		# shellcheck disable=SC2086
+		"$CC_FUZZ" -std=c11 -D_GNU_SOURCE -O1 -g -fno-omit-frame-pointer $FUZZ_DEFS \
 			-Wall -Wextra -Wno-unused-parameter -Werror \
 			-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
-			-Iinclude -Icore -Imssim -Itests/fuzz \
+			-Iinclude -Icore -Imssim -Itests/fuzz -Ibuild/wolfssl-sp/include \
 			"tests/fuzz/fuzz_$t.c" "$FUZZ_BUILD/lib/libpqtpm.a" \
-			-lwolfssl -lpthread -lm -o "$out/fuzz_$t"
+			build/wolfssl-sp/lib/libwolfssl.a -lpthread -lm -o "$out/fuzz_$t"
 	done
 }
 
@@ -166,6 +181,25 @@ fuzz_all() {
 	return $fail
 }
 
+# The deterministic RNG is in the fuzz build and in no other build of the tree (make check's
+# build, build-system, build-asan, any build-*): its symbol shows where it was compiled in.
+deterministic_rng_only_here() {
+	local lib bad=0
+	if ! nm "$FUZZ_BUILD/lib/libpqtpm.a" 2>/dev/null | grep -q ' T crypto_fuzz_rng_reset$'; then
+		echo "fuzz: $FUZZ_BUILD/lib/libpqtpm.a lacks the deterministic RNG"
+		bad=1
+	fi
+	for lib in build*/lib/libpqtpm.a; do
+		[ -f "$lib" ] && [ "$lib" != "$FUZZ_BUILD/lib/libpqtpm.a" ] || continue
+		if nm "$lib" 2>/dev/null | grep -q crypto_fuzz_rng_reset; then
+			echo "fuzz: $lib has the deterministic RNG (PQTPM_FUZZ_DETERMINISTIC_RNG)"
+			bad=1
+		fi
+	done
+	[ $bad -eq 0 ] && echo "fuzz: deterministic RNG in $FUZZ_BUILD only"
+	return $bad
+}
+
 seeds() {
 	local t d
 	for t in context state; do
@@ -202,6 +236,7 @@ smoke)
 	# two at a time by default: nothing else runs during make check's smoke test
 	FUZZ_JOBS=${FUZZ_JOBS:-2}
 	st=0
+	deterministic_rng_only_here || st=1
 	# shellcheck disable=SC2086
 	regressions $targets || st=1
 	# shellcheck disable=SC2086
