@@ -1,7 +1,8 @@
 /* Duplication with ML-KEM parents (core/cmd/duplicate.c with cmd/pq_secret.c): the seed of the
  * outer wrapper is encapsulated to the new parent's ML-KEM key (label "DUPLICATE") and
  * decapsulated by the importing parent. ML-DSA and ECC keys go to ML-KEM-768 and ML-KEM-1024
- * parents (their public parts, as another TPM's would be), are imported there and sign; Rewrap
+ * parents (their public parts, as another TPM's would be), are imported there and sign; a blob
+ * wrapped by this file's own code (Part 1 §23.3 with the ML-KEM seed) imports; Rewrap
  * takes the outer wrapper off with ML-KEM; tampered, short and foreign ciphertexts are refused
  * with their codes. */
 #include <string.h>
@@ -366,6 +367,118 @@ static void test_kem_keys(void)
 	CU_ASSERT_EQUAL(pq_flush(&h, moved.handle), TPM_RC_SUCCESS);
 }
 
+/* ---- the sender's side written here (Part 1 §23.3), to check the formula itself ---- */
+
+static const uint8_t hmac_key[32] = "an hmac key of thirty-two bytes!";
+
+/* An HMAC key from outside: public and sensitive areas built here. */
+static void outside_hmac_key(struct tpmt_public *pub, struct tpmt_sensitive *sens,
+			     struct tpm2b_name *name)
+{
+	struct crypto_hash_ctx hc;
+
+	pq_tmpl(pub, TPM_ALG_KEYEDHASH, 0, 0);
+	pub->attributes = TPMA_OBJECT_USERWITHAUTH | TPMA_OBJECT_SIGN_ENCRYPT;
+	pub->scheme.scheme = TPM_ALG_HMAC;
+	pub->scheme.hash_alg = TPM_ALG_SHA256;
+	memset(sens, 0, sizeof(*sens));
+	sens->type = TPM_ALG_KEYEDHASH;
+	sens->seed_value.size = DSIZE;
+	memset(sens->seed_value.b, 0xa5, DSIZE);
+	sens->sensitive.size = sizeof(hmac_key);
+	memcpy(sens->sensitive.b, hmac_key, sizeof(hmac_key));
+	crypto_hash_start(&hc, TPM_ALG_SHA256);
+	crypto_hash_update(&hc, sens->seed_value.b, DSIZE);
+	crypto_hash_update(&hc, hmac_key, sizeof(hmac_key));
+	crypto_hash_finish(&hc, pub->unique.b);
+	pub->unique.size = DSIZE;
+	CU_ASSERT_EQUAL_FATAL(object_name(pub, name), TPM_RC_SUCCESS);
+}
+
+/* Outer wrapper only, to an ML-KEM parent with AES-128 children: seed by encapsulation with
+ * the label "DUPLICATE", then Part 1's STORAGE key and INTEGRITY HMAC. */
+static void wrap_to_kem(const struct pq_key *p, const struct tpmt_sensitive *sens,
+			const struct tpm2b_name *name, struct blob *bl)
+{
+	uint8_t plain[512], m[32], k[32], seed[DSIZE], sym[16], hkey[DSIZE], iv[16] = { 0 };
+	struct crypto_hmac_ctx mac;
+	size_t mark, len, ctlen = mlkem_ct_bytes(p->pub.parameter_set);
+	struct wr w;
+
+	memset(bl, 0, sizeof(*bl));
+	wr_init(&w, plain, sizeof(plain));
+	wr_size_begin(&w, &mark);
+	CU_ASSERT_EQUAL_FATAL(wr_sensitive(&w, sens), TPM_RC_SUCCESS);
+	wr_size_end(&w, mark);
+	len = w.off;
+	CU_ASSERT_EQUAL_FATAL(crypto_random(m, sizeof(m)), TPM_RC_SUCCESS);
+	CU_ASSERT_EQUAL_FATAL(mlkem_encaps(p->pub.parameter_set, p->pub.unique.b, m, bl->secret,
+					   k),
+			      0);
+	bl->secret_len = (uint16_t)ctlen;
+	CU_ASSERT_EQUAL(crypto_kdfa(TPM_ALG_SHA256, k, sizeof(k), "DUPLICATE", bl->secret, ctlen,
+				    p->pub.unique.b, p->pub.unique.size, DSIZE * 8, seed),
+			TPM_RC_SUCCESS);
+	CU_ASSERT_EQUAL(crypto_kdfa(TPM_ALG_SHA256, seed, DSIZE, "STORAGE", name->b, name->size,
+				    NULL, 0, 128, sym),
+			TPM_RC_SUCCESS);
+	CU_ASSERT_EQUAL(crypto_kdfa(TPM_ALG_SHA256, seed, DSIZE, "INTEGRITY", NULL, 0, NULL, 0,
+				    DSIZE * 8, hkey),
+			TPM_RC_SUCCESS);
+	CU_ASSERT_EQUAL(crypto_aes(TPM_ALG_CFB, true, sym, sizeof(sym), iv, plain,
+				   bl->dup.b + 2 + DSIZE, len),
+			TPM_RC_SUCCESS);
+	crypto_hmac_start(&mac, TPM_ALG_SHA256, hkey, DSIZE);
+	crypto_hmac_update(&mac, bl->dup.b + 2 + DSIZE, len);
+	crypto_hmac_update(&mac, name->b, name->size);
+	crypto_hmac_finish(&mac, bl->dup.b + 2);
+	bl->dup.b[0] = 0;
+	bl->dup.b[1] = DSIZE;
+	bl->dup.size = (uint16_t)(2 + DSIZE + len);
+}
+
+/* A key wrapped here for the TPM's ML-KEM-768 and ML-KEM-1024 parents imports and computes
+ * the HMAC the known key gives. */
+static void test_outside_sender(void)
+{
+	const struct pq_key *parents[] = { &kem768, &kem1024 };
+	static struct tpmt_public pub;
+	uint8_t want[DSIZE];
+	struct tpmt_sensitive sens;
+	struct tpm2b_digest got;
+	struct tpm2b_private priv;
+	struct tpm2b_name name;
+	struct cmdbuf b;
+	struct blob bl;
+	struct rd rsp;
+	TPM_HANDLE k;
+
+	outside_hmac_key(&pub, &sens, &name);
+	CU_ASSERT_EQUAL(crypto_hmac(TPM_ALG_SHA256, hmac_key, sizeof(hmac_key), name.b, name.size,
+				    want),
+			TPM_RC_SUCCESS);
+	for (size_t i = 0; i < 2; i++) {
+		wrap_to_kem(parents[i], &sens, &name, &bl);
+		CU_ASSERT_EQUAL_FATAL(import(parents[i], &pub, &bl, &priv),
+				      TPM_RC_SUCCESS);
+		cmd_begin(&b, TPM_CC_Load);
+		cmd_handle(&b, parents[i]->handle);
+		cmd_auth_pw(&b, "");
+		wr_tpm2b(&b.params, priv.b, priv.size);
+		wr_tpm2b_public(&b.params, &pub);
+		CU_ASSERT_EQUAL_FATAL(harness_run(&h, &b, NULL, &k), TPM_RC_SUCCESS);
+		cmd_begin(&b, TPM_CC_HMAC);
+		cmd_handle(&b, k);
+		cmd_auth_pw(&b, "");
+		wr_tpm2b(&b.params, name.b, name.size);
+		wr_u16(&b.params, TPM_ALG_SHA256);
+		CU_ASSERT_EQUAL_FATAL(harness_run(&h, &b, &rsp, NULL), TPM_RC_SUCCESS);
+		CU_ASSERT(rd_tpm2b_digest(&rsp, &got) == 0 && got.size == DSIZE &&
+			  memcmp(got.b, want, DSIZE) == 0);
+		CU_ASSERT_EQUAL(pq_flush(&h, k), TPM_RC_SUCCESS);
+	}
+}
+
 /* The new parent as a duplicator on another TPM has it: its public part alone. */
 static void test_external_parent(void)
 {
@@ -448,6 +561,7 @@ int main(void)
 	s = CU_add_suite_with_setup_and_teardown("pq_dup", NULL, NULL, setup, teardown);
 	CU_add_test(s, "ML-DSA and ECC keys to ML-KEM parents", test_round_trips);
 	CU_add_test(s, "ML-KEM keys moved to ML-KEM parents", test_kem_keys);
+	CU_add_test(s, "a blob wrapped outside the TPM", test_outside_sender);
 	CU_add_test(s, "new parent from another TPM", test_external_parent);
 	CU_add_test(s, "tampered, short and foreign seeds", test_tampered_seed);
 	CU_add_test(s, "Rewrap with ML-KEM parents", test_rewrap);
