@@ -6,6 +6,7 @@
 #include <limits.h>
 #include <netdb.h>
 #include <netinet/in.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -15,6 +16,7 @@
 #include <sys/eventfd.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "conn.h"
@@ -26,6 +28,7 @@
 #define EPOLL_BATCH 64
 #define INBOX_BATCH 32		/* connections taken from the handoff pipe per read */
 #define WORKER_STACK (8u << 20)
+#define SPIN_NS 200000u	/* longest poll before sleeping (wait_events) */
 
 static void stop_signals(sigset_t *set)
 {
@@ -104,6 +107,46 @@ static int take_inbox(struct mssim_worker *wk)
 	return 0;
 }
 
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* Waits for events. A client in a tight loop sends its next command microseconds after its
+ * reply went out; sleeping in epoll_wait then costs a wake-up (IPI, scheduler, a VM's idle
+ * exit) on every round trip, often more than the command itself. So while this worker's
+ * recent idle gaps were short it first polls its set for up to SPIN_NS (epoll_wait with
+ * timeout 0: every connection and the inbox, so nobody waits longer than before), yielding
+ * the CPU between polls to anything runnable (the client itself, when it shares this CPU),
+ * and only then sleeps. The average gap (1/8 weight per wait, a failed poll counting as
+ * SPIN_NS) keeps polling off for clients that think between commands: the CPU is spent only
+ * while someone is keeping the gaps short. Linux's own busy-polling (SO_BUSY_POLL) does not
+ * cover loopback. */
+static int wait_events(struct mssim_worker *wk, struct epoll_event *evs)
+{
+	uint64_t start = now_ns(), t = start, idle;
+	int n;
+
+	if (wk->idle_avg_ns < SPIN_NS / 2) {
+		do {
+			n = epoll_wait(wk->epfd, evs, EPOLL_BATCH, 0);
+			if (n != 0)
+				goto done;
+			sched_yield();
+			t = now_ns();
+		} while (t - start < SPIN_NS);
+	}
+	n = epoll_wait(wk->epfd, evs, EPOLL_BATCH, -1);
+	t = now_ns();
+done:
+	idle = n > 0 && t - start < SPIN_NS ? t - start : SPIN_NS;
+	wk->idle_avg_ns += idle / 8 - wk->idle_avg_ns / 8;
+	return n;
+}
+
 /* Serves this worker's connections until the main thread closes the pipe's write end. */
 static int worker_loop(struct mssim_worker *wk)
 {
@@ -112,7 +155,7 @@ static int worker_loop(struct mssim_worker *wk)
 	int i, n, stop = 0, rc;
 
 	while (!stop) {
-		n = epoll_wait(wk->epfd, evs, EPOLL_BATCH, -1);
+		n = wait_events(wk, evs);
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
@@ -190,6 +233,7 @@ static int start_workers(struct mssim_server *s, unsigned n)
 		wk->index = i;
 		wk->inbox.kind = MSSIM_WATCH_INBOX;
 		wk->inbox.fd = wk->inbox_w = wk->epfd = -1;
+		wk->idle_avg_ns = SPIN_NS;	/* no polling until clients show short gaps */
 	}
 	for (i = 0; i < n; i++) {
 		wk = &s->workers[i];
