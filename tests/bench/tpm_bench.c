@@ -122,21 +122,6 @@ static int write_all(int fd, const uint8_t *p, size_t n)
 	return 0;
 }
 
-static int read_all(int fd, uint8_t *p, size_t n)
-{
-	while (n > 0) {
-		ssize_t r = read(fd, p, n);
-
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			return -1;
-		p += r;
-		n -= (size_t)r;
-	}
-	return 0;
-}
-
 static uint32_t be32(const uint8_t *p)
 {
 	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
@@ -183,11 +168,42 @@ static void raw_close(struct raw *c)
 	c->fd = -1;
 }
 
-/* One command, one write; returns the TPM response code, or -1 on a transport error. */
+/* Reads one reply whole into buf, with as few reads as the kernel allows (a reply that
+ * arrived in one piece takes one read, for either kind of server): `at` is where the reply's
+ * u32 size field sits, `extra` what follows the size it gives (MSSIM: the size field and the
+ * trailing u32 acknowledgement; bare TPM: nothing, the size covers the header). Returns the
+ * reply's length or -1. */
+static long read_reply(int fd, uint8_t *buf, size_t cap, size_t at, size_t extra)
+{
+	size_t have = 0, need = at + 4;
+	int sized = 0;
+
+	while (have < need) {
+		ssize_t r = read(fd, buf + have, cap - have);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			return -1;
+		have += (size_t)r;
+		if (!sized && have >= at + 4) {
+			sized = 1;
+			need = (size_t)be32(buf + at) + extra;
+			if (need < at + 4 || need > cap)
+				return -1;
+		}
+	}
+	/* One command at a time: nothing may follow the reply. */
+	return have == need ? (long)need : -1;
+}
+
+/* One command, one write, a reply read whole; returns the TPM response code, or -1 on a
+ * transport error. */
 static long raw_cmd(struct raw *c, const uint8_t *cmd, size_t len, uint8_t *rsp, size_t *rlen)
 {
-	uint8_t frame[9 + RSP_CAP], hdr[10];
+	uint8_t frame[9 + RSP_CAP], in[4 + RSP_CAP + 4];
 	uint32_t size;
+	long n;
 
 	if (len > RSP_CAP)
 		return -1;
@@ -196,18 +212,22 @@ static long raw_cmd(struct raw *c, const uint8_t *cmd, size_t len, uint8_t *rsp,
 		frame[4] = 0;	/* locality */
 		put32(frame + 5, (uint32_t)len);
 		memcpy(frame + 9, cmd, len);
-		if (write_all(c->fd, frame, 9 + len) < 0 || read_all(c->fd, hdr, 4) < 0)
+		if (write_all(c->fd, frame, 9 + len) < 0)
 			return -1;
-		size = be32(hdr);
-		if (size < 10 || size > RSP_CAP || read_all(c->fd, rsp, size) < 0 ||
-		    read_all(c->fd, hdr, 4) < 0 || be32(hdr) != 0)
+		n = read_reply(c->fd, in, sizeof(in), 0, 8);
+		if (n < 0)
 			return -1;
+		size = be32(in);
+		if (size < 10 || size > RSP_CAP || be32(in + 4 + size) != 0)
+			return -1;
+		memcpy(rsp, in + 4, size);
 	} else {
-		if (write_all(c->fd, cmd, len) < 0 || read_all(c->fd, rsp, 10) < 0)
+		if (write_all(c->fd, cmd, len) < 0)
 			return -1;
-		size = be32(rsp + 2);
-		if (size < 10 || size > RSP_CAP || read_all(c->fd, rsp + 10, size - 10) < 0)
+		n = read_reply(c->fd, rsp, RSP_CAP, 2, 0);
+		if (n < 10)
 			return -1;
+		size = (uint32_t)n;
 	}
 	*rlen = size;
 	return (long)be32(rsp + 6);
