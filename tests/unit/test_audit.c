@@ -52,6 +52,7 @@ struct xchg {
 };
 
 static TPM_HANDLE bind_key;
+static struct tpm2b_name bind_name;
 static struct key signer; /* ECDSA P-256 / SHA-256 in the owner hierarchy */
 
 static void sha256(const void *a, size_t alen, const void *b, size_t blen, const void *c,
@@ -409,6 +410,7 @@ static void setup_keys(void)
 	CU_ASSERT_EQUAL_FATAL(key_primary_in(&nvh, TPM_RH_OWNER, &t, "bindpw", NULL, 0, &k),
 			      TPM_RC_SUCCESS);
 	bind_key = k.handle;
+	bind_name = k.name;
 }
 
 #define AUD (TPMA_SESSION_AUDIT | TPMA_SESSION_CONTINUESESSION)
@@ -557,6 +559,42 @@ static void test_refusals(void)
 	CU_ASSERT_EQUAL(audit_digest("", TPM_RH_NULL, s.handle, &ai), TPM_RC_REFERENCE_H0 + 2);
 }
 
+/* Sign(bind_key) of a digest with the session s (authValue auth in the HMAC key) */
+static TPM_RC sign_bound(struct sess *s, const char *auth)
+{
+	uint8_t buf[64], d[DSIZE] = { 7 };
+	struct use u[1] = { { s, TPMA_SESSION_CONTINUESESSION, auth } };
+	struct xchg x;
+	struct wr w;
+
+	x_begin(&x, TPM_CC_Sign);
+	x_handle(&x, bind_key, &bind_name);
+	wr_init(&w, buf, sizeof(buf));
+	wr_tpm2b(&w, d, DSIZE);
+	wr_u16(&w, TPM_ALG_NULL);
+	wr_u16(&w, TPM_ST_HASHCHECK);
+	wr_u32(&w, TPM_RH_NULL);
+	wr_u16(&w, 0);
+	x_params(&x, &w);
+	return run(&nvh, &x, u, 1);
+}
+
+/* An audit session is not bound (Part 1; the reference's InitAuditSession): once it audited,
+ * the entity it was bound to puts its authValue into the HMAC key like any other. */
+static void test_unbound_by_audit(void)
+{
+	struct sess s;
+	struct xchg x;
+	struct use aud[1] = { { &s, AUD, NULL } };
+
+	start(&s);
+	CU_ASSERT_EQUAL(sign_bound(&s, NULL), TPM_RC_SUCCESS);
+	CU_ASSERT_EQUAL(get_random(&nvh, aud, 1, &x), TPM_RC_SUCCESS);
+	CU_ASSERT_EQUAL(sign_bound(&s, NULL), RC_S(TPM_RC_BAD_AUTH, 1));
+	CU_ASSERT_EQUAL(sign_bound(&s, "bindpw"), TPM_RC_SUCCESS);
+	CU_ASSERT_EQUAL(flush(s.handle), TPM_RC_SUCCESS);
+}
+
 /* A saved audit session survives Shutdown(STATE) and a new engine on the state directory:
  * the digest goes on from where it was; the Shutdown ended the exclusivity. */
 static void test_across_restart(void)
@@ -676,6 +714,7 @@ int main(void)
 	CU_add_test(s, "audit digest over GetRandom and PCR_Extend", test_chain);
 	CU_add_test(s, "auditExclusive and auditReset", test_exclusive);
 	CU_add_test(s, "refusals", test_refusals);
+	CU_add_test(s, "an audit session is no longer bound", test_unbound_by_audit);
 	CU_add_test(s, "across Shutdown(STATE) and a new engine", test_across_restart);
 	CU_add_test(s, "the saved-sessions section with the audit state", test_codec);
 	CU_basic_set_mode(CU_BRM_VERBOSE);
