@@ -11,9 +11,9 @@
 #    comparisons with their secret inputs marked undefined, so that memcheck reports any branch
 #    or memory index on a secret; any report fails. Then `ct_check self-test`, which branches on
 #    a secret on purpose, must be reported, or the check itself is broken.
-# 3. The server under memcheck for one integration script (run alongside 1 and 2) (VALGRIND_SCRIPT, default
-#    tpm2tools_sessions: HMAC, policy, salted and encrypted sessions); each server's memcheck log
-#    must exist and be empty.
+# 3. The server under memcheck for one integration script (VALGRIND_SCRIPT, default
+#    tpm2tools_sessions: HMAC, policy, salted and encrypted sessions), run alongside 1 and 2;
+#    each server's memcheck log must exist and be empty.
 #
 # The default build links the static SP wolfCrypt with x86-64 assembly; memcheck reports
 # nothing inside it, so there is no suppression file. Exits non-zero on any finding.
@@ -52,8 +52,9 @@ for t in $VALGRIND_UNIT; do
 	st=0
 	# shellcheck disable=SC2086
 	$VG --log-file="$logs/unit-$t.vg" "$build/tests/test_$t" >"$logs/unit-$t.out" 2>&1 || st=$?
-	cat "$logs/unit-$t.vg" >>"$logs/unit-$t.out"
-	report "test_$t" "$st" "$logs/unit-$t.out"
+	# memcheck's report first, then the test's own failures
+	grep -E -A 8 'FAIL|Suite|asserts' "$logs/unit-$t.out" >>"$logs/unit-$t.vg"
+	report "test_$t" "$st" "$logs/unit-$t.vg"
 done
 
 st=0

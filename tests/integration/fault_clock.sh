@@ -20,9 +20,10 @@ if [ "$TPM_IMPL" != pqtpm ]; then
 	finish
 fi
 
-FAKETIME_LIB=${FAKETIME_LIB:-/usr/lib/x86_64-linux-gnu/faketime/libfaketimeMT.so.1}
+# the multi-threaded variant: the server runs worker threads
+FAKETIME_LIB=${FAKETIME_LIB:-$(dpkg -L libfaketime 2>/dev/null | grep '/libfaketimeMT\.so\.1$' | head -n 1)}
 if [ ! -f "$FAKETIME_LIB" ]; then
-	bad "libfaketime not found at $FAKETIME_LIB (Debian: faketime; make deps)"
+	bad "libfaketimeMT not found (Debian: faketime; make deps)"
 	finish
 fi
 OFFSET=$T/faketime
