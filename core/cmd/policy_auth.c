@@ -1,7 +1,8 @@
 /* The policy assertions that bring in another entity's authorization (Part 3 §23):
  * PolicySecret (its authValue, checked by dispatch), PolicySigned (a signature with its key),
  * PolicyTicket (a ticket one of those two gave earlier) and PolicyAuthorize (a policy a key
- * approved, shown by a VerifySignature ticket).
+ * approved, shown by a ticket of VerifySignature, VerifyDigestSignature or
+ * VerifySequenceComplete). ML-DSA keys act as authorities in both (docs/pq-decisions.md).
  *
  * Expiration: Part 3 counts it from the time nonceTPM was made; this TPM does not keep that
  * time, so it counts from the command. Timeouts are absolute Clock values (ms); the timeout
@@ -161,29 +162,23 @@ static TPM_RC policy_secret(struct cmd *c)
 	return write_ticket(c, TPM_ST_AUTH_SECRET, entity_hierarchy(c, 0), &a, &name);
 }
 
-/* The key signed aHash = H(nonceTPM || expiration || cpHashA || policyRef) with the
- * signature's hash. */
+/* The key signed M = nonceTPM || expiration || cpHashA || policyRef: pure ML-DSA signs M itself
+ * (empty context), every other scheme aHash = H(M) with the signature's hash (HashML-DSA: its
+ * pre-hash, as PH(M)). */
 static TPM_RC check_signed(const struct object *key, const struct auth_args *a,
 			   const struct tpmt_signature *sig)
 {
-	struct crypto_hash_ctx h;
-	struct tpm2b_digest a_hash;
-	uint8_t expiration[4];
+	uint8_t m[3 * MAX_DIGEST_SIZE + 4];
+	struct wr w;
 
 	if (!(key->pub.attributes & TPMA_OBJECT_SIGN_ENCRYPT))
 		return rc_handle(TPM_RC_ATTRIBUTES, 1);
-	a_hash.size = (uint16_t)crypto_hash_size(sig->hash);
-	if (a_hash.size == 0)
-		return rc_param(TPM_RC_SCHEME, 5);
-	for (int i = 0; i < 4; i++)
-		expiration[i] = (uint8_t)((uint32_t)a->expiration >> (24 - 8 * i));
-	TRY(crypto_hash_start(&h, sig->hash));
-	TRY(crypto_hash_update(&h, a->nonce.b, a->nonce.size));
-	TRY(crypto_hash_update(&h, expiration, sizeof(expiration)));
-	TRY(crypto_hash_update(&h, a->cp_hash.b, a->cp_hash.size));
-	TRY(crypto_hash_update(&h, a->ref.b, a->ref.size));
-	TRY(crypto_hash_finish(&h, a_hash.b));
-	return rc_param(scheme_verify(key, &a_hash, sig), 5);
+	wr_init(&w, m, sizeof(m));
+	TRY(wr_bytes(&w, a->nonce.b, a->nonce.size));
+	TRY(wr_u32(&w, (uint32_t)a->expiration));
+	TRY(wr_bytes(&w, a->cp_hash.b, a->cp_hash.size));
+	TRY(wr_bytes(&w, a->ref.b, a->ref.size));
+	return rc_param(scheme_verify_message(key, m, w.off, sig), 5);
 }
 
 static TPM_RC policy_signed(struct cmd *c)
@@ -234,33 +229,78 @@ static TPM_RC policy_ticket(struct cmd *c)
 			     &name, &ref, &cp_hash, timeout);
 }
 
-/* keySign approved approvedPolicy: VerifySignature gave checkTicket for
- * aHash = H_nameAlg(keySign)(approvedPolicy || policyRef). */
+/* The ticket keySign would have for approvedPolicy || policyRef, as its tag says:
+ *   TPM_ST_VERIFIED          VerifySignature: over H_nameAlg(keySign)(approvedPolicy || policyRef)
+ *   TPM_ST_DIGEST_VERIFIED   VerifyDigestSignature: over H_metadata(approvedPolicy || policyRef);
+ *                            an external mu (SHAKE256) binds the key's public key, which this
+ *                            command does not have, so such a ticket never approves a policy
+ *   TPM_ST_MESSAGE_VERIFIED  VerifySequenceComplete: over approvedPolicy || policyRef itself */
+static TPM_RC approval_ticket(struct pqtpm_engine *e, const struct tpmt_ticket *t,
+			      TPM_ALG_ID name_alg, const struct tpm2b_digest *approved,
+			      const struct tpm2b_digest *ref, const struct tpm2b_name *key_sign,
+			      struct tpmt_ticket *expect)
+{
+	struct crypto_hmac_ctx mac;
+	struct crypto_hash_ctx h;
+	struct tpm2b_digest a_hash;
+	TPM_ALG_ID alg = t->tag == TPM_ST_DIGEST_VERIFIED ? t->metadata : name_alg;
+	bool active;
+	TPM_RC rc;
+
+	if (t->tag == TPM_ST_MESSAGE_VERIFIED) {
+		rc = ticket_message_start(e, t->hierarchy, &mac, &active);
+		if (rc == TPM_RC_SUCCESS && active)
+			rc = ticket_message_update(&mac, approved->b, approved->size);
+		if (rc == TPM_RC_SUCCESS && active)
+			rc = ticket_message_update(&mac, ref->b, ref->size);
+		if (rc == TPM_RC_SUCCESS)
+			rc = ticket_message_finish(&mac, active, t->hierarchy, key_sign, expect);
+		crypto_wipe(&mac, sizeof(mac));
+		return rc;
+	}
+	a_hash.size = (uint16_t)crypto_hash_size(alg);
+	if (a_hash.size == 0) {
+		ticket_null(expect, t->tag);
+		return TPM_RC_SUCCESS;
+	}
+	TRY(crypto_hash_start(&h, alg));
+	TRY(crypto_hash_update(&h, approved->b, approved->size));
+	TRY(crypto_hash_update(&h, ref->b, ref->size));
+	TRY(crypto_hash_finish(&h, a_hash.b));
+	if (t->tag == TPM_ST_DIGEST_VERIFIED)
+		return ticket_digest_verified(e, t->hierarchy, a_hash.b, a_hash.size, key_sign,
+					      alg, expect);
+	return ticket_verified(e, t->hierarchy, &a_hash, key_sign, expect);
+}
+
+/* keySign approved approvedPolicy: checkTicket shows it signed approvedPolicy || policyRef. */
 static TPM_RC check_approved(struct cmd *c, const struct session *s,
 			     const struct tpm2b_digest *approved, const struct tpm2b_digest *ref,
 			     const struct tpm2b_name *key_sign, const struct tpmt_ticket *t)
 {
-	struct crypto_hash_ctx h;
-	struct tpm2b_digest a_hash;
 	struct tpmt_ticket expect;
 	TPM_ALG_ID alg;
+	size_t size;
 
 	if (!same(approved, &s->policy_digest))
 		return rc_param(TPM_RC_VALUE, 1);
 	if (key_sign->size < 2)
 		return rc_param(TPM_RC_HASH, 3);
 	alg = (TPM_ALG_ID)(key_sign->b[0] << 8 | key_sign->b[1]);
-	a_hash.size = (uint16_t)crypto_hash_size(alg);
-	if (a_hash.size == 0)
+	size = crypto_hash_size(alg);
+	if (size == 0)
 		return rc_param(TPM_RC_HASH, 3);
-	if (key_sign->size != a_hash.size + 2u)
+	if (key_sign->size != size + 2u)
 		return rc_param(TPM_RC_SIZE, 3);
-	TRY(crypto_hash_start(&h, alg));
-	TRY(crypto_hash_update(&h, approved->b, approved->size));
-	TRY(crypto_hash_update(&h, ref->b, ref->size));
-	TRY(crypto_hash_finish(&h, a_hash.b));
-	TRY(ticket_verified(c->e, t->hierarchy, &a_hash, key_sign, &expect));
+	TRY(approval_ticket(c->e, t, alg, approved, ref, key_sign, &expect));
 	return ticket_matches(t, &expect) ? TPM_RC_SUCCESS : rc_param(TPM_RC_VALUE, 4);
+}
+
+/* checkTicket is a TPMT_TK_VERIFIED: only the three tags that type has (Part 2, v1.85). */
+static bool verified_tag(uint16_t tag)
+{
+	return tag == TPM_ST_VERIFIED || tag == TPM_ST_DIGEST_VERIFIED ||
+	       tag == TPM_ST_MESSAGE_VERIFIED;
 }
 
 /* The digest starts over from zero: H(H(0...0 || TPM_CC_PolicyAuthorize || keySign) ||
@@ -277,6 +317,8 @@ static TPM_RC policy_authorize(struct cmd *c)
 	TRYP(2, rd_tpm2b_digest(&c->in, &ref));
 	TRYP(3, rd_tpm2b_name(&c->in, &key_sign));
 	TRYP(4, rd_ticket(&c->in, &t));
+	if (!verified_tag(t.tag))
+		return rc_param(TPM_RC_TAG, 4);
 	if (s->type != TPM_SE_TRIAL)
 		TRY(check_approved(c, s, &approved, &ref, &key_sign, &t));
 	memset(s->policy_digest.b, 0, s->policy_digest.size);
