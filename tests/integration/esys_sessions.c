@@ -570,10 +570,6 @@ static void run_policy(ESYS_CONTEXT *ctx, ESYS_TR parent)
 		out = NULL;
 		/* a policy session that authorized a command starts over (Part 1 §19.7.1) */
 		rc = Esys_Unseal(ctx, obj, s, ESYS_TR_NONE, ESYS_TR_NONE, &out);
-		/* after PolicyPassword ESAPI keeps sending an empty nonceCaller: the reference
-		 * does not check its size (TPM_RC_POLICY_FAIL), pqtpm does first (TPM_RC_SIZE) */
-		if (pk == POL_PASSWORD && rc == (TPM2_RC_SIZE | TPM2_RC_S | TPM2_RC_1))
-			rc = TPM2_RC_POLICY_FAIL | TPM2_RC_S | TPM2_RC_1;
 		check_fails(rc, TPM2_RC_POLICY_FAIL | TPM2_RC_S | TPM2_RC_1,
 			    "policy: %s session reused without its assertions: refused", pn);
 		Esys_Free(out);
