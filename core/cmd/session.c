@@ -18,8 +18,9 @@ static TPM_RC salt_rsa(const struct object *key, const uint8_t *in, size_t inlen
 	struct crypto_rsa k;
 
 	scheme_rsa_key(key, &k);
-	return crypto_rsa_decrypt(&k, TPM_ALG_OAEP, key->pub.name_alg, secret_label,
-				  sizeof(secret_label), in, inlen, salt, salt_len);
+	return crypto_rsa_decrypt_cached(&k, scheme_rsa_cache(key), TPM_ALG_OAEP,
+					 key->pub.name_alg, secret_label, sizeof(secret_label), in,
+					 inlen, salt, salt_len);
 }
 
 static TPM_RC salt_ecc(const struct object *key, const uint8_t *in, size_t inlen, uint8_t *salt,
@@ -91,6 +92,7 @@ static TPM_RC start_auth_session(struct cmd *c)
 	TRYP(3, rd_u8(&c->in, &type));
 	TRYP(4, rd_sym_def(&c->in, &sym, true));
 	TRYP(5, rd_hash_alg(&c->in, &hash, false));
+	TRY(cmd_params_done(c));
 	if (type != TPM_SE_HMAC && type != TPM_SE_POLICY && type != TPM_SE_TRIAL)
 		return rc_param(TPM_RC_VALUE, 3);
 	if (sym.alg == TPM_ALG_AES && sym.mode != TPM_ALG_CFB)
