@@ -65,7 +65,9 @@ static uint64_t monotonic_ms(void)
 /* Elapsed host time as Clock sees it, after ClockRateAdjust (parts per million). */
 static uint64_t clock_elapsed(const struct pqtpm_engine *e, uint64_t now)
 {
-	uint64_t d = now - e->clock_base_ms;
+	/* CLOCK_MONOTONIC does not go back on Linux, but a time-faking shim can make it: Clock
+	 * then stands still instead of wrapping around */
+	uint64_t d = now > e->clock_base_ms ? now - e->clock_base_ms : 0;
 
 	return d * (uint64_t)(CLOCK_PPM_NOMINAL + e->clock_ppm) / CLOCK_PPM_NOMINAL;
 }
@@ -77,7 +79,9 @@ uint64_t engine_clock_ms(struct pqtpm_engine *e)
 
 uint64_t engine_time_ms(struct pqtpm_engine *e)
 {
-	return monotonic_ms() - e->power_on_ms;
+	uint64_t now = monotonic_ms();
+
+	return now > e->power_on_ms ? now - e->power_on_ms : 0;
 }
 
 void engine_clock_sync(struct pqtpm_engine *e)
