@@ -413,6 +413,33 @@ static void test_signed_unseals(void)
 	}
 }
 
+/* The TPM's own ML-DSA key, signing M with a sign sequence, is an authority like any other. */
+static void test_signed_by_tpm_key(void)
+{
+	struct authority tpm_key = { .type = TPM_ALG_MLDSA, .set = TPM_MLDSA_44 };
+	struct tpmt_public t;
+	struct tpmt_signature sig;
+	uint8_t policy[DSIZE], m[128];
+	struct sealed o;
+	struct psess s;
+	TPM_HANDLE seq;
+
+	pq_tmpl(&t, TPM_ALG_MLDSA, TPM_MLDSA_44, TPMA_OBJECT_SIGN_ENCRYPT);
+	CU_ASSERT_EQUAL_FATAL(pq_primary(&h, TPM_RH_OWNER, &t, "", &tpm_key.k), TPM_RC_SUCCESS);
+	expect_name_ref(TPM_CC_PolicySigned, &tpm_key.k.name, "", policy);
+	seal(policy, &o);
+	start(&s, TPM_SE_POLICY);
+	CU_ASSERT_EQUAL_FATAL(pq_sign_start(&h, tpm_key.k.handle, "", NULL, 0, &seq),
+			      TPM_RC_SUCCESS);
+	CU_ASSERT_EQUAL_FATAL(pq_sign_complete(&h, seq, "", tpm_key.k.handle, "", m,
+					       (uint16_t)signed_message(&s, 0, "", m), &sig),
+			      TPM_RC_SUCCESS);
+	CU_ASSERT_EQUAL(policy_signed(&s, &tpm_key, 0, "", &sig, NULL, NULL), TPM_RC_SUCCESS);
+	CU_ASSERT_EQUAL(unseal(&s, &o), TPM_RC_SUCCESS);
+	CU_ASSERT_EQUAL(pq_flush(&h, o.handle), TPM_RC_SUCCESS);
+	CU_ASSERT_EQUAL(pq_flush(&h, tpm_key.k.handle), TPM_RC_SUCCESS);
+}
+
 /* A negative expiration gives a PolicySigned ticket for an ML-DSA authority, which PolicyTicket
  * takes in a later session. */
 static void test_signed_ticket(void)
@@ -649,6 +676,7 @@ int main(void)
 	CU_add_test(s, "a storage parent and ML-DSA authorities", setup);
 	CU_add_test(s, "PolicySigned: trial digest, unseal (44/65/87, HashML-DSA)",
 		    test_signed_unseals);
+	CU_add_test(s, "PolicySigned with the TPM's own ML-DSA key", test_signed_by_tpm_key);
 	CU_add_test(s, "PolicySigned ticket and PolicyTicket", test_signed_ticket);
 	CU_add_test(s, "PolicySigned refusals", test_signed_refused);
 	CU_add_test(s, "PolicyAuthorize with a VerifySequenceComplete ticket",
