@@ -290,6 +290,13 @@ TPM_RC rc_session(TPM_RC rc, unsigned n);
 		if (tryp_rc_ != TPM_RC_SUCCESS)          \
 			return rc_param(tryp_rc_, (n));  \
 	} while (0)
+/* Every handler calls this once it has read its last parameter and before it does anything:
+ * bytes left over are TPM_RC_SIZE (Part 3 §5.2), plain as no one parameter is at fault, and a
+ * refused command must leave nothing changed (dispatch checks again, after the handler). */
+static inline TPM_RC cmd_params_done(const struct cmd *c)
+{
+	return rd_left(&c->in) != 0 ? TPM_RC_SIZE : TPM_RC_SUCCESS;
+}
 
 /* ---- the command table (cmd/table.c); each family file exports a 0-terminated array ---- */
 const struct cmd_def *cmd_lookup(TPM_CC code);

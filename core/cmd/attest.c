@@ -20,6 +20,7 @@ static TPM_RC certify(struct cmd *c)
 	TRYP(1, attest_rd_data(&c->in, &qualifying));
 	TRYP(2, rd_sig_scheme(&c->in, &in, true));
 	wr_init(&w, body, sizeof(body));
+	TRY(cmd_params_done(c));
 	TRY(wr_tpm2b_name(&w, &obj->name));
 	TRY(wr_tpm2b_name(&w, &obj->qualified_name));
 	return attest_sign(c, 1, &in, 2, &qualifying, TPM_ST_ATTEST_CERTIFY, body, w.off);
@@ -42,6 +43,7 @@ static TPM_RC certify_creation(struct cmd *c)
 	TRYP(2, rd_tpm2b_digest(&c->in, &creation_hash));
 	TRYP(3, rd_sig_scheme(&c->in, &in, true));
 	TRYP(4, rd_ticket(&c->in, &given));
+	TRY(cmd_params_done(c));
 	if (given.tag != TPM_ST_CREATION)
 		return rc_param(TPM_RC_TAG, 4);
 	TRY(attest_scheme(c, 0, &in, 3, &scheme));
@@ -70,6 +72,7 @@ static TPM_RC quote(struct cmd *c)
 	TRYP(1, attest_rd_data(&c->in, &qualifying));
 	TRYP(2, rd_sig_scheme(&c->in, &in, true));
 	TRYP(3, rd_pcr_selection(&c->in, &sel));
+	TRY(cmd_params_done(c));
 	TRY(attest_scheme(c, 0, &in, 2, &scheme));
 	hash = attest_hash(c->obj[0], &scheme);
 	pcr_filter_selection(c->e, &sel);
@@ -96,6 +99,7 @@ static TPM_RC get_time(struct cmd *c)
 	TRYP(1, attest_rd_data(&c->in, &qualifying));
 	TRYP(2, rd_sig_scheme(&c->in, &in, true));
 	wr_init(&w, body, sizeof(body));
+	TRY(cmd_params_done(c));
 	TRY(wr_u64(&w, engine_time_ms(e)));
 	TRY(wr_u64(&w, clock));
 	TRY(wr_u32(&w, e->ps.reset_count));

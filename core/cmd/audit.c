@@ -15,6 +15,7 @@ static TPM_RC get_session_audit_digest(struct cmd *c)
 
 	TRYP(1, attest_rd_data(&c->in, &qualifying));
 	TRYP(2, rd_sig_scheme(&c->in, &in_scheme, true));
+	TRY(cmd_params_done(c));
 	/* TPMI_SH_HMAC: a policy session is no audit session */
 	if ((handle >> 24) != TPM_HT_HMAC_SESSION)
 		return rc_handle(TPM_RC_VALUE, 3);

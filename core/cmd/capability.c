@@ -637,6 +637,7 @@ static TPM_RC get_capability(struct cmd *c)
 	TRYP(1, rd_u32(&c->in, &cap));
 	TRYP(2, rd_u32(&c->in, &property));
 	TRYP(3, rd_u32(&c->in, &count));
+	TRY(cmd_params_done(c));
 	while (i < N(caps) && caps[i].cap != cap)
 		i++;
 	if (i == N(caps))
@@ -765,6 +766,7 @@ static TPM_RC test_parms(struct cmd *c)
 	struct tpmt_public p;
 
 	TRYP(1, rd_public_parms(&c->in, &p));
+	TRY(cmd_params_done(c));
 	return rc_param(parms_supported(&p), 1);
 }
 

@@ -9,6 +9,7 @@ static TPM_RC read_clock(struct cmd *c)
 {
 	struct pqtpm_engine *e = c->e;
 
+	TRY(cmd_params_done(c));
 	TRY(wr_u64(&c->out, engine_time_ms(e)));
 	TRY(wr_u64(&c->out, engine_clock_ms(e)));
 	TRY(wr_u32(&c->out, e->ps.reset_count));
@@ -23,6 +24,7 @@ static TPM_RC clock_set(struct cmd *c)
 	uint64_t t;
 
 	TRYP(1, rd_u64(&c->in, &t));
+	TRY(cmd_params_done(c));
 	if (t > CLOCK_MAX || t < engine_clock_ms(e))
 		return rc_param(TPM_RC_VALUE, 1);
 	engine_clock_sync(e);
@@ -49,6 +51,7 @@ static TPM_RC clock_rate_adjust(struct cmd *c)
 	int32_t ppm;
 
 	TRYP(1, rd_u8(&c->in, &adjust));
+	TRY(cmd_params_done(c));
 	if ((int8_t)adjust < -3 || (int8_t)adjust > 3)
 		return rc_param(TPM_RC_VALUE, 1);
 	ppm = e->clock_ppm + step[(int8_t)adjust + 3];

@@ -177,6 +177,7 @@ static TPM_RC context_save(struct cmd *c)
 	struct tpms_context *ctx;
 	TPM_RC rc;
 
+	TRY(cmd_params_done(c));
 	ctx = malloc(sizeof(*ctx));
 	if (!ctx)
 		return TPM_RC_MEMORY;
@@ -229,7 +230,14 @@ static TPM_RC context_load(struct cmd *c)
 		goto out;
 	}
 	rc = rd_context(&c->in, ctx);
-	if (rc == TPM_RC_SUCCESS && !is_object_context(ctx->saved_handle)) {
+	if (rc != TPM_RC_SUCCESS) {
+		rc = rc_param(rc, 1);
+		goto out;
+	}
+	rc = cmd_params_done(c);
+	if (rc != TPM_RC_SUCCESS)
+		goto out;
+	if (!is_object_context(ctx->saved_handle)) {
 		uint8_t ht = (uint8_t)(ctx->saved_handle >> 24);
 
 		if (ht == TPM_HT_HMAC_SESSION || ht == TPM_HT_POLICY_SESSION)
@@ -238,8 +246,7 @@ static TPM_RC context_load(struct cmd *c)
 			rc = rc_param(TPM_RC_HANDLE, 1);
 		goto out;
 	}
-	if (rc == TPM_RC_SUCCESS)
-		rc = open_object(c->e, ctx, tmp);
+	rc = open_object(c->e, ctx, tmp);
 	if (rc != TPM_RC_SUCCESS) {
 		rc = rc_param(rc, 1);
 		goto out;
@@ -265,6 +272,7 @@ static TPM_RC flush_context(struct cmd *c)
 	struct object *o;
 
 	TRYP(1, rd_u32(&c->in, &h));
+	TRY(cmd_params_done(c));
 	switch (h >> 24) {
 	case TPM_HT_TRANSIENT:
 		o = object_find(c->client, h);

@@ -110,6 +110,7 @@ static TPM_RC make_credential(struct cmd *c)
 
 	TRYP(1, rd_tpm2b_digest(&c->in, &cred));
 	TRYP(2, rd_tpm2b_name(&c->in, &name));
+	TRY(cmd_params_done(c));
 	if (!protector(key))
 		return rc_handle(TPM_RC_TYPE, 1);
 	if (cred.size > crypto_hash_size(key->pub.name_alg))
@@ -168,6 +169,7 @@ static TPM_RC activate_credential(struct cmd *c)
 
 	TRYP(1, rd_tpm2b(&c->in, blob, sizeof(blob), &blob_len));
 	TRYP(2, rd_tpm2b(&c->in, secret, sizeof(secret), &secret_len));
+	TRY(cmd_params_done(c));
 	if (!protector(key))
 		return rc_handle(TPM_RC_TYPE, 2);
 	rc = secret_decrypt(key, "IDENTITY", secret, secret_len, seed, &slen);

@@ -4,6 +4,7 @@
 
 static TPM_RC lock_reset(struct cmd *c)
 {
+	TRY(cmd_params_done(c));
 	da_reset(c->e);
 	return TPM_RC_SUCCESS;
 }
@@ -15,6 +16,7 @@ static TPM_RC parameters(struct cmd *c)
 	TRYP(1, rd_u32(&c->in, &max_tries));
 	TRYP(2, rd_u32(&c->in, &recovery_time));
 	TRYP(3, rd_u32(&c->in, &lockout_recovery));
+	TRY(cmd_params_done(c));
 	da_set_parameters(c->e, max_tries, recovery_time, lockout_recovery);
 	return TPM_RC_SUCCESS;
 }

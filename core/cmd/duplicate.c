@@ -135,6 +135,8 @@ static TPM_RC duplicate(struct cmd *c)
 	if (rc == TPM_RC_SUCCESS)
 		rc = rc_param(rd_sym_def_object(&c->in, &d.sym, true), 2);
 	if (rc == TPM_RC_SUCCESS)
+		rc = cmd_params_done(c);
+	if (rc == TPM_RC_SUCCESS)
 		rc = check_duplicate(c->obj[0], c->obj[1], c->handle[1], &d);
 	if (rc == TPM_RC_SUCCESS)
 		rc = make_duplicate(c, &d);
@@ -206,6 +208,8 @@ static TPM_RC rewrap(struct cmd *c)
 	rc = rc_param(rd_tpm2b_name(&c->in, &w.name), 2);
 	if (rc == TPM_RC_SUCCESS)
 		rc = rc_param(rd_secret(&c->in, &w.secret), 3);
+	if (rc == TPM_RC_SUCCESS)
+		rc = cmd_params_done(c);
 	if (rc == TPM_RC_SUCCESS)
 		rc = rewrap_open(c, &w);
 	if (rc == TPM_RC_SUCCESS)
@@ -296,6 +300,8 @@ static TPM_RC import(struct cmd *c)
 	TPM_RC rc;
 
 	rc = rd_import(&c->in, &m);
+	if (rc == TPM_RC_SUCCESS)
+		rc = cmd_params_done(c);
 	if (rc == TPM_RC_SUCCESS)
 		rc = import_object(c, &m);
 	crypto_wipe(&m, sizeof(m));

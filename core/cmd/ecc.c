@@ -40,6 +40,7 @@ static TPM_RC ecdh_keygen(struct cmd *c)
 	uint8_t zx[CRYPTO_MAX_ECC_BYTES], zy[CRYPTO_MAX_ECC_BYTES];
 	TPM_RC rc;
 
+	TRY(cmd_params_done(c));
 	if (key->pub.type != TPM_ALG_ECC || len == 0)
 		return rc_handle(TPM_RC_KEY, 1);
 	rc = crypto_ecc_generate(crypto_system_rng(), curve, d, px, py);
@@ -70,6 +71,7 @@ static TPM_RC ecdh_zgen(struct cmd *c)
 	TPM_RC rc;
 
 	TRYP(1, rd_ecc_point(&c->in, &x, &y));
+	TRY(cmd_params_done(c));
 	if (key->pub.type != TPM_ALG_ECC || len == 0)
 		return rc_handle(TPM_RC_KEY, 1);
 	if (key->pub.attributes & TPMA_OBJECT_RESTRICTED ||
@@ -100,6 +102,7 @@ static TPM_RC ecc_parameters(struct cmd *c)
 	uint16_t curve;
 
 	TRYP(1, rd_u16(&c->in, &curve));
+	TRY(cmd_params_done(c));
 	if (crypto_ecc_params(curve, &p) != TPM_RC_SUCCESS)
 		return rc_param(TPM_RC_CURVE, 1);
 	TRY(wr_u16(&c->out, curve));

@@ -103,6 +103,7 @@ static TPM_RC evict_control(struct cmd *c)
 	TPM_HANDLE ph;
 
 	TRYP(1, rd_u32(&c->in, &ph));
+	TRY(cmd_params_done(c));
 	if ((ph >> 24) != TPM_HT_PERSISTENT) /* TPMI_DH_PERSISTENT */
 		return rc_param(TPM_RC_VALUE, 1);
 	if ((o->handle >> 24) == TPM_HT_TRANSIENT)

@@ -49,6 +49,7 @@ static TPM_RC hash(struct cmd *c)
 	TRYP(1, rd_buffer(&c->in, &data));
 	TRYP(2, rd_hash_alg(&c->in, &alg, false));
 	TRYP(3, rd_hierarchy(&c->in, &hierarchy));
+	TRY(cmd_params_done(c));
 	out.size = (uint16_t)crypto_hash_size(alg);
 	TRY(crypto_hash(alg, data.b, data.size, out.b));
 	if (starts_generated(data.b, data.size))
@@ -103,6 +104,8 @@ static TPM_RC hash_sequence_start(struct cmd *c)
 	TRYP(1, rd_tpm2b_digest(&c->in, &auth));
 	rc = rc_param(rd_hash_alg(&c->in, &alg, true), 2);
 	if (rc == TPM_RC_SUCCESS)
+		rc = cmd_params_done(c);
+	if (rc == TPM_RC_SUCCESS)
 		rc = seq_alloc(c, alg == TPM_ALG_NULL ? OBJ_EVENT_SEQ : OBJ_HASH_SEQ, &auth, &o);
 	crypto_wipe(&auth, sizeof(auth));
 	TRY(rc);
@@ -128,6 +131,8 @@ static TPM_RC hmac_start(struct cmd *c)
 
 	TRYP(1, rd_tpm2b_digest(&c->in, &auth));
 	rc = rc_param(rd_hash_alg(&c->in, &in, true), 2);
+	if (rc == TPM_RC_SUCCESS)
+		rc = cmd_params_done(c);
 	if (rc == TPM_RC_SUCCESS)
 		rc = scheme_hmac(key, in, &alg);
 	if (rc == TPM_RC_SUCCESS)
@@ -178,6 +183,7 @@ static TPM_RC sequence_update(struct cmd *c)
 	struct tpm2b_max_buffer buf;
 
 	TRYP(1, rd_buffer(&c->in, &buf));
+	TRY(cmd_params_done(c));
 	if (c->obj[0]->kind == OBJ_KEY)
 		return rc_handle(TPM_RC_MODE, 1);
 	return seq_update(c->obj[0], &buf);
@@ -200,6 +206,7 @@ static TPM_RC sequence_complete(struct cmd *c)
 
 	TRYP(1, rd_buffer(&c->in, &buf));
 	TRYP(2, rd_hierarchy(&c->in, &hierarchy));
+	TRY(cmd_params_done(c));
 	if (o->kind != OBJ_HASH_SEQ && o->kind != OBJ_HMAC_SEQ)
 		return rc_handle(TPM_RC_MODE, 1);
 	TRY(seq_update(o, &buf));
@@ -227,6 +234,7 @@ static TPM_RC event_sequence_complete(struct cmd *c)
 	uint8_t digest[MAX_PCR_BANKS][MAX_DIGEST_SIZE];
 
 	TRYP(1, rd_buffer(&c->in, &buf));
+	TRY(cmd_params_done(c));
 	if (o->kind != OBJ_EVENT_SEQ)
 		return rc_handle(TPM_RC_MODE, 2);
 	if (pcr != TPM_RH_NULL && !pcr_extend_allowed(pcr, c->locality))

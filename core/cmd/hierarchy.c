@@ -62,6 +62,7 @@ static TPM_RC hierarchy_control(struct cmd *c)
 
 	TRYP(1, rd_u32(&c->in, &enable));
 	TRYP(2, rd_yes_no(&c->in, &state));
+	TRY(cmd_params_done(c));
 	switch (enable) {
 	case TPM_RH_PLATFORM:
 		flag = &e->ph_enable;
@@ -95,6 +96,10 @@ static TPM_RC hierarchy_change_auth(struct cmd *c)
 	struct tpm2b_digest auth;
 
 	TRYP(1, rd_tpm2b_digest(&c->in, &auth));
+	if (cmd_params_done(c) != TPM_RC_SUCCESS) {
+		crypto_wipe(&auth, sizeof(auth));
+		return TPM_RC_SIZE;
+	}
 	/* stored without trailing zeros, as every authValue (Part 1 §19.6.4) */
 	while (auth.size > 0 && auth.b[auth.size - 1] == 0)
 		auth.size--;
@@ -113,6 +118,7 @@ static TPM_RC clear(struct cmd *c)
 	struct persist *ps = &e->ps;
 	struct dropped d = { .n = 0 };
 
+	TRY(cmd_params_done(c));
 	if (ps->disable_clear)
 		return TPM_RC_DISABLED;
 	TRY(crypto_random(ps->hier[HIER_OWNER].seed, PRIMARY_SEED_SIZE));
@@ -144,6 +150,7 @@ static TPM_RC clear_control(struct cmd *c)
 	bool disable;
 
 	TRYP(1, rd_yes_no(&c->in, &disable));
+	TRY(cmd_params_done(c));
 	/* lockoutAuth may only disable Clear; enabling it again takes the platform */
 	if (c->handle[0] == TPM_RH_LOCKOUT && !disable)
 		return TPM_RC_AUTH_FAIL;
@@ -161,6 +168,7 @@ static TPM_RC set_primary_policy(struct cmd *c)
 
 	TRYP(1, rd_tpm2b_digest(&c->in, &policy));
 	TRYP(2, rd_hash_alg(&c->in, &alg, true));
+	TRY(cmd_params_done(c));
 	if (policy.size != (alg == TPM_ALG_NULL ? 0 : crypto_hash_size(alg)))
 		return rc_param(TPM_RC_SIZE, 1);
 	h->policy = policy;
@@ -177,6 +185,7 @@ static TPM_RC change_pps(struct cmd *c)
 	struct hierarchy *h = &e->ps.hier[HIER_PLATFORM];
 	struct dropped d = { .n = 0 };
 
+	TRY(cmd_params_done(c));
 	TRY(crypto_random(h->seed, PRIMARY_SEED_SIZE));
 	TRY(crypto_random(h->proof, PRIMARY_SEED_SIZE));
 	h->policy.size = 0;
@@ -195,6 +204,7 @@ static TPM_RC change_eps(struct cmd *c)
 	struct hierarchy *h = &e->ps.hier[HIER_ENDORSEMENT];
 	struct dropped d = { .n = 0 };
 
+	TRY(cmd_params_done(c));
 	TRY(crypto_random(h->seed, PRIMARY_SEED_SIZE));
 	TRY(crypto_random(h->proof, PRIMARY_SEED_SIZE));
 	crypto_wipe(&h->auth, sizeof(h->auth));

@@ -53,6 +53,7 @@ static TPM_RC nv_certify(struct cmd *c)
 	TRYP(2, rd_sig_scheme(&c->in, &in, true));
 	TRYP(3, rd_u16(&c->in, &size));
 	TRYP(4, rd_u16(&c->in, &offset));
+	TRY(cmd_params_done(c));
 	TRY(read_access(c, idx));
 	TRY(attest_scheme(c, 0, &in, 2, &scheme));
 	if (size > NV_BUFFER_MAX)

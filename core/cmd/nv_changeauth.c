@@ -8,6 +8,10 @@ static TPM_RC change_auth(struct cmd *c)
 	struct tpm2b_digest auth;
 
 	TRYP(1, rd_tpm2b_digest(&c->in, &auth));
+	if (cmd_params_done(c) != TPM_RC_SUCCESS) {
+		crypto_wipe(&auth, sizeof(auth));
+		return TPM_RC_SIZE;
+	}
 	while (auth.size > 0 && auth.b[auth.size - 1] == 0) /* Part 1 §19.6.4 */
 		auth.size--;
 	if (auth.size > crypto_hash_size(idx->pub.name_alg)) {

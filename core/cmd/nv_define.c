@@ -85,8 +85,8 @@ static TPM_RC define_space(struct cmd *c)
 		return rc_param(rc, 2);
 	}
 	digest = crypto_hash_size(pub.name_alg);
-	rc = TPM_RC_SUCCESS;
-	if (pub.policy.size != 0 && pub.policy.size != digest)
+	rc = cmd_params_done(c);
+	if (rc == TPM_RC_SUCCESS && pub.policy.size != 0 && pub.policy.size != digest)
 		rc = rc_param(TPM_RC_SIZE, 2);
 	while (auth.size > 0 && auth.b[auth.size - 1] == 0) /* Part 1 §19.6.4 */
 		auth.size--;
@@ -121,6 +121,7 @@ static TPM_RC undefine_space(struct cmd *c)
 {
 	const struct nv_index *idx = c->nv[1];
 
+	TRY(cmd_params_done(c));
 	if (idx->pub.attributes & TPMA_NV_POLICY_DELETE)
 		return rc_handle(TPM_RC_ATTRIBUTES, 2);
 	/* the owner deletes only what the owner made; the platform deletes anything */
@@ -132,6 +133,7 @@ static TPM_RC undefine_space(struct cmd *c)
 
 static TPM_RC undefine_space_special(struct cmd *c)
 {
+	TRY(cmd_params_done(c));
 	if (!(c->nv[0]->pub.attributes & TPMA_NV_POLICY_DELETE))
 		return rc_handle(TPM_RC_ATTRIBUTES, 1);
 	delete_index(c, 0);

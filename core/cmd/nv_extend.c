@@ -15,6 +15,7 @@ static TPM_RC nv_extend(struct cmd *c)
 	TPM_RC rc;
 
 	TRYP(1, rd_tpm2b(&c->in, data, sizeof(data), &size));
+	TRY(cmd_params_done(c));
 	TRY(nv_write_access(c, idx));
 	if (nv_type(idx->pub.attributes) != TPM_NT_EXTEND)
 		return rc_handle(TPM_RC_ATTRIBUTES, 2);

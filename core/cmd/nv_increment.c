@@ -9,6 +9,7 @@ static TPM_RC nv_increment(struct cmd *c)
 	uint64_t v;
 	bool durable;
 
+	TRY(cmd_params_done(c));
 	TRY(nv_write_access(c, idx));
 	if (nv_type(idx->pub.attributes) != TPM_NT_COUNTER)
 		return rc_handle(TPM_RC_ATTRIBUTES, 2);

@@ -13,7 +13,10 @@ static void set_attribute(struct pqtpm_engine *e, struct nv_index *idx, uint32_t
 static TPM_RC write_lock(struct cmd *c)
 {
 	struct nv_index *idx = c->nv[1];
-	TPM_RC rc = nv_write_access(c, idx);
+	TPM_RC rc;
+
+	TRY(cmd_params_done(c));
+	rc = nv_write_access(c, idx);
 
 	if (rc == TPM_RC_NV_LOCKED) /* locked already: nothing to do */
 		return TPM_RC_SUCCESS;
@@ -27,7 +30,10 @@ static TPM_RC write_lock(struct cmd *c)
 static TPM_RC read_lock(struct cmd *c)
 {
 	struct nv_index *idx = c->nv[1];
-	TPM_RC rc = nv_read_access(c, idx);
+	TPM_RC rc;
+
+	TRY(cmd_params_done(c));
+	rc = nv_read_access(c, idx);
 
 	if (rc == TPM_RC_NV_LOCKED)
 		return TPM_RC_SUCCESS;
@@ -44,6 +50,7 @@ static TPM_RC global_write_lock(struct cmd *c)
 {
 	struct nv_store *s = c->e->ps.nv;
 
+	TRY(cmd_params_done(c));
 	for (unsigned i = 0; i < NV_MAX_INDICES; i++) {
 		struct nv_index *idx = &s->idx[i];
 		uint32_t a = idx->pub.attributes;

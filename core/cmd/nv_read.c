@@ -10,6 +10,7 @@ static TPM_RC nv_read(struct cmd *c)
 
 	TRYP(1, rd_u16(&c->in, &size));
 	TRYP(2, rd_u16(&c->in, &offset));
+	TRY(cmd_params_done(c));
 	TRY(nv_read_access(c, idx));
 	if (size > NV_BUFFER_MAX)
 		return rc_param(TPM_RC_VALUE, 1);

@@ -6,6 +6,7 @@ static TPM_RC read_public(struct cmd *c)
 	const struct nv_index *idx = c->nv[0];
 	struct tpm2b_name name;
 
+	TRY(cmd_params_done(c));
 	TRY(nv_name(&idx->pub, &name));
 	TRY(wr_tpm2b_nv_public(&c->out, &idx->pub));
 	return wr_tpm2b_name(&c->out, &name);

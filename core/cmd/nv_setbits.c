@@ -8,6 +8,7 @@ static TPM_RC nv_setbits(struct cmd *c)
 	uint64_t bits, old = 0;
 
 	TRYP(1, rd_u64(&c->in, &bits));
+	TRY(cmd_params_done(c));
 	TRY(nv_write_access(c, idx));
 	if (nv_type(idx->pub.attributes) != TPM_NT_BITS)
 		return rc_handle(TPM_RC_ATTRIBUTES, 2);

@@ -17,6 +17,8 @@ static TPM_RC nv_write(struct cmd *c)
 	if (rc != TPM_RC_SUCCESS)
 		rc = rc_param(rc, 2);
 	if (rc == TPM_RC_SUCCESS)
+		rc = cmd_params_done(c);
+	if (rc == TPM_RC_SUCCESS)
 		rc = nv_write_access(c, idx);
 	/* counters, bit fields and extend indices change only through their own commands */
 	if (rc == TPM_RC_SUCCESS &&

@@ -39,9 +39,11 @@ static TPM_RC create(struct cmd *c)
 	TRYP(2, rd_tpm2b_public(&c->in, &pub));
 	TRYP(3, rd_tpm2b(&c->in, outside.b, sizeof(outside.b), &outside.size));
 	TRYP(4, rd_pcr_selection(&c->in, &pcrs));
-	if (!object_is_storage_parent(parent))
-		return rc_handle(TPM_RC_TYPE, 1);
-	rc = create_object(parent, &pub, &sc, &priv);
+	rc = cmd_params_done(c);
+	if (rc == TPM_RC_SUCCESS && !object_is_storage_parent(parent))
+		rc = rc_handle(TPM_RC_TYPE, 1);
+	if (rc == TPM_RC_SUCCESS)
+		rc = create_object(parent, &pub, &sc, &priv);
 	crypto_wipe(&sc, sizeof(sc));
 	TRY(rc);
 	TRY(object_name(&pub, &name));
@@ -73,9 +75,11 @@ static TPM_RC create_loaded(struct cmd *c)
 
 	TRYP(1, rd_tpm2b_sensitive_create(&c->in, &sc));
 	TRYP(2, rd_tpm2b_public(&c->in, &tmpl)); /* TPM2B_TEMPLATE without derivation */
-	if (parent && !object_is_storage_parent(parent))
-		return rc_handle(TPM_RC_TYPE, 1);
-	rc = object_check_inputs(parent, &tmpl, &sc);
+	rc = cmd_params_done(c);
+	if (rc == TPM_RC_SUCCESS && parent && !object_is_storage_parent(parent))
+		rc = rc_handle(TPM_RC_TYPE, 1);
+	if (rc == TPM_RC_SUCCESS)
+		rc = object_check_inputs(parent, &tmpl, &sc);
 	if (rc == TPM_RC_SUCCESS)
 		rc = object_new(c, parent, c->handle[0], &tmpl, &sc, &o);
 	crypto_wipe(&sc, sizeof(sc));
@@ -114,6 +118,7 @@ static TPM_RC load(struct cmd *c)
 
 	TRYP(1, rd_private(&c->in, &priv));
 	TRYP(2, rd_tpm2b_public(&c->in, &pub));
+	TRY(cmd_params_done(c));
 	TRY(check_load(parent, &pub, &priv));
 	TRY(object_alloc(c->client, OBJ_KEY, &o));
 	o->pub = pub;
@@ -172,6 +177,8 @@ static TPM_RC load_external(struct cmd *c)
 	if (rc == TPM_RC_SUCCESS)
 		rc = rc_param(rd_rh_hierarchy(&c->in, &hierarchy, true), 3);
 	if (rc == TPM_RC_SUCCESS)
+		rc = cmd_params_done(c);
+	if (rc == TPM_RC_SUCCESS)
 		rc = check_external(c, &pub, &sens, hierarchy);
 	if (rc == TPM_RC_SUCCESS)
 		rc = object_alloc(c->client, OBJ_KEY, &o);
@@ -203,6 +210,7 @@ static TPM_RC read_public(struct cmd *c)
 {
 	const struct object *o = c->obj[0];
 
+	TRY(cmd_params_done(c));
 	if (o->kind != OBJ_KEY)
 		return rc_handle(TPM_RC_SEQUENCE, 1);
 	TRY(wr_tpm2b_public(&c->out, &o->pub));
@@ -244,7 +252,9 @@ static TPM_RC object_change_auth(struct cmd *c)
 	TPM_RC rc;
 
 	TRYP(1, rd_tpm2b_digest(&c->in, &auth));
-	rc = check_change_auth(o, parent, &auth);
+	rc = cmd_params_done(c);
+	if (rc == TPM_RC_SUCCESS)
+		rc = check_change_auth(o, parent, &auth);
 	if (rc == TPM_RC_SUCCESS) {
 		sens = o->sens;
 		sens.auth_value = auth;
@@ -262,6 +272,7 @@ static TPM_RC unseal(struct cmd *c)
 {
 	const struct object *o = c->obj[0];
 
+	TRY(cmd_params_done(c));
 	if (o->kind != OBJ_KEY || o->pub.type != TPM_ALG_KEYEDHASH)
 		return rc_handle(TPM_RC_TYPE, 1);
 	if (o->pub.attributes & (TPMA_OBJECT_SIGN_ENCRYPT | TPMA_OBJECT_DECRYPT |

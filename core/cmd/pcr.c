@@ -45,6 +45,7 @@ static TPM_RC pcr_extend(struct cmd *c)
 	struct digest_values dv;
 
 	TRYP(1, rd_digest_values(&c->in, &dv));
+	TRY(cmd_params_done(c));
 	if (pcr == TPM_RH_NULL)
 		return TPM_RC_SUCCESS;
 	if (!pcr_extend_allowed(pcr, c->locality))
@@ -63,6 +64,7 @@ static TPM_RC pcr_event(struct cmd *c)
 	uint16_t len;
 
 	TRYP(1, rd_tpm2b(&c->in, data, sizeof(data), &len));
+	TRY(cmd_params_done(c));
 	if (extend && !pcr_extend_allowed(pcr, c->locality))
 		return TPM_RC_LOCALITY;
 	TRY(wr_u32(&c->out, (uint32_t)pcr_bank_alg_count()));
@@ -90,6 +92,7 @@ static TPM_RC pcr_read(struct cmd *c)
 	uint32_t n = 0;
 
 	TRYP(1, rd_pcr_selection(&c->in, &sel));
+	TRY(cmd_params_done(c));
 	pcr_filter_selection(c->e, &sel);
 	for (uint32_t i = 0; i < sel.count; i++) {
 		struct tpms_pcr_selection *s = &sel.sel[i];
@@ -119,6 +122,7 @@ static TPM_RC pcr_reset_cmd(struct cmd *c)
 {
 	TPM_HANDLE pcr = c->handle[0];
 
+	TRY(cmd_params_done(c));
 	if (!pcr_reset_allowed(pcr, c->locality))
 		return TPM_RC_LOCALITY;
 	return pcr_reset(c->e, pcr);
@@ -150,6 +154,7 @@ static TPM_RC pcr_allocate(struct cmd *c)
 	bool whole = true;
 
 	TRYP(1, rd_pcr_selection(&c->in, &sel));
+	TRY(cmd_params_done(c));
 	for (size_t b = 0; b < pcr_bank_alg_count(); b++)
 		map[b] = e->ps.pcr_banks_pending & pcr_bank_bit(pcr_bank_alg(b)) ? ALL_PCRS : 0;
 	for (uint32_t i = 0; i < sel.count; i++) {

@@ -41,6 +41,7 @@ static TPM_RC policy_restart(struct cmd *c)
 	struct session *s;
 
 	TRY(policy_session(c, 0, &s));
+	TRY(cmd_params_done(c));
 	session_policy_reset(s);
 	return TPM_RC_SUCCESS;
 }
@@ -50,6 +51,7 @@ static TPM_RC policy_get_digest(struct cmd *c)
 	struct session *s;
 
 	TRY(policy_session(c, 0, &s));
+	TRY(cmd_params_done(c));
 	return wr_tpm2b_digest(&c->out, &s->policy_digest);
 }
 
@@ -58,6 +60,7 @@ static TPM_RC policy_auth_value(struct cmd *c)
 	struct session *s;
 
 	TRY(policy_session(c, 0, &s));
+	TRY(cmd_params_done(c));
 	TRY(policy_extend(s, TPM_CC_PolicyAuthValue, NULL, 0));
 	s->need_auth_value = true;
 	s->need_password = false;
@@ -70,6 +73,7 @@ static TPM_RC policy_password(struct cmd *c)
 	struct session *s;
 
 	TRY(policy_session(c, 0, &s));
+	TRY(cmd_params_done(c));
 	TRY(policy_extend(s, TPM_CC_PolicyAuthValue, NULL, 0));
 	s->need_password = true;
 	s->need_auth_value = false;
@@ -81,6 +85,7 @@ static TPM_RC policy_physical_presence(struct cmd *c)
 	struct session *s;
 
 	TRY(policy_session(c, 0, &s));
+	TRY(cmd_params_done(c));
 	TRY(policy_extend(s, TPM_CC_PolicyPhysicalPresence, NULL, 0));
 	s->need_pp = true;
 	return TPM_RC_SUCCESS;
@@ -94,6 +99,7 @@ static TPM_RC policy_command_code(struct cmd *c)
 
 	TRY(policy_session(c, 0, &s));
 	TRYP(1, rd_u32(&c->in, &code));
+	TRY(cmd_params_done(c));
 	if (s->command_code && s->command_code != code)
 		return rc_param(TPM_RC_VALUE, 1);
 	if (!cmd_lookup(code))
@@ -113,6 +119,7 @@ static TPM_RC policy_locality(struct cmd *c)
 
 	TRY(policy_session(c, 0, &s));
 	TRYP(1, rd_u8(&c->in, &want));
+	TRY(cmd_params_done(c));
 	if (want == 0)
 		return rc_param(TPM_RC_RANGE, 1);
 	now = s->locality;
@@ -137,6 +144,7 @@ static TPM_RC policy_locality(struct cmd *c)
 static TPM_RC read_session_digest(struct cmd *c, const struct session *s, struct tpm2b_digest *d)
 {
 	TRYP(1, rd_tpm2b_digest(&c->in, d));
+	TRY(cmd_params_done(c));
 	if (d->size != crypto_hash_size(s->auth_hash))
 		return rc_param(TPM_RC_SIZE, 1);
 	return TPM_RC_SUCCESS;
@@ -202,6 +210,7 @@ static TPM_RC policy_pcr(struct cmd *c)
 	TRY(policy_session(c, 0, &s));
 	TRYP(1, rd_tpm2b_digest(&c->in, &given));
 	TRYP(2, rd_pcr_selection(&c->in, &sel));
+	TRY(cmd_params_done(c));
 	/* the reference filters the selection before it goes into the digest too */
 	pcr_filter_selection(e, &sel);
 	TRY(pcr_digest(e, &sel, s->auth_hash, now, &now_len));
@@ -247,6 +256,7 @@ static TPM_RC policy_or(struct cmd *c)
 		memcpy(list + len, d.b, d.size);
 		len += d.size;
 	}
+	TRY(cmd_params_done(c));
 	if (!is_trial(s) && !found)
 		return rc_param(TPM_RC_VALUE, 1);
 	memset(s->policy_digest.b, 0, s->policy_digest.size);
@@ -279,6 +289,7 @@ static TPM_RC policy_counter_timer(struct cmd *c)
 	TRYP(1, rd_tpm2b_digest(&c->in, &operand));
 	TRYP(2, rd_u16(&c->in, &offset));
 	TRYP(3, rd_u16(&c->in, &op));
+	TRY(cmd_params_done(c));
 	if (op > POLICY_EO_MAX)
 		return rc_param(TPM_RC_VALUE, 3);
 	if (!is_trial(s)) {
@@ -305,6 +316,7 @@ static TPM_RC policy_nv_written(struct cmd *c)
 
 	TRY(policy_session(c, 0, &s));
 	TRYP(1, rd_u8(&c->in, &written));
+	TRY(cmd_params_done(c));
 	if (written > 1) /* TPMI_YES_NO */
 		return rc_param(TPM_RC_VALUE, 1);
 	if (s->check_nv_written && s->nv_written_state != (written == 1))
@@ -331,6 +343,7 @@ static TPM_RC policy_duplication_select(struct cmd *c)
 	TRYP(1, rd_tpm2b_name(&c->in, &object));
 	TRYP(2, rd_tpm2b_name(&c->in, &parent));
 	TRYP(3, rd_u8(&c->in, &include));
+	TRY(cmd_params_done(c));
 	if (include > 1) /* TPMI_YES_NO */
 		return rc_param(TPM_RC_VALUE, 3);
 	if (s->cp_hash.size || s->name_hash.size || s->template_hash.size)

@@ -157,6 +157,7 @@ static TPM_RC policy_secret(struct cmd *c)
 
 	TRY(policy_session(c, 1, &s));
 	TRY(read_auth_args(c, s, &a));
+	TRY(cmd_params_done(c));
 	TRY(entity_name(c, 0, &name));
 	TRY(policy_update(s, TPM_CC_PolicySecret, &name, &a.ref, &a.cp_hash, a.timeout));
 	return write_ticket(c, TPM_ST_AUTH_SECRET, entity_hierarchy(c, 0), &a, &name);
@@ -191,6 +192,7 @@ static TPM_RC policy_signed(struct cmd *c)
 	TRY(policy_session(c, 1, &s));
 	TRY(read_auth_args(c, s, &a));
 	TRYP(5, rd_signature(&c->in, &sig));
+	TRY(cmd_params_done(c));
 	if (s->type != TPM_SE_TRIAL)
 		TRY(check_signed(key, &a, &sig));
 	TRY(policy_update(s, TPM_CC_PolicySigned, &key->name, &a.ref, &a.cp_hash, a.timeout));
@@ -214,6 +216,7 @@ static TPM_RC policy_ticket(struct cmd *c)
 	TRYP(3, rd_tpm2b_digest(&c->in, &ref));
 	TRYP(4, rd_tpm2b_name(&c->in, &name));
 	TRYP(5, rd_ticket(&c->in, &t));
+	TRY(cmd_params_done(c));
 	if (t.tag != TPM_ST_AUTH_SIGNED && t.tag != TPM_ST_AUTH_SECRET)
 		return rc_param(TPM_RC_TAG, 5);
 	if (timeout_len != TIMEOUT_SIZE)
@@ -317,6 +320,7 @@ static TPM_RC policy_authorize(struct cmd *c)
 	TRYP(2, rd_tpm2b_digest(&c->in, &ref));
 	TRYP(3, rd_tpm2b_name(&c->in, &key_sign));
 	TRYP(4, rd_ticket(&c->in, &t));
+	TRY(cmd_params_done(c));
 	if (!verified_tag(t.tag))
 		return rc_param(TPM_RC_TAG, 4);
 	if (s->type != TPM_SE_TRIAL)

@@ -28,6 +28,7 @@ static TPM_RC policy_nv(struct cmd *c)
 	TRYP(1, rd_tpm2b_digest(&c->in, &operand));
 	TRYP(2, rd_u16(&c->in, &offset));
 	TRYP(3, rd_u16(&c->in, &op));
+	TRY(cmd_params_done(c));
 	if (op > POLICY_EO_MAX)
 		return rc_param(TPM_RC_VALUE, 3);
 	if (s->type != TPM_SE_TRIAL) {
@@ -93,6 +94,7 @@ static TPM_RC policy_authorize_nv(struct cmd *c)
 	struct session *s;
 
 	TRY(policy_session(c, 2, &s));
+	TRY(cmd_params_done(c));
 	if (s->type != TPM_SE_TRIAL)
 		TRY(check_authorized_nv(c, idx, s));
 	TRY(nv_name(&idx->pub, &name));

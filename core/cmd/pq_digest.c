@@ -91,6 +91,7 @@ static TPM_RC sign_digest(struct cmd *c)
 	TRYP(1, rd_signature_ctx(&c->in, &ctx));
 	TRYP(2, rd_tpm2b_digest(&c->in, &digest));
 	TRYP(3, rd_ticket(&c->in, &validation));
+	TRY(cmd_params_done(c));
 	if (validation.tag != TPM_ST_HASHCHECK)
 		return rc_param(TPM_RC_TAG, 3);
 	TRY(signing_key(key));
@@ -124,6 +125,7 @@ static TPM_RC verify_digest_signature(struct cmd *c)
 	TRYP(1, rd_signature_ctx(&c->in, &ctx));
 	TRYP(2, rd_tpm2b_digest(&c->in, &digest));
 	TRYP(3, rd_signature(&c->in, &sig));
+	TRY(cmd_params_done(c));
 	if (!(key->pub.attributes & TPMA_OBJECT_SIGN_ENCRYPT))
 		return rc_handle(TPM_RC_ATTRIBUTES, 1);
 	if (is_mldsa_kind(key)) {

@@ -25,6 +25,7 @@ static TPM_RC encapsulate(struct cmd *c)
 	uint8_t m[32], ss[MLKEM_SS_BYTES], ct[MLKEM_MAX_CT_BYTES];
 	TPM_RC rc;
 
+	TRY(cmd_params_done(c));
 	TRY(kem_key(key));
 	rc = crypto_random(m, sizeof(m));
 	/* the encapsulation key check of FIPS 203 §7.2 */
@@ -49,6 +50,7 @@ static TPM_RC decapsulate(struct cmd *c)
 	TPM_RC rc = TPM_RC_SUCCESS;
 
 	TRYP(1, rd_tpm2b(&c->in, ct, sizeof(ct), &ctlen));
+	TRY(cmd_params_done(c));
 	TRY(kem_key(key));
 	if (ctlen != mlkem_ct_bytes(set))
 		return rc_param(TPM_RC_SIZE, 1);

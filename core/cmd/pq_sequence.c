@@ -11,14 +11,6 @@ static TPM_RC rd_buffer(struct rd *r, struct tpm2b_max_buffer *b)
 	return rd_tpm2b(r, b->b, sizeof(b->b), &b->size);
 }
 
-/* All parameters read: bytes left over are TPM_RC_SIZE before anything is done, so that a
- * refused command neither leaves a sequence object nobody has the handle of nor uses up the
- * sequence it completes (dispatch would notice the bytes only afterwards). */
-static TPM_RC params_end(const struct cmd *c)
-{
-	return rd_left(&c->in) ? TPM_RC_SIZE : TPM_RC_SUCCESS;
-}
-
 /* A sequence object as the hash sequences have it: no type, no Name, NULL hierarchy, exempt
  * from dictionary-attack lockout, its authValue the one given at the start. */
 static TPM_RC seq_alloc(struct cmd *c, enum object_kind kind, const struct tpm2b_digest *auth,
@@ -80,7 +72,7 @@ static TPM_RC sign_sequence_start(struct cmd *c)
 	TRYP(1, rd_tpm2b_digest(&c->in, &auth));
 	rc = rc_param(rd_signature_ctx(&c->in, &ctx), 2);
 	if (rc == TPM_RC_SUCCESS)
-		rc = params_end(c);
+		rc = cmd_params_done(c);
 	if (rc == TPM_RC_SUCCESS)
 		rc = start_key(c->obj[0], true);
 	if (rc == TPM_RC_SUCCESS)
@@ -100,7 +92,7 @@ static TPM_RC verify_sequence_start(struct cmd *c)
 	if (rc == TPM_RC_SUCCESS)
 		rc = rc_param(rd_signature_ctx(&c->in, &ctx), 3);
 	if (rc == TPM_RC_SUCCESS)
-		rc = params_end(c);
+		rc = cmd_params_done(c);
 	if (rc == TPM_RC_SUCCESS)
 		rc = start_key(c->obj[0], false);
 	if (rc == TPM_RC_SUCCESS)
@@ -131,7 +123,7 @@ static TPM_RC sign_sequence_complete(struct cmd *c)
 	struct tpmt_signature sig;
 
 	TRYP(1, rd_buffer(&c->in, &buf));
-	TRY(params_end(c));
+	TRY(cmd_params_done(c));
 	TRY(complete_handles(c, OBJ_SIGN_SEQ));
 	/* an x509sign key signs only certificates (CertifyX509) */
 	if (key->pub.attributes & TPMA_OBJECT_X509SIGN)
@@ -151,7 +143,7 @@ static TPM_RC verify_sequence_complete(struct cmd *c)
 	struct tpmt_ticket t;
 
 	TRYP(1, rd_signature(&c->in, &sig));
-	TRY(params_end(c));
+	TRY(cmd_params_done(c));
 	TRY(complete_handles(c, OBJ_VERIFY_SEQ));
 	TRYP(1, sig_seq_verify(c->obj[0], c->obj[1], &sig, &t));
 	seq_done(c);

@@ -14,7 +14,9 @@ static TPM_RC create_primary(struct cmd *c)
 	TRYP(2, rd_tpm2b_public(&c->in, &tmpl));
 	TRYP(3, rd_tpm2b(&c->in, outside.b, sizeof(outside.b), &outside.size));
 	TRYP(4, rd_pcr_selection(&c->in, &pcrs));
-	rc = object_check_inputs(NULL, &tmpl, &sc);
+	rc = cmd_params_done(c);
+	if (rc == TPM_RC_SUCCESS)
+		rc = object_check_inputs(NULL, &tmpl, &sc);
 	if (rc == TPM_RC_SUCCESS)
 		rc = object_new(c, NULL, c->handle[0], &tmpl, &sc, &o);
 	crypto_wipe(&sc, sizeof(sc));

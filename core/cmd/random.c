@@ -8,6 +8,7 @@ static TPM_RC get_random(struct cmd *c)
 	uint8_t *out;
 
 	TRYP(1, rd_u16(&c->in, &want));
+	TRY(cmd_params_done(c));
 	/* Part 3: no more than the largest digest the TPM implements */
 	if (want > MAX_DIGEST_SIZE)
 		want = MAX_DIGEST_SIZE;
@@ -24,7 +25,9 @@ static TPM_RC stir_random(struct cmd *c)
 	TPM_RC rc;
 
 	TRYP(1, rd_tpm2b(&c->in, data, sizeof(data), &len));
-	rc = crypto_stir_random(data, len);
+	rc = cmd_params_done(c);
+	if (rc == TPM_RC_SUCCESS)
+		rc = crypto_stir_random(data, len);
 	crypto_wipe(data, sizeof(data));
 	return rc;
 }

@@ -47,6 +47,7 @@ static TPM_RC rsa_encrypt(struct cmd *c)
 	TRYP(1, rd_tpm2b(&c->in, msg.b, sizeof(msg.b), &msg.size));
 	TRYP(2, rd_rsa_decrypt_scheme(&c->in, &in, true));
 	TRYP(3, rd_tpm2b(&c->in, label.b, sizeof(label.b), &label.size));
+	TRY(cmd_params_done(c));
 	TRY(check(key, false, &in, &label, &scheme));
 	scheme_rsa_key(key, &k);
 	k.p = NULL;
@@ -70,6 +71,7 @@ static TPM_RC rsa_decrypt(struct cmd *c)
 	TRYP(1, rd_tpm2b(&c->in, cipher.b, sizeof(cipher.b), &cipher.size));
 	TRYP(2, rd_rsa_decrypt_scheme(&c->in, &in, true));
 	TRYP(3, rd_tpm2b(&c->in, label.b, sizeof(label.b), &label.size));
+	TRY(cmd_params_done(c));
 	TRY(check(key, true, &in, &label, &scheme));
 	if (!key->has_sensitive)
 		return TPM_RC_AUTH_UNAVAILABLE;

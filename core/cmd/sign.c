@@ -15,6 +15,7 @@ static TPM_RC sign(struct cmd *c)
 	TRYP(1, rd_tpm2b_digest(&c->in, &digest));
 	TRYP(2, rd_sig_scheme(&c->in, &in, true));
 	TRYP(3, rd_ticket(&c->in, &validation));
+	TRY(cmd_params_done(c));
 	if (validation.tag != TPM_ST_HASHCHECK)
 		return rc_param(TPM_RC_TAG, 3);
 	if (!(key->pub.attributes & TPMA_OBJECT_SIGN_ENCRYPT))
@@ -41,6 +42,7 @@ static TPM_RC verify_signature(struct cmd *c)
 
 	TRYP(1, rd_tpm2b_digest(&c->in, &digest));
 	TRYP(2, rd_signature(&c->in, &sig));
+	TRY(cmd_params_done(c));
 	if (!(key->pub.attributes & TPMA_OBJECT_SIGN_ENCRYPT))
 		return rc_handle(TPM_RC_ATTRIBUTES, 1);
 	TRYP(2, scheme_verify(key, &digest, &sig));

@@ -10,6 +10,7 @@ static TPM_RC startup(struct cmd *c)
 	uint16_t type;
 
 	TRYP(1, rd_u16(&c->in, &type));
+	TRY(cmd_params_done(c));
 	return startup_run(c->e, type, c->locality);
 }
 
@@ -18,6 +19,7 @@ static TPM_RC shutdown(struct cmd *c)
 	uint16_t type;
 
 	TRYP(1, rd_u16(&c->in, &type));
+	TRY(cmd_params_done(c));
 	if (type != TPM_SU_CLEAR && type != TPM_SU_STATE)
 		return rc_param(TPM_RC_VALUE, 1);
 	if (type == TPM_SU_STATE)

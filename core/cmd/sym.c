@@ -108,7 +108,9 @@ static TPM_RC encrypt_decrypt1(struct cmd *c)
 	TRYP(pos.mode, rd_cipher_mode(&c->in, &op.mode));
 	TRYP(pos.iv, rd_iv(&c->in, &op));
 	TRYP(pos.data, rd_data(&c->in, &op));
-	rc = encrypt_decrypt(c, &op, &pos);
+	rc = cmd_params_done(c);
+	if (rc == TPM_RC_SUCCESS)
+		rc = encrypt_decrypt(c, &op, &pos);
 	crypto_wipe(&op, sizeof(op));
 	return rc;
 }
@@ -123,7 +125,9 @@ static TPM_RC encrypt_decrypt2(struct cmd *c)
 	TRYP(pos.decrypt, rd_yes_no(&c->in, &op.decrypt));
 	TRYP(pos.mode, rd_cipher_mode(&c->in, &op.mode));
 	TRYP(pos.iv, rd_iv(&c->in, &op));
-	rc = encrypt_decrypt(c, &op, &pos);
+	rc = cmd_params_done(c);
+	if (rc == TPM_RC_SUCCESS)
+		rc = encrypt_decrypt(c, &op, &pos);
 	crypto_wipe(&op, sizeof(op));
 	return rc;
 }
@@ -138,6 +142,7 @@ static TPM_RC hmac(struct cmd *c)
 
 	TRYP(1, rd_tpm2b(&c->in, buf.b, sizeof(buf.b), &buf.size));
 	TRYP(2, rd_hash_alg(&c->in, &in, true));
+	TRY(cmd_params_done(c));
 	TRY(scheme_hmac(key, in, &hash));
 	mac.size = (uint16_t)crypto_hash_size(hash);
 	rc = crypto_hmac(hash, key->sens.sensitive.b, key->sens.sensitive.size, buf.b, buf.size,

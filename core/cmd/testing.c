@@ -217,6 +217,7 @@ static TPM_RC self_test(struct cmd *c)
 	uint8_t full;
 
 	TRYP(1, rd_u8(&c->in, &full));
+	TRY(cmd_params_done(c));
 	if (full > 1)
 		return rc_param(TPM_RC_VALUE, 1);
 	if (!full && c->e->self_tested)
@@ -238,6 +239,7 @@ static TPM_RC incremental_self_test(struct cmd *c)
 		if (!alg_implemented(alg) && alg != TPM_ALG_ERROR)
 			return rc_param(TPM_RC_VALUE, 1);
 	}
+	TRY(cmd_params_done(c));
 	if (count > 0 && !c->e->self_tested)
 		TRY(run_all(c->e));
 	/* toDoList: nothing is left untested */
@@ -248,6 +250,7 @@ static TPM_RC get_test_result(struct cmd *c)
 {
 	TPM_RC result = TPM_RC_SUCCESS;
 
+	TRY(cmd_params_done(c));
 	if (c->e->self_test_failed)
 		result = TPM_RC_FAILURE;
 	else if (!c->e->self_tested)
