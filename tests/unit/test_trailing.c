@@ -1,0 +1,1950 @@
+/* Bytes after the last parameter (Part 3 §5.2): for every command a valid instance can be
+ * built for here, the command with one byte more is refused with plain TPM_RC_SIZE and leaves
+ * everything a client can see as it was (PCRs, the handles of objects and sessions, NV
+ * contents, policy digests, properties, what a sequence has absorbed); the same command
+ * without the byte then succeeds. Each case runs on a fresh engine (the harness nvh of
+ * nv_util.c, so that its NV helpers work). */
+#include <stdio.h>
+#include <string.h>
+
+#include <CUnit/Basic.h>
+
+#include "engine_int.h"
+#include "keys.h"
+#include "nv/nv.h"
+#include "nv_util.h"
+#include "pq_util.h"
+
+#define NVI 0x01000010u	/* an ordinary index: owner and index read/write, "pw" */
+#define SNAP_MAX 65536
+#define HANDLES_MAX 64
+
+static struct harness *const H = &nvh;
+
+struct snap {
+	uint8_t b[SNAP_MAX];
+	size_t n;
+};
+
+/* ---- running commands ---- */
+
+static TPM_RC run(struct cmdbuf *b, struct rd *rsp, TPM_HANDLE *rh)
+{
+	return harness_run(H, b, rsp, rh);
+}
+
+static void ok(struct cmdbuf *b, struct rd *rsp, TPM_HANDLE *rh)
+{
+	CU_ASSERT_EQUAL_FATAL(run(b, rsp, rh), TPM_RC_SUCCESS);
+}
+
+/* The rest of a response, as bytes to send back in a later command. */
+static void rest(struct rd *r, uint8_t *out, size_t *len)
+{
+	*len = rd_left(r);
+	CU_ASSERT_EQUAL_FATAL(rd_bytes(r, out, *len), TPM_RC_SUCCESS);
+}
+
+static void null_hashcheck(struct wr *w)
+{
+	wr_u16(w, TPM_ST_HASHCHECK);
+	wr_u32(w, TPM_RH_NULL);
+	wr_u16(w, 0);
+}
+
+static void sel_one(struct wr *w, TPM_ALG_ID alg, unsigned pcr)
+{
+	uint8_t s[3] = { 0 };
+
+	s[pcr / 8] = (uint8_t)(1u << (pcr % 8));
+	wr_u32(w, 1);
+	wr_u16(w, alg);
+	wr_u8(w, 3);
+	wr_bytes(w, s, 3);
+}
+
+static void digest32(struct wr *w, uint8_t fill)
+{
+	uint8_t d[32];
+
+	memset(d, fill, sizeof(d));
+	wr_tpm2b(w, d, sizeof(d));
+}
+
+/* ---- keys ---- */
+
+static void sign_key(struct key *k)
+{
+	struct tpmt_public t;
+
+	key_template(&t, TPM_ALG_ECC, TPMA_OBJECT_SIGN_ENCRYPT);
+	t.scheme.scheme = TPM_ALG_ECDSA;
+	t.scheme.hash_alg = TPM_ALG_SHA256;
+	key_primary(H, &t, NULL, 0, k);
+}
+
+static void storage_key(struct key *k)
+{
+	struct tpmt_public t;
+
+	key_template(&t, TPM_ALG_ECC, TPMA_OBJECT_RESTRICTED | TPMA_OBJECT_DECRYPT);
+	t.symmetric.alg = TPM_ALG_AES;
+	t.symmetric.key_bits = 128;
+	t.symmetric.mode = TPM_ALG_CFB;
+	key_primary(H, &t, NULL, 0, k);
+}
+
+static void ecdh_key(struct key *k)
+{
+	struct tpmt_public t;
+
+	key_template(&t, TPM_ALG_ECC, TPMA_OBJECT_DECRYPT);
+	key_primary(H, &t, NULL, 0, k);
+}
+
+static void hmac_key(struct key *k)
+{
+	struct tpmt_public t;
+
+	key_template(&t, TPM_ALG_KEYEDHASH, TPMA_OBJECT_SIGN_ENCRYPT);
+	t.scheme.scheme = TPM_ALG_HMAC;
+	t.scheme.hash_alg = TPM_ALG_SHA256;
+	key_primary(H, &t, "hmac key", 8, k);
+}
+
+static void sym_key(struct key *k)
+{
+	struct tpmt_public t;
+
+	key_template(&t, TPM_ALG_SYMCIPHER, TPMA_OBJECT_DECRYPT | TPMA_OBJECT_SIGN_ENCRYPT);
+	t.symmetric.alg = TPM_ALG_AES;
+	t.symmetric.key_bits = 128;
+	t.symmetric.mode = TPM_ALG_CFB;
+	key_primary(H, &t, "0123456789abcdef", 16, k);
+}
+
+/* A sealed data object under parent: Create's outPrivate and outPublic, as sent. */
+static void create_sealed(TPM_HANDLE parent, uint8_t *priv, size_t *priv_len, uint8_t *pub,
+			  size_t *pub_len)
+{
+	struct tpmt_public t;
+	struct cmdbuf b;
+	struct rd rsp;
+	size_t mark;
+	uint16_t n;
+
+	key_template(&t, TPM_ALG_KEYEDHASH, 0);
+	cmd_begin(&b, TPM_CC_Create);
+	cmd_handle(&b, parent);
+	cmd_auth_pw(&b, "");
+	wr_size_begin(&b.params, &mark);
+	wr_tpm2b(&b.params, "", 0);
+	wr_tpm2b(&b.params, "sealed", 6);
+	wr_size_end(&b.params, mark);
+	wr_tpm2b_public(&b.params, &t);
+	wr_tpm2b(&b.params, "", 0);
+	wr_u32(&b.params, 0);
+	ok(&b, &rsp, NULL);
+	CU_ASSERT_EQUAL_FATAL(rd_u16(&rsp, &n), 0);
+	*priv_len = 2u + n;
+	CU_ASSERT_EQUAL_FATAL(rd_bytes(&rsp, priv + 2, n), 0);
+	priv[0] = (uint8_t)(n >> 8);
+	priv[1] = (uint8_t)n;
+	CU_ASSERT_EQUAL_FATAL(rd_u16(&rsp, &n), 0);
+	*pub_len = 2u + n;
+	CU_ASSERT_EQUAL_FATAL(rd_bytes(&rsp, pub + 2, n), 0);
+	pub[0] = (uint8_t)(n >> 8);
+	pub[1] = (uint8_t)n;
+}
+
+static TPM_HANDLE load_sealed(TPM_HANDLE parent)
+{
+	uint8_t priv[1024], pub[1024];
+	size_t priv_len, pub_len;
+	struct cmdbuf b;
+	TPM_HANDLE h;
+
+	create_sealed(parent, priv, &priv_len, pub, &pub_len);
+	cmd_begin(&b, TPM_CC_Load);
+	cmd_handle(&b, parent);
+	cmd_auth_pw(&b, "");
+	wr_bytes(&b.params, priv, priv_len);
+	wr_bytes(&b.params, pub, pub_len);
+	ok(&b, NULL, &h);
+	return h;
+}
+
+static TPM_HANDLE start_session(uint8_t type)
+{
+	struct cmdbuf b;
+	TPM_HANDLE s;
+
+	cmd_begin(&b, TPM_CC_StartAuthSession);
+	cmd_handle(&b, TPM_RH_NULL);
+	cmd_handle(&b, TPM_RH_NULL);
+	digest32(&b.params, 0x11);
+	wr_u16(&b.params, 0);
+	wr_u8(&b.params, type);
+	wr_u16(&b.params, TPM_ALG_NULL);
+	wr_u16(&b.params, TPM_ALG_SHA256);
+	ok(&b, NULL, &s);
+	return s;
+}
+
+static TPM_HANDLE seq_start(TPM_ALG_ID alg)
+{
+	struct cmdbuf b;
+	TPM_HANDLE s;
+
+	cmd_begin(&b, TPM_CC_HashSequenceStart);
+	wr_tpm2b(&b.params, "", 0);
+	wr_u16(&b.params, alg);
+	ok(&b, NULL, &s);
+	return s;
+}
+
+/* An unsalted, unbound policy session authorizes with an empty HMAC. */
+static void auth_policy(struct cmdbuf *b, TPM_HANDLE session)
+{
+	wr_u32(&b->auth, session);
+	wr_u16(&b->auth, 0);
+	wr_u8(&b->auth, TPMA_SESSION_CONTINUESESSION);
+	wr_u16(&b->auth, 0);
+	b->nauth++;
+}
+
+/* A policy session that has asserted PolicyCommandCode(cc). */
+static TPM_HANDLE cc_session(TPM_CC cc)
+{
+	struct cmdbuf b;
+	TPM_HANDLE s = start_session(TPM_SE_POLICY);
+
+	cmd_begin(&b, TPM_CC_PolicyCommandCode);
+	cmd_handle(&b, s);
+	wr_u32(&b.params, cc);
+	ok(&b, NULL, NULL);
+	return s;
+}
+
+/* ECDSA signature of digest by k (unrestricted: NULL ticket), as sent. */
+static void sign(const struct key *k, const uint8_t *digest, uint8_t *sig, size_t *len)
+{
+	struct cmdbuf b;
+	struct rd rsp;
+
+	cmd_begin(&b, TPM_CC_Sign);
+	cmd_handle(&b, k->handle);
+	cmd_auth_pw(&b, "");
+	wr_tpm2b(&b.params, digest, 32);
+	wr_u16(&b.params, TPM_ALG_NULL);
+	null_hashcheck(&b.params);
+	ok(&b, &rsp, NULL);
+	rest(&rsp, sig, len);
+}
+
+static void define(TPM_HANDLE idx, uint32_t attrs, uint16_t size)
+{
+	CU_ASSERT_EQUAL_FATAL(nvt_define(idx, attrs, size), TPM_RC_SUCCESS);
+}
+
+/* ---- the observable state ---- */
+
+static void snap_add(struct snap *s, struct cmdbuf *b)
+{
+	uint8_t cmd[PQTPM_MAX_COMMAND_SIZE], out[PQTPM_MAX_RESPONSE_SIZE];
+	size_t len = cmd_bytes(b, cmd, sizeof(cmd)), outlen;
+
+	harness_raw(H, cmd, len, out, &outlen);
+	CU_ASSERT_FATAL(s->n + outlen <= sizeof(s->b));
+	memcpy(s->b + s->n, out, outlen);
+	s->n += outlen;
+}
+
+/* GetCapability(TPM_CAP_HANDLES) from first, into the snapshot and into list. */
+static unsigned snap_handles(struct snap *s, TPM_HANDLE first, TPM_HANDLE *list)
+{
+	struct cmdbuf b;
+	struct rd rsp;
+	uint32_t cap, count;
+	uint8_t more;
+	unsigned n = 0;
+
+	cmd_begin(&b, TPM_CC_GetCapability);
+	wr_u32(&b.params, TPM_CAP_HANDLES);
+	wr_u32(&b.params, first);
+	wr_u32(&b.params, HANDLES_MAX);
+	snap_add(s, &b);
+	ok(&b, &rsp, NULL);
+	CU_ASSERT_FATAL(!rd_u8(&rsp, &more) && !rd_u32(&rsp, &cap) && !rd_u32(&rsp, &count));
+	for (uint32_t i = 0; i < count && n < HANDLES_MAX; i++) {
+		CU_ASSERT_FATAL(!rd_u32(&rsp, &list[n]));
+		if (list[n] >> 24 == first >> 24)
+			n++;
+	}
+	return n;
+}
+
+static void snapshot(struct snap *s)
+{
+	static const TPM_ALG_ID banks[] = { TPM_ALG_SHA1, TPM_ALG_SHA256, TPM_ALG_SHA384,
+					    TPM_ALG_SHA512 };
+	TPM_HANDLE list[HANDLES_MAX];
+	struct cmdbuf b;
+	unsigned n;
+
+	s->n = 0;
+	for (size_t i = 0; i < sizeof(banks) / sizeof(banks[0]); i++) {
+		for (unsigned group = 0; group < 3; group++) {
+			uint8_t sel[3] = { 0 };
+
+			sel[group] = 0xFF;
+			cmd_begin(&b, TPM_CC_PCR_Read);
+			wr_u32(&b.params, 1);
+			wr_u16(&b.params, banks[i]);
+			wr_u8(&b.params, 3);
+			wr_bytes(&b.params, sel, 3);
+			snap_add(s, &b);
+		}
+	}
+	snap_handles(s, TPM_HT_TRANSIENT << 24, list);
+	snap_handles(s, TPM_HT_PERSISTENT << 24, list);
+	snap_handles(s, TPM_HT_SAVED_SESSION << 24, list);
+	n = snap_handles(s, TPM_HT_LOADED_SESSION << 24, list);
+	for (unsigned i = 0; i < n; i++) {
+		if (list[i] >> 24 != TPM_HT_POLICY_SESSION)
+			continue;
+		cmd_begin(&b, TPM_CC_PolicyGetDigest);
+		cmd_handle(&b, list[i]);
+		snap_add(s, &b);
+	}
+	n = snap_handles(s, TPM_HT_NV_INDEX << 24, list);
+	for (unsigned i = 0; i < n; i++) {
+		cmd_begin(&b, TPM_CC_NV_ReadPublic);
+		cmd_handle(&b, list[i]);
+		snap_add(s, &b);
+		/* every index the cases define has ownerRead; the rest of a big one is enough */
+		cmd_begin(&b, TPM_CC_NV_Read);
+		cmd_handle(&b, TPM_RH_OWNER);
+		cmd_handle(&b, list[i]);
+		cmd_auth_pw(&b, "");
+		wr_u16(&b.params, 8);
+		wr_u16(&b.params, 0);
+		snap_add(s, &b);
+	}
+	cmd_begin(&b, TPM_CC_GetCapability);
+	wr_u32(&b.params, TPM_CAP_TPM_PROPERTIES);
+	wr_u32(&b.params, TPM_PT_PERMANENT);
+	wr_u32(&b.params, 127);
+	snap_add(s, &b);
+	cmd_begin(&b, TPM_CC_GetCapability);
+	wr_u32(&b.params, TPM_CAP_AUTH_POLICIES);
+	wr_u32(&b.params, TPM_RH_OWNER);
+	wr_u32(&b.params, 14);
+	snap_add(s, &b);
+}
+
+/* ---- the cases: each builds one valid command (after what it needs) ---- */
+
+static TPM_HANDLE seq;	/* for the checks after a sequence command */
+
+static void c_get_random(struct cmdbuf *b)
+{
+	cmd_begin(b, TPM_CC_GetRandom);
+	wr_u16(&b->params, 8);
+}
+
+static void c_stir_random(struct cmdbuf *b)
+{
+	cmd_begin(b, TPM_CC_StirRandom);
+	wr_tpm2b(&b->params, "entropy", 7);
+}
+
+static void c_get_capability(struct cmdbuf *b)
+{
+	cmd_begin(b, TPM_CC_GetCapability);
+	wr_u32(&b->params, TPM_CAP_TPM_PROPERTIES);
+	wr_u32(&b->params, TPM_PT_FAMILY_INDICATOR);
+	wr_u32(&b->params, 1);
+}
+
+static void c_test_parms(struct cmdbuf *b)
+{
+	cmd_begin(b, TPM_CC_TestParms);
+	wr_u16(&b->params, TPM_ALG_ECC);
+	wr_u16(&b->params, TPM_ALG_NULL); /* symmetric */
+	wr_u16(&b->params, TPM_ALG_NULL); /* scheme */
+	wr_u16(&b->params, TPM_ECC_NIST_P256);
+	wr_u16(&b->params, TPM_ALG_NULL); /* kdf */
+}
+
+static void c_get_test_result(struct cmdbuf *b)
+{
+	cmd_begin(b, TPM_CC_GetTestResult);
+}
+
+static void c_self_test(struct cmdbuf *b)
+{
+	cmd_begin(b, TPM_CC_SelfTest);
+	wr_u8(&b->params, 1);
+}
+
+static void c_incremental_self_test(struct cmdbuf *b)
+{
+	cmd_begin(b, TPM_CC_IncrementalSelfTest);
+	wr_u32(&b->params, 1);
+	wr_u16(&b->params, TPM_ALG_SHA256);
+}
+
+static void c_shutdown(struct cmdbuf *b)
+{
+	cmd_begin(b, TPM_CC_Shutdown);
+	wr_u16(&b->params, TPM_SU_STATE);
+}
+
+static void c_read_clock(struct cmdbuf *b)
+{
+	cmd_begin(b, TPM_CC_ReadClock);
+}
+
+static void c_clock_set(struct cmdbuf *b)
+{
+	uint64_t clock;
+	uint32_t resets, restarts;
+	uint8_t safe;
+
+	nvt_read_clock(&clock, &resets, &restarts, &safe);
+	cmd_begin(b, TPM_CC_ClockSet);
+	cmd_handle(b, TPM_RH_OWNER);
+	cmd_auth_pw(b, "");
+	wr_u64(&b->params, clock + 3600000);
+}
+
+static void c_clock_rate_adjust(struct cmdbuf *b)
+{
+	cmd_begin(b, TPM_CC_ClockRateAdjust);
+	cmd_handle(b, TPM_RH_OWNER);
+	cmd_auth_pw(b, "");
+	wr_u8(&b->params, 1);
+}
+
+static void c_pcr_extend(struct cmdbuf *b)
+{
+	cmd_begin(b, TPM_CC_PCR_Extend);
+	cmd_handle(b, 16);
+	cmd_auth_pw(b, "");
+	wr_u32(&b->params, 1);
+	wr_u16(&b->params, TPM_ALG_SHA256);
+	for (int i = 0; i < 32; i++)
+		wr_u8(&b->params, 0x5A);
+}
+
+static void c_pcr_event(struct cmdbuf *b)
+{
+	cmd_begin(b, TPM_CC_PCR_Event);
+	cmd_handle(b, 16);
+	cmd_auth_pw(b, "");
+	wr_tpm2b(&b->params, "event", 5);
+}
+
+static void c_pcr_read(struct cmdbuf *b)
+{
+	cmd_begin(b, TPM_CC_PCR_Read);
+	sel_one(&b->params, TPM_ALG_SHA256, 0);
+}
+
+static void c_pcr_reset(struct cmdbuf *b)
+{
+	struct cmdbuf e;
+
+	c_pcr_extend(&e);
+	ok(&e, NULL, NULL);
+	cmd_begin(b, TPM_CC_PCR_Reset);
+	cmd_handle(b, 16);
+	cmd_auth_pw(b, "");
+}
+
+static void c_pcr_allocate(struct cmdbuf *b)
+{
+	cmd_begin(b, TPM_CC_PCR_Allocate);
+	cmd_handle(b, TPM_RH_PLATFORM);
+	cmd_auth_pw(b, "");
+	wr_u32(&b->params, 1);
+	wr_u16(&b->params, TPM_ALG_SHA1);
+	wr_u8(&b->params, 3);
+	wr_bytes(&b->params, "\0\0\0", 3);
+}
+
+static void c_hash(struct cmdbuf *b)
+{
+	cmd_begin(b, TPM_CC_Hash);
+	wr_tpm2b(&b->params, "abc", 3);
+	wr_u16(&b->params, TPM_ALG_SHA256);
+	wr_u32(&b->params, TPM_RH_OWNER);
+}
+
+static void c_hash_sequence_start(struct cmdbuf *b)
+{
+	cmd_begin(b, TPM_CC_HashSequenceStart);
+	wr_tpm2b(&b->params, "", 0);
+	wr_u16(&b->params, TPM_ALG_SHA256);
+}
+
+static void c_hmac_start(struct cmdbuf *b)
+{
+	struct key k;
+
+	hmac_key(&k);
+	cmd_begin(b, TPM_CC_HMAC_Start);
+	cmd_handle(b, k.handle);
+	cmd_auth_pw(b, "");
+	wr_tpm2b(&b->params, "", 0);
+	wr_u16(&b->params, TPM_ALG_SHA256);
+}
+
+static void c_sequence_update(struct cmdbuf *b)
+{
+	seq = seq_start(TPM_ALG_SHA256);
+	cmd_begin(b, TPM_CC_SequenceUpdate);
+	cmd_handle(b, seq);
+	cmd_auth_pw(b, "");
+	wr_tpm2b(&b->params, "abc", 3);
+}
+
+/* The sequence absorbed "abc" once: the refused update added nothing. */
+static void after_sequence_update(void)
+{
+	static const uint8_t abc[] = { 0xba, 0x78, 0x16, 0xbf, 0x8f, 0x01, 0xcf, 0xea,
+				       0x41, 0x41, 0x40, 0xde, 0x5d, 0xae, 0x22, 0x23,
+				       0xb0, 0x03, 0x61, 0xa3, 0x96, 0x17, 0x7a, 0x9c,
+				       0xb4, 0x10, 0xff, 0x61, 0xf2, 0x00, 0x15, 0xad };
+	struct tpm2b_digest d;
+	struct cmdbuf b;
+	struct rd rsp;
+
+	cmd_begin(&b, TPM_CC_SequenceComplete);
+	cmd_handle(&b, seq);
+	cmd_auth_pw(&b, "");
+	wr_tpm2b(&b.params, "", 0);
+	wr_u32(&b.params, TPM_RH_NULL);
+	ok(&b, &rsp, NULL);
+	CU_ASSERT_EQUAL(rd_tpm2b_digest(&rsp, &d), 0);
+	CU_ASSERT(d.size == 32 && memcmp(d.b, abc, 32) == 0);
+}
+
+static void c_sequence_complete(struct cmdbuf *b)
+{
+	seq = seq_start(TPM_ALG_SHA256);
+	cmd_begin(b, TPM_CC_SequenceComplete);
+	cmd_handle(b, seq);
+	cmd_auth_pw(b, "");
+	wr_tpm2b(&b->params, "abc", 3);
+	wr_u32(&b->params, TPM_RH_OWNER);
+}
+
+static void c_event_sequence_complete(struct cmdbuf *b)
+{
+	seq = seq_start(TPM_ALG_NULL);
+	cmd_begin(b, TPM_CC_EventSequenceComplete);
+	cmd_handle(b, 16);
+	cmd_handle(b, seq);
+	cmd_auth_pw(b, "");
+	cmd_auth_pw(b, "");
+	wr_tpm2b(&b->params, "abc", 3);
+}
+
+static void c_hmac(struct cmdbuf *b)
+{
+	struct key k;
+
+	hmac_key(&k);
+	cmd_begin(b, TPM_CC_HMAC);
+	cmd_handle(b, k.handle);
+	cmd_auth_pw(b, "");
+	wr_tpm2b(&b->params, "abc", 3);
+	wr_u16(&b->params, TPM_ALG_SHA256);
+}
+
+static void c_encrypt_decrypt(struct cmdbuf *b)
+{
+	struct key k;
+
+	sym_key(&k);
+	cmd_begin(b, TPM_CC_EncryptDecrypt);
+	cmd_handle(b, k.handle);
+	cmd_auth_pw(b, "");
+	wr_u8(&b->params, 0);
+	wr_u16(&b->params, TPM_ALG_NULL);
+	wr_tpm2b(&b->params, "0123456789abcdef", 16);
+	wr_tpm2b(&b->params, "plain text 16 b.", 16);
+}
+
+static void c_encrypt_decrypt2(struct cmdbuf *b)
+{
+	struct key k;
+
+	sym_key(&k);
+	cmd_begin(b, TPM_CC_EncryptDecrypt2);
+	cmd_handle(b, k.handle);
+	cmd_auth_pw(b, "");
+	wr_tpm2b(&b->params, "plain text 16 b.", 16);
+	wr_u8(&b->params, 0);
+	wr_u16(&b->params, TPM_ALG_NULL);
+	wr_tpm2b(&b->params, "0123456789abcdef", 16);
+}
+
+static void c_create(struct cmdbuf *b)
+{
+	struct tpmt_public t;
+	struct key p;
+	size_t mark;
+
+	storage_key(&p);
+	key_template(&t, TPM_ALG_KEYEDHASH, 0);
+	cmd_begin(b, TPM_CC_Create);
+	cmd_handle(b, p.handle);
+	cmd_auth_pw(b, "");
+	wr_size_begin(&b->params, &mark);
+	wr_tpm2b(&b->params, "", 0);
+	wr_tpm2b(&b->params, "sealed", 6);
+	wr_size_end(&b->params, mark);
+	wr_tpm2b_public(&b->params, &t);
+	wr_tpm2b(&b->params, "", 0);
+	wr_u32(&b->params, 0);
+}
+
+static void c_load(struct cmdbuf *b)
+{
+	uint8_t priv[1024], pub[1024];
+	size_t priv_len, pub_len;
+	struct key p;
+
+	storage_key(&p);
+	create_sealed(p.handle, priv, &priv_len, pub, &pub_len);
+	cmd_begin(b, TPM_CC_Load);
+	cmd_handle(b, p.handle);
+	cmd_auth_pw(b, "");
+	wr_bytes(&b->params, priv, priv_len);
+	wr_bytes(&b->params, pub, pub_len);
+}
+
+static void c_create_loaded(struct cmdbuf *b)
+{
+	struct tpmt_public t;
+	struct key p;
+	size_t mark;
+
+	storage_key(&p);
+	key_template(&t, TPM_ALG_ECC, TPMA_OBJECT_SIGN_ENCRYPT |
+					      TPMA_OBJECT_SENSITIVEDATAORIGIN);
+	cmd_begin(b, TPM_CC_CreateLoaded);
+	cmd_handle(b, p.handle);
+	cmd_auth_pw(b, "");
+	wr_size_begin(&b->params, &mark);
+	wr_tpm2b(&b->params, "", 0);
+	wr_tpm2b(&b->params, "", 0);
+	wr_size_end(&b->params, mark);
+	wr_tpm2b_public(&b->params, &t);
+}
+
+static void c_load_external(struct cmdbuf *b)
+{
+	struct key k;
+
+	sign_key(&k);
+	cmd_begin(b, TPM_CC_LoadExternal);
+	wr_u16(&b->params, 0); /* no sensitive area */
+	wr_tpm2b_public(&b->params, &k.pub);
+	wr_u32(&b->params, TPM_RH_OWNER);
+}
+
+static void c_read_public(struct cmdbuf *b)
+{
+	struct key k;
+
+	sign_key(&k);
+	cmd_begin(b, TPM_CC_ReadPublic);
+	cmd_handle(b, k.handle);
+}
+
+static void c_object_change_auth(struct cmdbuf *b)
+{
+	struct key p;
+	TPM_HANDLE o;
+
+	storage_key(&p);
+	o = load_sealed(p.handle);
+	cmd_begin(b, TPM_CC_ObjectChangeAuth);
+	cmd_handle(b, o);
+	cmd_handle(b, p.handle);
+	cmd_auth_pw(b, "");
+	wr_tpm2b(&b->params, "new", 3);
+}
+
+static void c_unseal(struct cmdbuf *b)
+{
+	struct key p;
+	TPM_HANDLE o;
+
+	storage_key(&p);
+	o = load_sealed(p.handle);
+	cmd_begin(b, TPM_CC_Unseal);
+	cmd_handle(b, o);
+	cmd_auth_pw(b, "");
+}
+
+static void c_create_primary(struct cmdbuf *b)
+{
+	struct tpmt_public t;
+	size_t mark;
+
+	key_template(&t, TPM_ALG_ECC, TPMA_OBJECT_SIGN_ENCRYPT | TPMA_OBJECT_SENSITIVEDATAORIGIN);
+	cmd_begin(b, TPM_CC_CreatePrimary);
+	cmd_handle(b, TPM_RH_OWNER);
+	cmd_auth_pw(b, "");
+	wr_size_begin(&b->params, &mark);
+	wr_tpm2b(&b->params, "", 0);
+	wr_tpm2b(&b->params, "", 0);
+	wr_size_end(&b->params, mark);
+	wr_tpm2b_public(&b->params, &t);
+	wr_tpm2b(&b->params, "", 0);
+	wr_u32(&b->params, 0);
+}
+
+static void c_sign(struct cmdbuf *b)
+{
+	struct key k;
+
+	sign_key(&k);
+	cmd_begin(b, TPM_CC_Sign);
+	cmd_handle(b, k.handle);
+	cmd_auth_pw(b, "");
+	digest32(&b->params, 0x42);
+	wr_u16(&b->params, TPM_ALG_NULL);
+	null_hashcheck(&b->params);
+}
+
+static void c_verify_signature(struct cmdbuf *b)
+{
+	uint8_t digest[32], sig[512];
+	size_t len;
+	struct key k;
+
+	sign_key(&k);
+	memset(digest, 0x42, sizeof(digest));
+	sign(&k, digest, sig, &len);
+	cmd_begin(b, TPM_CC_VerifySignature);
+	cmd_handle(b, k.handle);
+	wr_tpm2b(&b->params, digest, 32);
+	wr_bytes(&b->params, sig, len);
+}
+
+static void rsa_key(struct key *k)
+{
+	struct tpmt_public t;
+
+	key_template(&t, TPM_ALG_RSA, TPMA_OBJECT_DECRYPT);
+	key_primary(H, &t, NULL, 0, k);
+}
+
+static void rsa_encrypt(struct cmdbuf *b, const struct key *k)
+{
+	cmd_begin(b, TPM_CC_RSA_Encrypt);
+	cmd_handle(b, k->handle);
+	wr_tpm2b(&b->params, "message", 7);
+	wr_u16(&b->params, TPM_ALG_OAEP);
+	wr_u16(&b->params, TPM_ALG_SHA256);
+	wr_tpm2b(&b->params, "", 0);
+}
+
+static void c_rsa_encrypt(struct cmdbuf *b)
+{
+	struct key k;
+
+	rsa_key(&k);
+	rsa_encrypt(b, &k);
+}
+
+static void c_rsa_decrypt(struct cmdbuf *b)
+{
+	uint8_t ct[512];
+	size_t len;
+	struct cmdbuf e;
+	struct rd rsp;
+	struct key k;
+
+	rsa_key(&k);
+	rsa_encrypt(&e, &k);
+	ok(&e, &rsp, NULL);
+	rest(&rsp, ct, &len);
+	cmd_begin(b, TPM_CC_RSA_Decrypt);
+	cmd_handle(b, k.handle);
+	cmd_auth_pw(b, "");
+	wr_bytes(&b->params, ct, len);
+	wr_u16(&b->params, TPM_ALG_OAEP);
+	wr_u16(&b->params, TPM_ALG_SHA256);
+	wr_tpm2b(&b->params, "", 0);
+}
+
+static void c_ecdh_keygen(struct cmdbuf *b)
+{
+	struct key k;
+
+	ecdh_key(&k);
+	cmd_begin(b, TPM_CC_ECDH_KeyGen);
+	cmd_handle(b, k.handle);
+}
+
+static void c_ecdh_zgen(struct cmdbuf *b)
+{
+	struct cmdbuf g;
+	struct rd rsp, z;
+	uint16_t size;
+	const uint8_t *point;
+	struct key k;
+
+	ecdh_key(&k);
+	cmd_begin(&g, TPM_CC_ECDH_KeyGen);
+	cmd_handle(&g, k.handle);
+	ok(&g, &rsp, NULL);
+	CU_ASSERT_EQUAL_FATAL(rd_sub(&rsp, &z, &size), 0); /* zPoint */
+	CU_ASSERT_EQUAL_FATAL(rd_u16(&rsp, &size), 0);	   /* pubPoint */
+	CU_ASSERT_EQUAL_FATAL(rd_view(&rsp, size, &point), 0);
+	cmd_begin(b, TPM_CC_ECDH_ZGen);
+	cmd_handle(b, k.handle);
+	cmd_auth_pw(b, "");
+	wr_tpm2b(&b->params, point, size);
+}
+
+static void c_ecc_parameters(struct cmdbuf *b)
+{
+	cmd_begin(b, TPM_CC_ECC_Parameters);
+	wr_u16(&b->params, TPM_ECC_NIST_P256);
+}
+
+static void c_context_save(struct cmdbuf *b)
+{
+	struct key k;
+
+	sign_key(&k);
+	cmd_begin(b, TPM_CC_ContextSave);
+	cmd_handle(b, k.handle);
+}
+
+static void c_context_load(struct cmdbuf *b)
+{
+	uint8_t ctx[4096];
+	size_t len;
+	struct cmdbuf s;
+	struct rd rsp;
+
+	c_context_save(&s);
+	ok(&s, &rsp, NULL);
+	rest(&rsp, ctx, &len);
+	cmd_begin(b, TPM_CC_ContextLoad);
+	wr_bytes(&b->params, ctx, len);
+}
+
+static void c_context_load_session(struct cmdbuf *b)
+{
+	uint8_t ctx[4096];
+	size_t len;
+	struct cmdbuf s;
+	struct rd rsp;
+
+	cmd_begin(&s, TPM_CC_ContextSave);
+	cmd_handle(&s, start_session(TPM_SE_POLICY));
+	ok(&s, &rsp, NULL);
+	rest(&rsp, ctx, &len);
+	cmd_begin(b, TPM_CC_ContextLoad);
+	wr_bytes(&b->params, ctx, len);
+}
+
+static void c_flush_context(struct cmdbuf *b)
+{
+	struct key k;
+
+	sign_key(&k);
+	cmd_begin(b, TPM_CC_FlushContext);
+	wr_u32(&b->params, k.handle);
+}
+
+static void c_flush_session(struct cmdbuf *b)
+{
+	TPM_HANDLE s = start_session(TPM_SE_HMAC);
+
+	cmd_begin(b, TPM_CC_FlushContext);
+	wr_u32(&b->params, s);
+}
+
+static void c_evict_control(struct cmdbuf *b)
+{
+	struct key k;
+
+	sign_key(&k);
+	cmd_begin(b, TPM_CC_EvictControl);
+	cmd_handle(b, TPM_RH_OWNER);
+	cmd_handle(b, k.handle);
+	cmd_auth_pw(b, "");
+	wr_u32(&b->params, 0x81000010);
+}
+
+static void c_evict_remove(struct cmdbuf *b)
+{
+	c_evict_control(b);
+	ok(b, NULL, NULL);
+	cmd_begin(b, TPM_CC_EvictControl);
+	cmd_handle(b, TPM_RH_OWNER);
+	cmd_handle(b, 0x81000010);
+	cmd_auth_pw(b, "");
+	wr_u32(&b->params, 0x81000010);
+}
+
+static void c_hierarchy_control(struct cmdbuf *b)
+{
+	struct key k;
+
+	sign_key(&k); /* leaves with the owner hierarchy */
+	cmd_begin(b, TPM_CC_HierarchyControl);
+	cmd_handle(b, TPM_RH_OWNER);
+	cmd_auth_pw(b, "");
+	wr_u32(&b->params, TPM_RH_OWNER);
+	wr_u8(&b->params, 0);
+}
+
+static void c_hierarchy_change_auth(struct cmdbuf *b)
+{
+	cmd_begin(b, TPM_CC_HierarchyChangeAuth);
+	cmd_handle(b, TPM_RH_OWNER);
+	cmd_auth_pw(b, "");
+	wr_tpm2b(&b->params, "owner", 5);
+}
+
+static void c_clear(struct cmdbuf *b)
+{
+	struct key k;
+
+	sign_key(&k);
+	define(NVI, OWNER_RW | AUTH_RW, 8);
+	cmd_begin(b, TPM_CC_Clear);
+	cmd_handle(b, TPM_RH_LOCKOUT);
+	cmd_auth_pw(b, "");
+}
+
+static void c_clear_control(struct cmdbuf *b)
+{
+	cmd_begin(b, TPM_CC_ClearControl);
+	cmd_handle(b, TPM_RH_PLATFORM);
+	cmd_auth_pw(b, "");
+	wr_u8(&b->params, 1);
+}
+
+static void c_set_primary_policy(struct cmdbuf *b)
+{
+	cmd_begin(b, TPM_CC_SetPrimaryPolicy);
+	cmd_handle(b, TPM_RH_OWNER);
+	cmd_auth_pw(b, "");
+	digest32(&b->params, 0x33);
+	wr_u16(&b->params, TPM_ALG_SHA256);
+}
+
+static void c_change_pps(struct cmdbuf *b)
+{
+	struct tpmt_public t;
+	struct key k;
+
+	key_template(&t, TPM_ALG_ECC, TPMA_OBJECT_SIGN_ENCRYPT);
+	CU_ASSERT_EQUAL_FATAL(key_primary_in(H, TPM_RH_PLATFORM, &t, "", NULL, 0, &k), 0);
+	cmd_begin(b, TPM_CC_ChangePPS);
+	cmd_handle(b, TPM_RH_PLATFORM);
+	cmd_auth_pw(b, "");
+}
+
+static void c_change_eps(struct cmdbuf *b)
+{
+	struct tpmt_public t;
+	struct key k;
+
+	key_template(&t, TPM_ALG_ECC, TPMA_OBJECT_SIGN_ENCRYPT);
+	CU_ASSERT_EQUAL_FATAL(key_primary_in(H, TPM_RH_ENDORSEMENT, &t, "", NULL, 0, &k), 0);
+	cmd_begin(b, TPM_CC_ChangeEPS);
+	cmd_handle(b, TPM_RH_PLATFORM);
+	cmd_auth_pw(b, "");
+}
+
+static void c_da_lock_reset(struct cmdbuf *b)
+{
+	cmd_begin(b, TPM_CC_DictionaryAttackLockReset);
+	cmd_handle(b, TPM_RH_LOCKOUT);
+	cmd_auth_pw(b, "");
+}
+
+static void c_da_parameters(struct cmdbuf *b)
+{
+	cmd_begin(b, TPM_CC_DictionaryAttackParameters);
+	cmd_handle(b, TPM_RH_LOCKOUT);
+	cmd_auth_pw(b, "");
+	wr_u32(&b->params, 7);
+	wr_u32(&b->params, 60);
+	wr_u32(&b->params, 600);
+}
+
+static void c_start_auth_session(struct cmdbuf *b)
+{
+	cmd_begin(b, TPM_CC_StartAuthSession);
+	cmd_handle(b, TPM_RH_NULL);
+	cmd_handle(b, TPM_RH_NULL);
+	digest32(&b->params, 0x11);
+	wr_u16(&b->params, 0);
+	wr_u8(&b->params, TPM_SE_POLICY);
+	wr_u16(&b->params, TPM_ALG_NULL);
+	wr_u16(&b->params, TPM_ALG_SHA256);
+}
+
+/* ---- policy assertions (on a fresh policy session) ---- */
+
+static void policy_begin(struct cmdbuf *b, TPM_CC cc)
+{
+	TPM_HANDLE s = start_session(TPM_SE_POLICY);
+
+	cmd_begin(b, cc);
+	cmd_handle(b, s);
+}
+
+static void c_policy_restart(struct cmdbuf *b)
+{
+	struct cmdbuf a;
+
+	policy_begin(&a, TPM_CC_PolicyAuthValue);
+	ok(&a, NULL, NULL);
+	a.cc = TPM_CC_PolicyRestart;
+	*b = a;
+}
+
+static void c_policy_get_digest(struct cmdbuf *b)
+{
+	policy_begin(b, TPM_CC_PolicyGetDigest);
+}
+
+static void c_policy_auth_value(struct cmdbuf *b)
+{
+	policy_begin(b, TPM_CC_PolicyAuthValue);
+}
+
+static void c_policy_password(struct cmdbuf *b)
+{
+	policy_begin(b, TPM_CC_PolicyPassword);
+}
+
+static void c_policy_physical_presence(struct cmdbuf *b)
+{
+	policy_begin(b, TPM_CC_PolicyPhysicalPresence);
+}
+
+static void c_policy_command_code(struct cmdbuf *b)
+{
+	policy_begin(b, TPM_CC_PolicyCommandCode);
+	wr_u32(&b->params, TPM_CC_Unseal);
+}
+
+static void c_policy_locality(struct cmdbuf *b)
+{
+	policy_begin(b, TPM_CC_PolicyLocality);
+	wr_u8(&b->params, 1);
+}
+
+static void c_policy_cp_hash(struct cmdbuf *b)
+{
+	policy_begin(b, TPM_CC_PolicyCpHash);
+	digest32(&b->params, 0x21);
+}
+
+static void c_policy_name_hash(struct cmdbuf *b)
+{
+	policy_begin(b, TPM_CC_PolicyNameHash);
+	digest32(&b->params, 0x22);
+}
+
+static void c_policy_template(struct cmdbuf *b)
+{
+	policy_begin(b, TPM_CC_PolicyTemplate);
+	digest32(&b->params, 0x23);
+}
+
+static void c_policy_pcr(struct cmdbuf *b)
+{
+	policy_begin(b, TPM_CC_PolicyPCR);
+	wr_tpm2b(&b->params, "", 0);
+	sel_one(&b->params, TPM_ALG_SHA256, 0);
+}
+
+static void c_policy_or(struct cmdbuf *b)
+{
+	policy_begin(b, TPM_CC_PolicyOR);
+	wr_u32(&b->params, 2);
+	digest32(&b->params, 0x00); /* a fresh session's policyDigest */
+	digest32(&b->params, 0x77);
+}
+
+static void c_policy_counter_timer(struct cmdbuf *b)
+{
+	policy_begin(b, TPM_CC_PolicyCounterTimer);
+	wr_tpm2b(&b->params, "\0\0\0\0\0\0\0\0", 8);
+	wr_u16(&b->params, 0);		/* time */
+	wr_u16(&b->params, 0x0007); /* TPM_EO_UNSIGNED_GE */
+}
+
+static void c_policy_nv_written(struct cmdbuf *b)
+{
+	policy_begin(b, TPM_CC_PolicyNvWritten);
+	wr_u8(&b->params, 1);
+}
+
+static void c_policy_duplication_select(struct cmdbuf *b)
+{
+	struct key k, p;
+
+	sign_key(&k);
+	storage_key(&p);
+	policy_begin(b, TPM_CC_PolicyDuplicationSelect);
+	wr_tpm2b_name(&b->params, &k.name);
+	wr_tpm2b_name(&b->params, &p.name);
+	wr_u8(&b->params, 1);
+}
+
+static void secret_args(struct wr *w, int32_t expiration)
+{
+	wr_tpm2b(w, "", 0); /* nonceTPM */
+	wr_tpm2b(w, "", 0); /* cpHashA */
+	wr_tpm2b(w, "", 0); /* policyRef */
+	wr_u32(w, (uint32_t)expiration);
+}
+
+static void c_policy_secret(struct cmdbuf *b)
+{
+	TPM_HANDLE s = start_session(TPM_SE_POLICY);
+
+	cmd_begin(b, TPM_CC_PolicySecret);
+	cmd_handle(b, TPM_RH_OWNER);
+	cmd_handle(b, s);
+	cmd_auth_pw(b, "");
+	secret_args(&b->params, 0);
+}
+
+static void c_policy_signed(struct cmdbuf *b)
+{
+	uint8_t zero[4] = { 0 }, digest[32], sig[512];
+	size_t len;
+	struct key k;
+	TPM_HANDLE s;
+
+	sign_key(&k);
+	/* aHash = H(nonceTPM (empty) || expiration 0 || cpHashA || policyRef (both empty)) */
+	crypto_hash(TPM_ALG_SHA256, zero, sizeof(zero), digest);
+	sign(&k, digest, sig, &len);
+	s = start_session(TPM_SE_POLICY);
+	cmd_begin(b, TPM_CC_PolicySigned);
+	cmd_handle(b, k.handle);
+	cmd_handle(b, s);
+	secret_args(&b->params, 0);
+	wr_bytes(&b->params, sig, len);
+}
+
+static void c_policy_ticket(struct cmdbuf *b)
+{
+	uint8_t ticket[512], name[4];
+	size_t len;
+	struct cmdbuf a;
+	struct rd rsp;
+
+	c_policy_secret(&a);
+	a.params.off = 0;
+	secret_args(&a.params, -3600);
+	ok(&a, &rsp, NULL);
+	rest(&rsp, ticket, &len); /* timeout, then the ticket */
+	policy_begin(b, TPM_CC_PolicyTicket);
+	wr_bytes(&b->params, ticket, 10);
+	wr_tpm2b(&b->params, "", 0);
+	wr_tpm2b(&b->params, "", 0);
+	nvt_be32(name, TPM_RH_OWNER);
+	wr_tpm2b(&b->params, name, sizeof(name));
+	wr_bytes(&b->params, ticket + 10, len - 10);
+}
+
+static void c_policy_authorize(struct cmdbuf *b)
+{
+	uint8_t zero[32] = { 0 }, digest[32], sig[512], ticket[512];
+	size_t len, tlen;
+	struct cmdbuf v;
+	struct rd rsp;
+	struct key k;
+
+	sign_key(&k);
+	/* approvedPolicy: a fresh session's digest; policyRef empty */
+	crypto_hash(TPM_ALG_SHA256, zero, sizeof(zero), digest);
+	sign(&k, digest, sig, &len);
+	cmd_begin(&v, TPM_CC_VerifySignature);
+	cmd_handle(&v, k.handle);
+	wr_tpm2b(&v.params, digest, 32);
+	wr_bytes(&v.params, sig, len);
+	ok(&v, &rsp, NULL);
+	rest(&rsp, ticket, &tlen);
+	policy_begin(b, TPM_CC_PolicyAuthorize);
+	wr_tpm2b(&b->params, zero, 32);
+	wr_tpm2b(&b->params, "", 0);
+	wr_tpm2b_name(&b->params, &k.name);
+	wr_bytes(&b->params, ticket, tlen);
+}
+
+static void c_policy_nv(struct cmdbuf *b)
+{
+	TPM_HANDLE s;
+
+	define(NVI, OWNER_RW | AUTH_RW, 8);
+	CU_ASSERT_EQUAL_FATAL(nvt_write(NVI, NVI, "pw", "abcdefgh", 8, 0), 0);
+	s = start_session(TPM_SE_POLICY);
+	cmd_begin(b, TPM_CC_PolicyNV);
+	cmd_handle(b, NVI);
+	cmd_handle(b, NVI);
+	cmd_handle(b, s);
+	cmd_auth_pw(b, "pw");
+	wr_tpm2b(&b->params, "abcd", 4);
+	wr_u16(&b->params, 0);
+	wr_u16(&b->params, 0x0000); /* TPM_EO_EQ */
+}
+
+static void c_policy_authorize_nv(struct cmdbuf *b)
+{
+	uint8_t ha[34] = { 0x00, 0x0B }; /* SHA-256 and a fresh session's digest */
+	TPM_HANDLE s;
+
+	define(NVI, OWNER_RW | AUTH_RW, sizeof(ha));
+	CU_ASSERT_EQUAL_FATAL(nvt_write(NVI, NVI, "pw", ha, sizeof(ha), 0), 0);
+	s = start_session(TPM_SE_POLICY);
+	cmd_begin(b, TPM_CC_PolicyAuthorizeNV);
+	cmd_handle(b, NVI);
+	cmd_handle(b, NVI);
+	cmd_handle(b, s);
+	cmd_auth_pw(b, "pw");
+}
+
+/* ---- NV ---- */
+
+static void c_nv_define_space(struct cmdbuf *b)
+{
+	cmd_begin(b, TPM_CC_NV_DefineSpace);
+	cmd_handle(b, TPM_RH_OWNER);
+	cmd_auth_pw(b, "");
+	wr_tpm2b(&b->params, "pw", 2);
+	wr_u16(&b->params, 4 + 2 + 4 + 2 + 2);
+	wr_u32(&b->params, NVI);
+	wr_u16(&b->params, TPM_ALG_SHA256);
+	wr_u32(&b->params, OWNER_RW | AUTH_RW);
+	wr_u16(&b->params, 0);
+	wr_u16(&b->params, 8);
+}
+
+static void c_nv_undefine_space(struct cmdbuf *b)
+{
+	define(NVI, OWNER_RW | AUTH_RW, 8);
+	cmd_begin(b, TPM_CC_NV_UndefineSpace);
+	cmd_handle(b, TPM_RH_OWNER);
+	cmd_handle(b, NVI);
+	cmd_auth_pw(b, "");
+}
+
+static void c_nv_undefine_space_special(struct cmdbuf *b)
+{
+	uint8_t policy[DSIZE];
+	TPM_HANDLE s;
+
+	nvt_cc_policy(TPM_CC_NV_UndefineSpaceSpecial, policy);
+	CU_ASSERT_EQUAL_FATAL(nvt_define_full(TPM_RH_PLATFORM, NVI, TPM_ALG_SHA256,
+					      OWNER_RW | AUTH_RW | TPMA_NV_PLATFORMCREATE |
+						      TPMA_NV_POLICY_DELETE,
+					      8, "pw", policy, DSIZE),
+			      0);
+	s = cc_session(TPM_CC_NV_UndefineSpaceSpecial);
+	cmd_begin(b, TPM_CC_NV_UndefineSpaceSpecial);
+	cmd_handle(b, NVI);
+	cmd_handle(b, TPM_RH_PLATFORM);
+	auth_policy(b, s);
+	cmd_auth_pw(b, "");
+}
+
+static void c_nv_write(struct cmdbuf *b)
+{
+	define(NVI, OWNER_RW | AUTH_RW, 8);
+	nvt_begin(b, TPM_CC_NV_Write, NVI, NVI, "pw");
+	wr_tpm2b(&b->params, "abcd", 4);
+	wr_u16(&b->params, 2);
+}
+
+static void c_nv_read(struct cmdbuf *b)
+{
+	define(NVI, OWNER_RW | AUTH_RW, 8);
+	CU_ASSERT_EQUAL_FATAL(nvt_write(NVI, NVI, "pw", "abcdefgh", 8, 0), 0);
+	nvt_begin(b, TPM_CC_NV_Read, NVI, NVI, "pw");
+	wr_u16(&b->params, 4);
+	wr_u16(&b->params, 2);
+}
+
+static void c_nv_read_public(struct cmdbuf *b)
+{
+	define(NVI, OWNER_RW | AUTH_RW, 8);
+	cmd_begin(b, TPM_CC_NV_ReadPublic);
+	cmd_handle(b, NVI);
+}
+
+static void c_nv_increment(struct cmdbuf *b)
+{
+	define(NVI, OWNER_RW | AUTH_RW | NT(TPM_NT_COUNTER), 8);
+	CU_ASSERT_EQUAL_FATAL(nvt_simple(TPM_CC_NV_Increment, NVI, NVI, "pw"), 0);
+	nvt_begin(b, TPM_CC_NV_Increment, NVI, NVI, "pw");
+}
+
+static void c_nv_increment_orderly(struct cmdbuf *b)
+{
+	define(NVI, OWNER_RW | AUTH_RW | NT(TPM_NT_COUNTER) | TPMA_NV_ORDERLY, 8);
+	CU_ASSERT_EQUAL_FATAL(nvt_simple(TPM_CC_NV_Increment, NVI, NVI, "pw"), 0);
+	nvt_begin(b, TPM_CC_NV_Increment, NVI, NVI, "pw");
+}
+
+static void c_nv_extend(struct cmdbuf *b)
+{
+	define(NVI, OWNER_RW | AUTH_RW | NT(TPM_NT_EXTEND), 32);
+	nvt_begin(b, TPM_CC_NV_Extend, NVI, NVI, "pw");
+	wr_tpm2b(&b->params, "abc", 3);
+}
+
+static void c_nv_set_bits(struct cmdbuf *b)
+{
+	define(NVI, OWNER_RW | AUTH_RW | NT(TPM_NT_BITS), 8);
+	nvt_begin(b, TPM_CC_NV_SetBits, NVI, NVI, "pw");
+	wr_u64(&b->params, 0x0102);
+}
+
+static void c_nv_write_lock(struct cmdbuf *b)
+{
+	define(NVI, OWNER_RW | AUTH_RW | TPMA_NV_WRITEDEFINE, 8);
+	nvt_begin(b, TPM_CC_NV_WriteLock, NVI, NVI, "pw");
+}
+
+static void c_nv_read_lock(struct cmdbuf *b)
+{
+	define(NVI, OWNER_RW | AUTH_RW | TPMA_NV_READ_STCLEAR, 8);
+	nvt_begin(b, TPM_CC_NV_ReadLock, NVI, NVI, "pw");
+}
+
+static void c_nv_global_write_lock(struct cmdbuf *b)
+{
+	define(NVI, OWNER_RW | AUTH_RW | TPMA_NV_GLOBALLOCK, 8);
+	cmd_begin(b, TPM_CC_NV_GlobalWriteLock);
+	cmd_handle(b, TPM_RH_OWNER);
+	cmd_auth_pw(b, "");
+}
+
+static void c_nv_change_auth(struct cmdbuf *b)
+{
+	uint8_t policy[DSIZE];
+	TPM_HANDLE s;
+
+	nvt_cc_policy(TPM_CC_NV_ChangeAuth, policy);
+	CU_ASSERT_EQUAL_FATAL(nvt_define_full(TPM_RH_OWNER, NVI, TPM_ALG_SHA256,
+					      OWNER_RW | AUTH_RW, 8, "pw", policy, DSIZE),
+			      0);
+	s = cc_session(TPM_CC_NV_ChangeAuth);
+	cmd_begin(b, TPM_CC_NV_ChangeAuth);
+	cmd_handle(b, NVI);
+	auth_policy(b, s);
+	wr_tpm2b(&b->params, "new", 3);
+}
+
+static void c_nv_certify(struct cmdbuf *b)
+{
+	struct key k;
+
+	sign_key(&k);
+	define(NVI, OWNER_RW | AUTH_RW, 8);
+	CU_ASSERT_EQUAL_FATAL(nvt_write(NVI, NVI, "pw", "abcdefgh", 8, 0), 0);
+	cmd_begin(b, TPM_CC_NV_Certify);
+	cmd_handle(b, k.handle);
+	cmd_handle(b, NVI);
+	cmd_handle(b, NVI);
+	cmd_auth_pw(b, "");
+	cmd_auth_pw(b, "pw");
+	wr_tpm2b(&b->params, "", 0);
+	wr_u16(&b->params, TPM_ALG_NULL);
+	wr_u16(&b->params, 4);
+	wr_u16(&b->params, 0);
+}
+
+/* ---- attestation ---- */
+
+static void c_certify(struct cmdbuf *b)
+{
+	struct key k;
+
+	sign_key(&k);
+	cmd_begin(b, TPM_CC_Certify);
+	cmd_handle(b, k.handle);
+	cmd_handle(b, k.handle);
+	cmd_auth_pw(b, "");
+	cmd_auth_pw(b, "");
+	wr_tpm2b(&b->params, "q", 1);
+	wr_u16(&b->params, TPM_ALG_NULL);
+}
+
+static void c_certify_creation(struct cmdbuf *b)
+{
+	struct tpm2b_digest hash;
+	struct tpmt_ticket ticket;
+	struct tpmt_public pub;
+	struct cmdbuf p;
+	struct rd rsp, sub;
+	TPM_HANDLE h;
+	uint16_t size;
+	struct key k;
+
+	sign_key(&k);
+	c_create_primary(&p);
+	ok(&p, &rsp, &h);
+	CU_ASSERT_EQUAL_FATAL(rd_tpm2b_public(&rsp, &pub), 0);
+	CU_ASSERT_EQUAL_FATAL(rd_sub(&rsp, &sub, &size), 0);
+	CU_ASSERT_EQUAL_FATAL(rd_tpm2b_digest(&rsp, &hash), 0);
+	CU_ASSERT_EQUAL_FATAL(rd_ticket(&rsp, &ticket), 0);
+	cmd_begin(b, TPM_CC_CertifyCreation);
+	cmd_handle(b, k.handle);
+	cmd_handle(b, h);
+	cmd_auth_pw(b, "");
+	wr_tpm2b(&b->params, "", 0);
+	wr_tpm2b_digest(&b->params, &hash);
+	wr_u16(&b->params, TPM_ALG_NULL);
+	wr_ticket(&b->params, &ticket);
+}
+
+static void c_get_time(struct cmdbuf *b)
+{
+	struct key k;
+
+	sign_key(&k);
+	cmd_begin(b, TPM_CC_GetTime);
+	cmd_handle(b, TPM_RH_ENDORSEMENT);
+	cmd_handle(b, k.handle);
+	cmd_auth_pw(b, "");
+	cmd_auth_pw(b, "");
+	wr_tpm2b(&b->params, "", 0);
+	wr_u16(&b->params, TPM_ALG_NULL);
+}
+
+static void c_quote(struct cmdbuf *b)
+{
+	struct key k;
+
+	sign_key(&k);
+	cmd_begin(b, TPM_CC_Quote);
+	cmd_handle(b, k.handle);
+	cmd_auth_pw(b, "");
+	wr_tpm2b(&b->params, "", 0);
+	wr_u16(&b->params, TPM_ALG_NULL);
+	sel_one(&b->params, TPM_ALG_SHA256, 0);
+}
+
+/* ---- credentials and duplication ---- */
+
+static void make_credential(struct cmdbuf *b, const struct key *ek, const struct key *obj)
+{
+	cmd_begin(b, TPM_CC_MakeCredential);
+	cmd_handle(b, ek->handle);
+	wr_tpm2b(&b->params, "credential", 10);
+	wr_tpm2b_name(&b->params, &obj->name);
+}
+
+static void c_make_credential(struct cmdbuf *b)
+{
+	struct key ek, k;
+
+	storage_key(&ek);
+	sign_key(&k);
+	make_credential(b, &ek, &k);
+}
+
+static void c_activate_credential(struct cmdbuf *b)
+{
+	uint8_t out[2048];
+	size_t len;
+	struct cmdbuf m;
+	struct rd rsp;
+	struct key ek, k;
+
+	storage_key(&ek);
+	sign_key(&k);
+	make_credential(&m, &ek, &k);
+	ok(&m, &rsp, NULL);
+	rest(&rsp, out, &len);
+	cmd_begin(b, TPM_CC_ActivateCredential);
+	cmd_handle(b, k.handle);
+	cmd_handle(b, ek.handle);
+	cmd_auth_pw(b, "");
+	cmd_auth_pw(b, "");
+	wr_bytes(&b->params, out, len);
+}
+
+/* An object that may be duplicated (with PolicyCommandCode(Duplicate)), loaded under p. */
+static TPM_HANDLE dup_object(const struct key *p)
+{
+	uint8_t policy[DSIZE];
+	struct tpmt_public t;
+	struct cmdbuf b;
+	TPM_HANDLE h;
+	size_t mark;
+
+	nvt_cc_policy(TPM_CC_Duplicate, policy);
+	key_template(&t, TPM_ALG_ECC, TPMA_OBJECT_SIGN_ENCRYPT | TPMA_OBJECT_SENSITIVEDATAORIGIN);
+	t.attributes &= ~(uint32_t)(TPMA_OBJECT_FIXEDTPM | TPMA_OBJECT_FIXEDPARENT);
+	t.auth_policy.size = DSIZE;
+	memcpy(t.auth_policy.b, policy, DSIZE);
+	cmd_begin(&b, TPM_CC_CreateLoaded);
+	cmd_handle(&b, p->handle);
+	cmd_auth_pw(&b, "");
+	wr_size_begin(&b.params, &mark);
+	wr_tpm2b(&b.params, "", 0);
+	wr_tpm2b(&b.params, "", 0);
+	wr_size_end(&b.params, mark);
+	wr_tpm2b_public(&b.params, &t);
+	ok(&b, NULL, &h);
+	return h;
+}
+
+static void duplicate(struct cmdbuf *b, TPM_HANDLE obj, TPM_HANDLE new_parent)
+{
+	TPM_HANDLE s = cc_session(TPM_CC_Duplicate);
+
+	cmd_begin(b, TPM_CC_Duplicate);
+	cmd_handle(b, obj);
+	cmd_handle(b, new_parent);
+	auth_policy(b, s);
+	wr_tpm2b(&b->params, "", 0);
+	wr_u16(&b->params, TPM_ALG_NULL);
+}
+
+static void c_duplicate(struct cmdbuf *b)
+{
+	struct key p;
+
+	storage_key(&p);
+	duplicate(b, dup_object(&p), TPM_RH_NULL);
+}
+
+static void c_rewrap(struct cmdbuf *b)
+{
+	struct key k;
+
+	sign_key(&k);
+	cmd_begin(b, TPM_CC_Rewrap);
+	cmd_handle(b, TPM_RH_NULL);
+	cmd_handle(b, TPM_RH_NULL);
+	cmd_auth_pw(b, "");
+	wr_tpm2b(&b->params, "a duplicate", 11);
+	wr_tpm2b_name(&b->params, &k.name);
+	wr_tpm2b(&b->params, "", 0);
+}
+
+static void c_import(struct cmdbuf *b)
+{
+	uint8_t out[4096], pub[1024];
+	size_t len;
+	struct cmdbuf d, r;
+	struct rd rsp;
+	struct key p;
+	TPM_HANDLE o;
+	uint16_t n;
+	const uint8_t *v;
+
+	storage_key(&p);
+	o = dup_object(&p);
+	cmd_begin(&r, TPM_CC_ReadPublic);
+	cmd_handle(&r, o);
+	ok(&r, &rsp, NULL);
+	CU_ASSERT_EQUAL_FATAL(rd_u16(&rsp, &n), 0);
+	CU_ASSERT_EQUAL_FATAL(rd_view(&rsp, n, &v), 0);
+	pub[0] = (uint8_t)(n >> 8);
+	pub[1] = (uint8_t)n;
+	memcpy(pub + 2, v, n);
+	duplicate(&d, o, TPM_RH_NULL);
+	ok(&d, &rsp, NULL);
+	rest(&rsp, out, &len); /* encryptionKeyOut (empty), duplicate, outSymSeed (empty) */
+	cmd_begin(b, TPM_CC_Import);
+	cmd_handle(b, p.handle);
+	cmd_auth_pw(b, "");
+	wr_tpm2b(&b->params, "", 0);
+	wr_bytes(&b->params, pub, 2u + n);
+	wr_bytes(&b->params, out + 2, len - 4);
+	wr_tpm2b(&b->params, "", 0);
+	wr_u16(&b->params, TPM_ALG_NULL);
+}
+
+/* ---- v1.85: KEM, digest signing, signing sequences ---- */
+
+static void mlkem_key(struct pq_key *k)
+{
+	struct tpmt_public t;
+
+	pq_tmpl(&t, TPM_ALG_MLKEM, 2, TPMA_OBJECT_DECRYPT);
+	CU_ASSERT_EQUAL_FATAL(pq_primary(H, TPM_RH_OWNER, &t, "", k), 0);
+}
+
+static void c_encapsulate(struct cmdbuf *b)
+{
+	struct pq_key k;
+
+	mlkem_key(&k);
+	cmd_begin(b, TPM_CC_Encapsulate);
+	cmd_handle(b, k.handle);
+}
+
+static void c_decapsulate(struct cmdbuf *b)
+{
+	uint8_t out[4096];
+	size_t len;
+	struct cmdbuf e;
+	struct rd rsp;
+	struct pq_key k;
+	uint16_t n;
+	const uint8_t *ss;
+
+	mlkem_key(&k);
+	cmd_begin(&e, TPM_CC_Encapsulate);
+	cmd_handle(&e, k.handle);
+	ok(&e, &rsp, NULL);
+	CU_ASSERT_EQUAL_FATAL(rd_u16(&rsp, &n), 0);
+	CU_ASSERT_EQUAL_FATAL(rd_view(&rsp, n, &ss), 0);
+	rest(&rsp, out, &len);
+	cmd_begin(b, TPM_CC_Decapsulate);
+	cmd_handle(b, k.handle);
+	cmd_auth_pw(b, "");
+	wr_bytes(&b->params, out, len);
+}
+
+static void c_sign_digest(struct cmdbuf *b)
+{
+	struct key k;
+
+	sign_key(&k);
+	cmd_begin(b, TPM_CC_SignDigest);
+	cmd_handle(b, k.handle);
+	cmd_auth_pw(b, "");
+	wr_tpm2b(&b->params, "", 0);
+	digest32(&b->params, 0x42);
+	null_hashcheck(&b->params);
+}
+
+static void c_verify_digest_signature(struct cmdbuf *b)
+{
+	uint8_t digest[32], sig[512];
+	size_t len;
+	struct key k;
+
+	sign_key(&k);
+	memset(digest, 0x42, sizeof(digest));
+	sign(&k, digest, sig, &len);
+	cmd_begin(b, TPM_CC_VerifyDigestSignature);
+	cmd_handle(b, k.handle);
+	wr_tpm2b(&b->params, "", 0);
+	wr_tpm2b(&b->params, digest, 32);
+	wr_bytes(&b->params, sig, len);
+}
+
+static struct key seq_key;
+
+static void c_sign_sequence_start(struct cmdbuf *b)
+{
+	sign_key(&seq_key);
+	cmd_begin(b, TPM_CC_SignSequenceStart);
+	cmd_handle(b, seq_key.handle);
+	wr_tpm2b(&b->params, "", 0);
+	wr_tpm2b(&b->params, "", 0);
+}
+
+static void c_verify_sequence_start(struct cmdbuf *b)
+{
+	sign_key(&seq_key);
+	cmd_begin(b, TPM_CC_VerifySequenceStart);
+	cmd_handle(b, seq_key.handle);
+	wr_tpm2b(&b->params, "", 0);
+	wr_u16(&b->params, 0); /* no hint */
+	wr_tpm2b(&b->params, "", 0);
+}
+
+static void c_sign_sequence_complete(struct cmdbuf *b)
+{
+	sign_key(&seq_key);
+	CU_ASSERT_EQUAL_FATAL(pq_sign_start(H, seq_key.handle, "", NULL, 0, &seq), 0);
+	cmd_begin(b, TPM_CC_SignSequenceComplete);
+	cmd_handle(b, seq);
+	cmd_handle(b, seq_key.handle);
+	cmd_auth_pw(b, "");
+	cmd_auth_pw(b, "");
+	wr_tpm2b(&b->params, "message", 7);
+}
+
+static void c_verify_sequence_complete(struct cmdbuf *b)
+{
+	struct tpmt_signature sig;
+
+	sign_key(&seq_key);
+	CU_ASSERT_EQUAL_FATAL(pq_sign_start(H, seq_key.handle, "", NULL, 0, &seq), 0);
+	CU_ASSERT_EQUAL_FATAL(pq_sign_complete(H, seq, "", seq_key.handle, "", "message", 7, &sig),
+			      0);
+	CU_ASSERT_EQUAL_FATAL(pq_verify_start(H, seq_key.handle, "", NULL, 0, &seq), 0);
+	CU_ASSERT_EQUAL_FATAL(pq_update(H, seq, "", "message", 7), 0);
+	cmd_begin(b, TPM_CC_VerifySequenceComplete);
+	cmd_handle(b, seq);
+	cmd_handle(b, seq_key.handle);
+	cmd_auth_pw(b, "");
+	wr_signature(&b->params, &sig);
+}
+
+static void c_sequence_update_sign(struct cmdbuf *b)
+{
+	sign_key(&seq_key);
+	CU_ASSERT_EQUAL_FATAL(pq_sign_start(H, seq_key.handle, "", NULL, 0, &seq), 0);
+	cmd_begin(b, TPM_CC_SequenceUpdate);
+	cmd_handle(b, seq);
+	cmd_auth_pw(b, "");
+	wr_tpm2b(&b->params, "mess", 4);
+}
+
+/* The signing sequence absorbed "mess" once: with "age" it signs "message". */
+static void after_sequence_update_sign(void)
+{
+	struct tpmt_signature sig;
+	struct tpmt_ticket t;
+
+	CU_ASSERT_EQUAL(pq_sign_complete(H, seq, "", seq_key.handle, "", "age", 3, &sig), 0);
+	CU_ASSERT_EQUAL(pq_verify_start(H, seq_key.handle, "", NULL, 0, &seq), 0);
+	CU_ASSERT_EQUAL(pq_update(H, seq, "", "message", 7), 0);
+	CU_ASSERT_EQUAL(pq_verify_complete(H, seq, "", seq_key.handle, &sig, &t), 0);
+}
+
+/* An HMAC session that audits a GetRandom: unsalted and unbound, with no authorized handle
+ * its HMAC key is empty and so is its HMAC. */
+static void c_get_session_audit_digest(struct cmdbuf *b)
+{
+	TPM_HANDLE s = start_session(TPM_SE_HMAC);
+	struct cmdbuf r;
+	struct key k;
+
+	sign_key(&k);
+	cmd_begin(&r, TPM_CC_GetRandom);
+	wr_u32(&r.auth, s);
+	digest32(&r.auth, 0x44);
+	wr_u8(&r.auth, TPMA_SESSION_CONTINUESESSION | TPMA_SESSION_AUDIT);
+	wr_u16(&r.auth, 0);
+	r.nauth = 1;
+	wr_u16(&r.params, 8);
+	ok(&r, NULL, NULL);
+	cmd_begin(b, TPM_CC_GetSessionAuditDigest);
+	cmd_handle(b, TPM_RH_ENDORSEMENT);
+	cmd_handle(b, k.handle);
+	cmd_handle(b, s);
+	cmd_auth_pw(b, "");
+	cmd_auth_pw(b, "");
+	wr_tpm2b(&b->params, "", 0);
+	wr_u16(&b->params, TPM_ALG_NULL);
+}
+
+/* ---- the table ---- */
+
+struct tcase {
+	const char *name;
+	TPM_CC cc;
+	void (*build)(struct cmdbuf *b);
+	void (*after)(void);
+};
+
+#define C(cc, fn) { #cc " (" #fn ")", TPM_CC_##cc, fn, NULL }
+#define CA(cc, fn, after) { #cc " (" #fn ")", TPM_CC_##cc, fn, after }
+
+static const struct tcase cases[] = {
+	C(GetRandom, c_get_random),
+	C(StirRandom, c_stir_random),
+	C(GetCapability, c_get_capability),
+	C(TestParms, c_test_parms),
+	C(GetTestResult, c_get_test_result),
+	C(SelfTest, c_self_test),
+	C(IncrementalSelfTest, c_incremental_self_test),
+	C(Shutdown, c_shutdown),
+	C(ReadClock, c_read_clock),
+	C(ClockSet, c_clock_set),
+	C(ClockRateAdjust, c_clock_rate_adjust),
+	C(PCR_Extend, c_pcr_extend),
+	C(PCR_Event, c_pcr_event),
+	C(PCR_Read, c_pcr_read),
+	C(PCR_Reset, c_pcr_reset),
+	C(PCR_Allocate, c_pcr_allocate),
+	C(Hash, c_hash),
+	C(HashSequenceStart, c_hash_sequence_start),
+	C(HMAC_Start, c_hmac_start),
+	CA(SequenceUpdate, c_sequence_update, after_sequence_update),
+	CA(SequenceUpdate, c_sequence_update_sign, after_sequence_update_sign),
+	C(SequenceComplete, c_sequence_complete),
+	C(EventSequenceComplete, c_event_sequence_complete),
+	C(HMAC, c_hmac),
+	C(EncryptDecrypt, c_encrypt_decrypt),
+	C(EncryptDecrypt2, c_encrypt_decrypt2),
+	C(Create, c_create),
+	C(Load, c_load),
+	C(CreateLoaded, c_create_loaded),
+	C(LoadExternal, c_load_external),
+	C(ReadPublic, c_read_public),
+	C(ObjectChangeAuth, c_object_change_auth),
+	C(Unseal, c_unseal),
+	C(CreatePrimary, c_create_primary),
+	C(Sign, c_sign),
+	C(VerifySignature, c_verify_signature),
+	C(RSA_Encrypt, c_rsa_encrypt),
+	C(RSA_Decrypt, c_rsa_decrypt),
+	C(ECDH_KeyGen, c_ecdh_keygen),
+	C(ECDH_ZGen, c_ecdh_zgen),
+	C(ECC_Parameters, c_ecc_parameters),
+	C(ContextSave, c_context_save),
+	C(ContextLoad, c_context_load),
+	C(ContextLoad, c_context_load_session),
+	C(FlushContext, c_flush_context),
+	C(FlushContext, c_flush_session),
+	C(EvictControl, c_evict_control),
+	C(EvictControl, c_evict_remove),
+	C(HierarchyControl, c_hierarchy_control),
+	C(HierarchyChangeAuth, c_hierarchy_change_auth),
+	C(Clear, c_clear),
+	C(ClearControl, c_clear_control),
+	C(SetPrimaryPolicy, c_set_primary_policy),
+	C(ChangePPS, c_change_pps),
+	C(ChangeEPS, c_change_eps),
+	C(DictionaryAttackLockReset, c_da_lock_reset),
+	C(DictionaryAttackParameters, c_da_parameters),
+	C(StartAuthSession, c_start_auth_session),
+	C(PolicyRestart, c_policy_restart),
+	C(PolicyGetDigest, c_policy_get_digest),
+	C(PolicyAuthValue, c_policy_auth_value),
+	C(PolicyPassword, c_policy_password),
+	C(PolicyPhysicalPresence, c_policy_physical_presence),
+	C(PolicyCommandCode, c_policy_command_code),
+	C(PolicyLocality, c_policy_locality),
+	C(PolicyCpHash, c_policy_cp_hash),
+	C(PolicyNameHash, c_policy_name_hash),
+	C(PolicyTemplate, c_policy_template),
+	C(PolicyPCR, c_policy_pcr),
+	C(PolicyOR, c_policy_or),
+	C(PolicyCounterTimer, c_policy_counter_timer),
+	C(PolicyNvWritten, c_policy_nv_written),
+	C(PolicyDuplicationSelect, c_policy_duplication_select),
+	C(PolicySecret, c_policy_secret),
+	C(PolicySigned, c_policy_signed),
+	C(PolicyTicket, c_policy_ticket),
+	C(PolicyAuthorize, c_policy_authorize),
+	C(PolicyNV, c_policy_nv),
+	C(PolicyAuthorizeNV, c_policy_authorize_nv),
+	C(NV_DefineSpace, c_nv_define_space),
+	C(NV_UndefineSpace, c_nv_undefine_space),
+	C(NV_UndefineSpaceSpecial, c_nv_undefine_space_special),
+	C(NV_Write, c_nv_write),
+	C(NV_Read, c_nv_read),
+	C(NV_ReadPublic, c_nv_read_public),
+	C(NV_Increment, c_nv_increment),
+	C(NV_Increment, c_nv_increment_orderly),
+	C(NV_Extend, c_nv_extend),
+	C(NV_SetBits, c_nv_set_bits),
+	C(NV_WriteLock, c_nv_write_lock),
+	C(NV_ReadLock, c_nv_read_lock),
+	C(NV_GlobalWriteLock, c_nv_global_write_lock),
+	C(NV_ChangeAuth, c_nv_change_auth),
+	C(NV_Certify, c_nv_certify),
+	C(Certify, c_certify),
+	C(CertifyCreation, c_certify_creation),
+	C(GetTime, c_get_time),
+	C(Quote, c_quote),
+	C(GetSessionAuditDigest, c_get_session_audit_digest),
+	C(MakeCredential, c_make_credential),
+	C(ActivateCredential, c_activate_credential),
+	C(Duplicate, c_duplicate),
+	C(Rewrap, c_rewrap),
+	C(Import, c_import),
+	C(Encapsulate, c_encapsulate),
+	C(Decapsulate, c_decapsulate),
+	C(SignDigest, c_sign_digest),
+	C(VerifyDigestSignature, c_verify_digest_signature),
+	C(SignSequenceStart, c_sign_sequence_start),
+	C(VerifySequenceStart, c_verify_sequence_start),
+	C(SignSequenceComplete, c_sign_sequence_complete),
+	C(VerifySequenceComplete, c_verify_sequence_complete),
+};
+
+#define NCASES (sizeof(cases) / sizeof(cases[0]))
+
+static bool run_case(const struct tcase *t)
+{
+	static uint8_t cmd[PQTPM_MAX_COMMAND_SIZE], out[PQTPM_MAX_RESPONSE_SIZE];
+	static struct snap before, after;
+	static struct cmdbuf b;
+	size_t len, outlen;
+	TPM_RC rc;
+	bool good = true;
+
+	harness_open(H);
+	t->build(&b);
+	CU_ASSERT_EQUAL_FATAL(b.cc, t->cc);
+	len = cmd_bytes(&b, cmd, sizeof(cmd) - 1);
+	cmd[len] = 0x00;
+	cmd[2] = (uint8_t)((len + 1) >> 24);
+	cmd[3] = (uint8_t)((len + 1) >> 16);
+	cmd[4] = (uint8_t)((len + 1) >> 8);
+	cmd[5] = (uint8_t)(len + 1);
+	snapshot(&before);
+	rc = harness_raw(H, cmd, len + 1, out, &outlen);
+	if (rc != TPM_RC_SIZE) {
+		fprintf(stderr, "\n  %s with a byte more: 0x%03x, not TPM_RC_SIZE", t->name, rc);
+		good = false;
+	}
+	snapshot(&after);
+	if (before.n != after.n || memcmp(before.b, after.b, before.n) != 0) {
+		fprintf(stderr, "\n  %s with a byte more changed what a client sees", t->name);
+		good = false;
+	}
+	cmd_bytes(&b, cmd, sizeof(cmd));
+	rc = harness_raw(H, cmd, len, out, &outlen);
+	if (rc != TPM_RC_SUCCESS) {
+		fprintf(stderr, "\n  %s as built: 0x%03x", t->name, rc);
+		good = false;
+	}
+	if (t->after && rc == TPM_RC_SUCCESS)
+		t->after();
+	harness_close(H);
+	return good;
+}
+
+static void test_trailing_byte(void)
+{
+	unsigned failed = 0;
+
+	for (size_t i = 0; i < NCASES; i++)
+		failed += !run_case(&cases[i]);
+	CU_ASSERT_EQUAL(failed, 0);
+}
+
+int main(void)
+{
+	CU_pSuite s;
+	unsigned failed;
+
+	if (CU_initialize_registry() != CUE_SUCCESS)
+		return 1;
+	s = CU_add_suite("trailing bytes", NULL, NULL);
+	CU_add_test(s, "every command: a byte more is TPM_RC_SIZE and changes nothing",
+		    test_trailing_byte);
+	CU_basic_set_mode(CU_BRM_VERBOSE);
+	CU_basic_run_tests();
+	failed = CU_get_number_of_failures();
+	CU_cleanup_registry();
+	return failed ? 1 : 0;
+}
