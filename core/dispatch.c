@@ -236,6 +236,8 @@ static TPM_RC run(struct cmd *c, const uint8_t *cmd, size_t len, struct auth_are
 	TRY(auth_check(c, a, params, c->cp_len));
 	rd_init(&c->in, params, c->cp_len);
 	TRY(c->def->run(c));
+	/* Handlers refuse leftover bytes before they act (cmd_params_done); this only catches
+	 * one that forgot, too late to undo what it did outside e->ps. */
 	if (rd_left(&c->in) != 0)
 		return TPM_RC_SIZE;
 	return TPM_RC_SUCCESS;
