@@ -51,10 +51,15 @@ UNIT_SRC := $(sort $(wildcard tests/unit/test_*.c))
 UNIT_SUPPORT := $(filter-out tests/unit/test_%,$(sort $(wildcard tests/unit/*.c)))
 BENCH_SRC := $(sort $(wildcard tests/bench/*.c))
 ITEST_C := $(sort $(wildcard tests/integration/*.c))
+# Code shared by a folder's programs lives in its common/ and is linked into each of them.
+BENCH_SUPPORT := $(sort $(wildcard tests/bench/common/*.c))
+ITEST_SUPPORT := $(sort $(wildcard tests/integration/common/*.c))
 
 CORE_OBJ := $(CORE_SRC:%.c=$(BUILD)/obj/%.o)
 MSSIM_OBJ := $(MSSIM_SRC:%.c=$(BUILD)/obj/%.o)
 UNIT_SUPPORT_OBJ := $(UNIT_SUPPORT:%.c=$(BUILD)/obj/%.o)
+BENCH_SUPPORT_OBJ := $(BENCH_SUPPORT:%.c=$(BUILD)/obj/%.o)
+ITEST_SUPPORT_OBJ := $(ITEST_SUPPORT:%.c=$(BUILD)/obj/%.o)
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 BENCH_BIN := $(BENCH_SRC:tests/bench/%.c=$(BUILD)/bench/%)
 ITEST_BIN := $(ITEST_C:tests/integration/%.c=$(BUILD)/tests/%)
@@ -87,11 +92,11 @@ $(BUILD)/tests/test_%: $(BUILD)/obj/tests/unit/test_%.o $(UNIT_SUPPORT_OBJ) $(LI
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS_SAN) -o $@ $^ -lcunit $(LIBS)
 
-$(BUILD)/tests/%: $(BUILD)/obj/tests/integration/%.o $(LIB_A)
+$(BUILD)/tests/%: $(BUILD)/obj/tests/integration/%.o $(ITEST_SUPPORT_OBJ) $(LIB_A)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS_SAN) -o $@ $^ -ltss2-esys -ltss2-tctildr -ltss2-mu -ltss2-rc $(LIBS)
 
-$(BUILD)/bench/%: $(BUILD)/obj/tests/bench/%.o $(LIB_A)
+$(BUILD)/bench/%: $(BUILD)/obj/tests/bench/%.o $(BENCH_SUPPORT_OBJ) $(LIB_A)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS_SAN) -o $@ $^ -ltss2-esys -ltss2-tctildr -ltss2-mu -ltss2-rc $(LIBS)
 

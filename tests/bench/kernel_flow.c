@@ -33,18 +33,11 @@
  * load on the machine disturbs much less than the wall-clock latencies.
  * BENCH_QUICK=1: 100 iterations instead of 500. Exits non-zero if anything failed.
  */
-#include <arpa/inet.h>
 #include <dirent.h>
-#include <errno.h>
-#include <math.h>
-#include <netinet/in.h>
-#include <netinet/tcp.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
-#include <sys/time.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -52,7 +45,8 @@
 
 #include "crypto/crypto.h"
 
-#define MSSIM_SEND_COMMAND 8u
+#include "common/bench.h"
+
 #define BUF_CAP 4096u
 #define NONCE 32u
 #define PCR_INDEX 16u
@@ -74,41 +68,8 @@
 #define ATTR_CONTINUE 0x01u
 #define ATTR_ENCRYPT 0x40u
 
-static int errors;
 
-/* ---- timing and statistics ---- */
-
-static double now_us(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e6 + ts.tv_nsec / 1e3;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
-static void report(const char *key, const char *label, double *t, int n)
-{
-	double med, p99;
-
-	if (n <= 0) {
-		printf("%-52s failed\n", label);
-		printf("RESULT\t%s\t%s\tus\t-\t-\t0\n", key, label);
-		errors++;
-		return;
-	}
-	qsort(t, (size_t)n, sizeof(t[0]), cmp_double);
-	med = n % 2 ? t[n / 2] : (t[n / 2 - 1] + t[n / 2]) / 2;
-	p99 = t[(int)ceil(0.99 * n) - 1];
-	printf("%-52s median %8.1f us   p99 %8.1f us   (n=%d)\n", label, med, p99, n);
-	printf("RESULT\t%s\t%s\tus\t%.1f\t%.1f\t%d\n", key, label, med, p99, n);
-}
+/* ---- server CPU time ---- */
 
 /* CPU time (ns) the process pid has used so far, over all its threads; -1 if unknown. */
 static double server_cpu_ns(long pid)
@@ -146,117 +107,28 @@ static double server_cpu_ns(long pid)
 /* ---- transport ---- */
 
 struct conn {
-	int fd;
-	int mssim;
+	struct bench_conn net;
 	struct pqtpm_engine *engine;	/* in-process instead of a socket */
 	struct pqtpm_client *client;
 };
 
-static int write_all(int fd, const uint8_t *p, size_t n)
-{
-	while (n > 0) {
-		ssize_t w = write(fd, p, n);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return -1;
-		p += w;
-		n -= (size_t)w;
-	}
-	return 0;
-}
-
-static int read_all(int fd, uint8_t *p, size_t n)
-{
-	while (n > 0) {
-		ssize_t r = read(fd, p, n);
-
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			return -1;
-		p += r;
-		n -= (size_t)r;
-	}
-	return 0;
-}
-
-static uint32_t get32(const uint8_t *p)
-{
-	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
-}
-
-static void set32(uint8_t *p, uint32_t v)
-{
-	p[0] = (uint8_t)(v >> 24);
-	p[1] = (uint8_t)(v >> 16);
-	p[2] = (uint8_t)(v >> 8);
-	p[3] = (uint8_t)v;
-}
-
-static int conn_open(struct conn *c, const char *host, unsigned port, int mssim)
-{
-	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_port = htons((uint16_t)port) };
-	struct timeval tv = { .tv_sec = 10 };
-	int one = 1;
-
-	c->mssim = mssim;
-	if (inet_pton(AF_INET, host, &sa.sin_addr) != 1) {
-		fprintf(stderr, "bad IPv4 address %s\n", host);
-		return -1;
-	}
-	c->fd = socket(AF_INET, SOCK_STREAM, 0);
-	if (c->fd < 0)
-		return -1;
-	if (setsockopt(c->fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one)) < 0 ||
-	    setsockopt(c->fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)) < 0 ||
-	    setsockopt(c->fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv)) < 0 ||
-	    connect(c->fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
-		fprintf(stderr, "connect %s:%u: %s\n", host, port, strerror(errno));
-		close(c->fd);
-		c->fd = -1;
-		return -1;
-	}
-	return 0;
-}
-
 /* One command, one write. Returns the TPM response code or ERR_TRANSPORT. */
 static long transact(struct conn *c, const uint8_t *cmd, size_t len, uint8_t *rsp, size_t *rlen)
 {
-	uint8_t frame[9 + BUF_CAP], hdr[4];
-	uint32_t size;
+	size_t n = 0;
+	long rc;
 
 	if (len > BUF_CAP || len < 10)
 		return ERR_TRANSPORT;
-	if (c->engine) {
-		size_t n = 0;
-
-		if (pqtpm_engine_execute(c->client, 0, cmd, len, rsp, BUF_CAP, &n) != 0 || n < 10)
-			return ERR_TRANSPORT;
-		size = (uint32_t)n;
-	} else if (c->mssim) {
-		set32(frame, MSSIM_SEND_COMMAND);
-		frame[4] = 0; /* locality */
-		set32(frame + 5, (uint32_t)len);
-		memcpy(frame + 9, cmd, len);
-		if (write_all(c->fd, frame, 9 + len) < 0 || read_all(c->fd, hdr, 4) < 0)
-			return ERR_TRANSPORT;
-		size = get32(hdr);
-		if (size < 10 || size > BUF_CAP || read_all(c->fd, rsp, size) < 0 ||
-		    read_all(c->fd, hdr, 4) < 0 || get32(hdr) != 0)
-			return ERR_TRANSPORT;
-	} else {
-		if (write_all(c->fd, cmd, len) < 0 || read_all(c->fd, rsp, 10) < 0)
-			return ERR_TRANSPORT;
-		size = get32(rsp + 2);
-		if (size < 10 || size > BUF_CAP || read_all(c->fd, rsp + 10, size - 10) < 0)
-			return ERR_TRANSPORT;
+	if (!c->engine) {
+		rc = bench_cmd(&c->net, cmd, len, rsp, BUF_CAP, rlen);
+		return rc < 0 ? ERR_TRANSPORT : rc;
 	}
-	if (get32(rsp + 2) != size)
+	if (pqtpm_engine_execute(c->client, 0, cmd, len, rsp, BUF_CAP, &n) != 0 || n < 10 ||
+	    bench_get32(rsp + 2) != n)
 		return ERR_TRANSPORT;
-	*rlen = size;
-	return (long)get32(rsp + 6);
+	*rlen = n;
+	return (long)bench_get32(rsp + 6);
 }
 
 /* ---- command building and response reading, bounded ---- */
@@ -293,7 +165,7 @@ static void w32(struct wbuf *w, uint32_t v)
 {
 	uint8_t b[4];
 
-	set32(b, v);
+	bench_put32(b, v);
 	w_bytes(w, b, 4);
 }
 
@@ -341,7 +213,7 @@ static uint32_t r32(struct rbuf *r)
 {
 	const uint8_t *v = r_view(r, 4);
 
-	return v ? get32(v) : 0;
+	return v ? bench_get32(v) : 0;
 }
 
 /* A TPM2B of at most cap bytes into out (size in *len). */
@@ -390,7 +262,7 @@ static int fail(const char *what, long rc)
 		fprintf(stderr, "%s: transport error\n", what);
 	else
 		fprintf(stderr, "%s: TPM rc 0x%lx\n", what, (unsigned long)rc);
-	errors++;
+	bench_errors++;
 	return -1;
 }
 
@@ -407,7 +279,7 @@ static int cmd_end(struct wbuf *w)
 {
 	if (w->overflow)
 		return -1;
-	set32(w->b + 2, (uint32_t)w->n);
+	bench_put32(w->b + 2, (uint32_t)w->n);
 	return 0;
 }
 
@@ -510,12 +382,12 @@ static int sess_command(struct wbuf *w, struct sess *s, uint32_t cc, const uint3
 
 	if (crypto_random(s->nonce_caller, NONCE) != TPM_RC_SUCCESS)
 		return -1;
-	set32(b, cc);
+	bench_put32(b, cc);
 	if (crypto_hash_start(&h, TPM_ALG_SHA256) != TPM_RC_SUCCESS ||
 	    crypto_hash_update(&h, b, 4) != TPM_RC_SUCCESS)
 		return -1;
 	for (unsigned i = 0; i < nh; i++) {
-		set32(b, handles[i]);
+		bench_put32(b, handles[i]);
 		if (crypto_hash_update(&h, b, 4) != TPM_RC_SUCCESS)
 			return -1;
 	}
@@ -548,7 +420,7 @@ static int sess_response(struct sess *s, uint32_t cc, const uint8_t *rsp, size_t
 	const uint8_t *p, *a;
 
 	r_init(&r, rsp, rlen);
-	if (get32(rsp) >> 16 != TPM_ST_SESSIONS)
+	if (bench_get32(rsp) >> 16 != TPM_ST_SESSIONS)
 		return -1;
 	r_view(&r, 10);
 	psize = r32(&r);
@@ -559,7 +431,7 @@ static int sess_response(struct sess *s, uint32_t cc, const uint8_t *rsp, size_t
 	if (r.bad || !p || !a || r.off != rlen || nlen != NONCE || mlen != 32)
 		return -1;
 	attrs = *a;
-	set32(head + 4, cc);
+	bench_put32(head + 4, cc);
 	if (crypto_hash_start(&h, TPM_ALG_SHA256) != TPM_RC_SUCCESS ||
 	    crypto_hash_update(&h, head, 8) != TPM_RC_SUCCESS ||
 	    crypto_hash_update(&h, p, psize) != TPM_RC_SUCCESS ||
@@ -602,7 +474,7 @@ static int context_load(struct conn *c, const struct null_key *k, uint32_t *hand
 		return fail("ContextLoad", rc);
 	if (rlen != 14)
 		return fail("ContextLoad response", 0);
-	*handle = get32(rsp + 10);
+	*handle = bench_get32(rsp + 10);
 	return 0;
 }
 
@@ -617,7 +489,7 @@ static int pcr_extend(struct conn *c, struct sess *s, uint8_t fill)
 	size_t rlen, rplen;
 	long rc;
 
-	set32(params, 1);
+	bench_put32(params, 1);
 	params[4] = (uint8_t)(TPM_ALG_SHA256 >> 8);
 	params[5] = (uint8_t)TPM_ALG_SHA256;
 	memset(params + 6, fill, 32);
@@ -795,31 +667,31 @@ static int kernel_flow_once(struct conn *c, const struct null_key *k, const stru
 {
 	struct sess s;
 	uint32_t key;
-	double t0 = now_us(), a = t0, b;
+	double t0 = bench_now_us(), a = t0, b;
 
 	if (context_load(c, k, &key) < 0)
 		return -1;
-	b = now_us();
+	b = bench_now_us();
 	t[ST_LOAD] = b - a;
 	a = b;
 	if (start_session(c, key, salt, &s) < 0)
 		return -1;
-	b = now_us();
+	b = bench_now_us();
 	t[ST_START] = b - a;
 	a = b;
 	if (flush(c, key) < 0)
 		return -1;
-	b = now_us();
+	b = bench_now_us();
 	t[ST_FLUSH_KEY] = b - a;
 	a = b;
 	if (pcr_extend(c, &s, fill) < 0)
 		return -1;
-	b = now_us();
+	b = bench_now_us();
 	t[ST_EXTEND] = b - a;
 	a = b;
 	if (flush(c, s.handle) < 0)
 		return -1;
-	b = now_us();
+	b = bench_now_us();
 	t[ST_FLUSH_SESS] = b - a;
 	t[ST_TOTAL] = b - t0;
 	return 0;
@@ -840,15 +712,15 @@ static void bench_kernel_flow(struct conn *c, const struct null_key *k, int iter
 		ok = prepare_salt(k, &salt) == 0 &&
 		     kernel_flow_once(c, k, &salt, (uint8_t)i, one) == 0;
 	cpu0 = server_cpu_ns(pid);
-	start = now_us();
-	for (i = 0; ok && i < iters && now_us() - start < MAX_SECONDS * 1e6; i++) {
-		double p0 = now_us();
+	start = bench_now_us();
+	for (i = 0; ok && i < iters && bench_now_us() - start < MAX_SECONDS * 1e6; i++) {
+		double p0 = bench_now_us();
 
 		if (prepare_salt(k, &salt) < 0) {
 			fail("client salt (ECDH, KDFe)", 0);
 			break;
 		}
-		prep[done] = now_us() - p0;
+		prep[done] = bench_now_us() - p0;
 		if (kernel_flow_once(c, k, &salt, (uint8_t)(0x80 + i), one) < 0)
 			break;
 		for (s = 0; s < NSTEPS; s++)
@@ -857,15 +729,14 @@ static void bench_kernel_flow(struct conn *c, const struct null_key *k, int iter
 	}
 	cpu1 = server_cpu_ns(pid);
 	if (done < iters)
-		errors++;
+		bench_errors++;
 	for (s = 0; s < NSTEPS; s++) {
-		report(step_key[s], step_label[s], t[s], done);
+		bench_report(step_key[s], step_label[s], 52, t[s], done);
 		free(t[s]);
 	}
 	if (done > 0) {
-		qsort(prep, (size_t)done, sizeof(prep[0]), cmp_double);
 		printf("  (client, not in the figures: ephemeral ECDH + KDFe for the salt, median %.1f us)\n",
-		       prep[done / 2]);
+		       bench_median(prep, done));
 	}
 	if (done > 0 && cpu0 >= 0 && cpu1 >= cpu0) {
 		const char *label = "kernel flow: server CPU time per flow";
@@ -885,17 +756,17 @@ static void bench_unsalted(struct conn *c, int iters)
 
 	for (i = 0; ok && i < 10; i++)
 		ok = start_session(c, 0, NULL, &s) == 0 && flush(c, s.handle) == 0;
-	start = now_us();
-	for (i = 0; ok && i < iters && now_us() - start < MAX_SECONDS * 1e6; i++) {
-		double t0 = now_us();
+	start = bench_now_us();
+	for (i = 0; ok && i < iters && bench_now_us() - start < MAX_SECONDS * 1e6; i++) {
+		double t0 = bench_now_us();
 
 		if (start_session(c, 0, NULL, &s) < 0 || flush(c, s.handle) < 0)
 			break;
-		t[done++] = now_us() - t0;
+		t[done++] = bench_now_us() - t0;
 	}
 	if (done < iters)
-		errors++;
-	report("sas_unsalted", "StartAuthSession unsalted + FlushContext", t, done);
+		bench_errors++;
+	bench_report("sas_unsalted", "StartAuthSession unsalted + FlushContext", 52, t, done);
 	free(t);
 }
 
@@ -914,19 +785,19 @@ static void bench_getrandom_encrypted(struct conn *c, const struct null_key *k, 
 	}
 	for (i = 0; ok && i < 10; i++)
 		ok = get_random_encrypted(c, &s) == 0;
-	start = now_us();
-	for (i = 0; ok && i < iters && now_us() - start < MAX_SECONDS * 1e6; i++) {
-		double t0 = now_us();
+	start = bench_now_us();
+	for (i = 0; ok && i < iters && bench_now_us() - start < MAX_SECONDS * 1e6; i++) {
+		double t0 = bench_now_us();
 
 		if (get_random_encrypted(c, &s) < 0)
 			break;
-		t[done++] = now_us() - t0;
+		t[done++] = bench_now_us() - t0;
 	}
 	if (started)
 		flush(c, s.handle);
 	if (done < iters)
-		errors++;
-	report("getrandom_enc", "GetRandom(32), salted encrypt session", t, done);
+		bench_errors++;
+	bench_report("getrandom_enc", "GetRandom(32), salted encrypt session", 52, t, done);
 	free(t);
 }
 
@@ -943,7 +814,7 @@ static void run_all(struct conn *c, const struct null_key *k, int iters, long pi
 		printf("PCR 16 has the value computed by the client\n");
 	} else {
 		printf("PCR 16 differs from the value computed by the client\n");
-		errors++;
+		bench_errors++;
 	}
 }
 
@@ -956,7 +827,7 @@ int main(int argc, char **argv)
 	struct conn c;
 
 	memset(&c, 0, sizeof(c));
-	c.fd = -1;
+	c.net.fd = -1;
 	if (argc == 2 && !strcmp(argv[1], "engine")) {
 		struct pqtpm_engine_config cfg = { .state_dir = NULL, .auto_startup = 1,
 						   .log_level = PQTPM_LOG_WARN };
@@ -979,7 +850,8 @@ int main(int argc, char **argv)
 		printf("kernel_flow: %s %s:%s, %d iterations; client: own raw socket client, crypto "
 		       "from libpqtpm core/crypto (wolfSSL), every response HMAC verified\n",
 		       argv[1], argv[2], argv[3], iters);
-		if (conn_open(&c, argv[2], (unsigned)atoi(argv[3]), !strcmp(argv[1], "mssim")) < 0)
+		if (bench_connect(&c.net, argv[2], (unsigned)atoi(argv[3]),
+				  !strcmp(argv[1], "mssim")) < 0)
 			return 1;
 	} else {
 		fprintf(stderr, "usage: %s mssim|raw HOST PORT\n       %s engine\n", argv[0],
@@ -988,13 +860,12 @@ int main(int argc, char **argv)
 	}
 	if (setup_null_key(&c, &k) == 0 && pcr_read(&c, pcr_expected) == 0)
 		run_all(&c, &k, iters, pid_env ? atol(pid_env) : 0);
-	if (c.fd >= 0)
-		close(c.fd);
+	bench_close(&c.net);
 	if (c.client)
 		pqtpm_client_free(c.client);
 	if (c.engine)
 		pqtpm_engine_close(c.engine);
 	crypto_thread_cleanup();
 	crypto_cleanup();
-	return errors ? 1 : 0;
+	return bench_errors ? 1 : 0;
 }

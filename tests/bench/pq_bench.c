@@ -34,31 +34,12 @@
 #include "crypto/mldsa.h"
 #include "crypto/mlkem.h"
 
+#include "common/bench.h"
+
 #define MAX_SAMPLES 2000
 
 static unsigned iters;
 static int failed;
-
-static double now_us(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec / 1e3;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-static double median_of(double *t, unsigned n)
-{
-	qsort(t, n, sizeof(t[0]), cmp_double);
-	return t[n / 2];
-}
 
 static void result(const char *key, const char *label, double median, unsigned n)
 {
@@ -73,12 +54,12 @@ static double c_dsa[4][3], c_kem[4][3]; /* [set][keygen, sign|encaps, verify|dec
 	({                                                             \
 		static double t_[MAX_SAMPLES];                         \
 		for (unsigned i_ = 0; i_ < (n); i_++) {                \
-			double s_ = now_us();                          \
+			double s_ = bench_now_us();                    \
 			if (stmt)                                      \
 				failed = 1;                            \
-			t_[i_] = now_us() - s_;                        \
+			t_[i_] = bench_now_us() - s_;                  \
 		}                                                      \
-		median_of(t_, (n));                                    \
+		bench_median(t_, (int)(n));                            \
 	})
 
 /* Signing loops until a candidate passes (rejection sampling), a different number of times for

@@ -22,19 +22,11 @@
  *   RESULT<TAB>key<TAB>label<TAB>unit<TAB>median-or-rate<TAB>p99-or-"-"<TAB>samples
  * Exits non-zero if any measurement failed.
  */
-#include <arpa/inet.h>
-#include <errno.h>
-#include <math.h>
-#include <netinet/in.h>
-#include <netinet/tcp.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
-#include <sys/time.h>
-#include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -42,29 +34,13 @@
 #include <tss2/tss2_rc.h>
 #include <tss2/tss2_tctildr.h>
 
-#define MSSIM_SEND_COMMAND 8u
-#define RSP_CAP 8192u
+#include "common/bench.h"
+
 #define TPM_RC_INITIALIZE 0x100u
 
+#define LABEL_WIDTH 42
+
 static int quick;
-static int errors;
-
-/* ---- timing and statistics ---- */
-
-static double now_us(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e6 + ts.tv_nsec / 1e3;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
 
 /* Iterations and a time budget for one latency measurement. */
 struct budget {
@@ -83,155 +59,7 @@ static struct budget budget(int full_iters, int quick_iters, double full_s)
 	return b;
 }
 
-static void report_latency(const char *key, const char *label, double *t, int n)
-{
-	double med, p99;
-
-	if (n == 0) {
-		printf("%-42s failed\n", label);
-		printf("RESULT\t%s\t%s\tus\t-\t-\t0\n", key, label);
-		errors++;
-		return;
-	}
-	qsort(t, (size_t)n, sizeof(t[0]), cmp_double);
-	med = n % 2 ? t[n / 2] : (t[n / 2 - 1] + t[n / 2]) / 2;
-	p99 = t[(int)ceil(0.99 * n) - 1];
-	printf("%-42s median %10.1f us   p99 %10.1f us   (n=%d)\n", label, med, p99, n);
-	printf("RESULT\t%s\t%s\tus\t%.1f\t%.1f\t%d\n", key, label, med, p99, n);
-}
-
-/* ---- raw client ---- */
-
-struct raw {
-	int fd;
-	int mssim;
-};
-
-static int write_all(int fd, const uint8_t *p, size_t n)
-{
-	while (n > 0) {
-		ssize_t w = write(fd, p, n);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return -1;
-		p += w;
-		n -= (size_t)w;
-	}
-	return 0;
-}
-
-static uint32_t be32(const uint8_t *p)
-{
-	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
-}
-
-static void put32(uint8_t *p, uint32_t v)
-{
-	p[0] = (uint8_t)(v >> 24);
-	p[1] = (uint8_t)(v >> 16);
-	p[2] = (uint8_t)(v >> 8);
-	p[3] = (uint8_t)v;
-}
-
-static int raw_open(struct raw *c, const char *host, unsigned port, int mssim)
-{
-	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_port = htons((uint16_t)port) };
-	struct timeval tv = { .tv_sec = 10 };
-	int one = 1;
-
-	c->mssim = mssim;
-	if (inet_pton(AF_INET, host, &sa.sin_addr) != 1) {
-		fprintf(stderr, "bad IPv4 address %s\n", host);
-		return -1;
-	}
-	c->fd = socket(AF_INET, SOCK_STREAM, 0);
-	if (c->fd < 0)
-		return -1;
-	if (setsockopt(c->fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one)) < 0 ||
-	    setsockopt(c->fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)) < 0 ||
-	    setsockopt(c->fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv)) < 0 ||
-	    connect(c->fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
-		fprintf(stderr, "connect %s:%u: %s\n", host, port, strerror(errno));
-		close(c->fd);
-		c->fd = -1;
-		return -1;
-	}
-	return 0;
-}
-
-static void raw_close(struct raw *c)
-{
-	if (c->fd >= 0)
-		close(c->fd);
-	c->fd = -1;
-}
-
-/* Reads one reply whole into buf, with as few reads as the kernel allows (a reply that
- * arrived in one piece takes one read, for either kind of server): `at` is where the reply's
- * u32 size field sits, `extra` what follows the size it gives (MSSIM: the size field and the
- * trailing u32 acknowledgement; bare TPM: nothing, the size covers the header). Returns the
- * reply's length or -1. */
-static long read_reply(int fd, uint8_t *buf, size_t cap, size_t at, size_t extra)
-{
-	size_t have = 0, need = at + 4;
-	int sized = 0;
-
-	while (have < need) {
-		ssize_t r = read(fd, buf + have, cap - have);
-
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			return -1;
-		have += (size_t)r;
-		if (!sized && have >= at + 4) {
-			sized = 1;
-			need = (size_t)be32(buf + at) + extra;
-			if (need < at + 4 || need > cap)
-				return -1;
-		}
-	}
-	/* One command at a time: nothing may follow the reply. */
-	return have == need ? (long)need : -1;
-}
-
-/* One command, one write, a reply read whole; returns the TPM response code, or -1 on a
- * transport error. */
-static long raw_cmd(struct raw *c, const uint8_t *cmd, size_t len, uint8_t *rsp, size_t *rlen)
-{
-	uint8_t frame[9 + RSP_CAP], in[4 + RSP_CAP + 4];
-	uint32_t size;
-	long n;
-
-	if (len > RSP_CAP)
-		return -1;
-	if (c->mssim) {
-		put32(frame, MSSIM_SEND_COMMAND);
-		frame[4] = 0;	/* locality */
-		put32(frame + 5, (uint32_t)len);
-		memcpy(frame + 9, cmd, len);
-		if (write_all(c->fd, frame, 9 + len) < 0)
-			return -1;
-		n = read_reply(c->fd, in, sizeof(in), 0, 8);
-		if (n < 0)
-			return -1;
-		size = be32(in);
-		if (size < 10 || size > RSP_CAP || be32(in + 4 + size) != 0)
-			return -1;
-		memcpy(rsp, in + 4, size);
-	} else {
-		if (write_all(c->fd, cmd, len) < 0)
-			return -1;
-		n = read_reply(c->fd, rsp, RSP_CAP, 2, 0);
-		if (n < 10)
-			return -1;
-		size = (uint32_t)n;
-	}
-	*rlen = size;
-	return (long)be32(rsp + 6);
-}
+/* ---- raw client commands ---- */
 
 static const uint8_t cmd_get_random32[12] = {
 	0x80, 0x01, 0x00, 0x00, 0x00, 0x0c, 0x00, 0x00, 0x01, 0x7b, 0x00, 0x20,
@@ -240,13 +68,13 @@ static const uint8_t cmd_startup_clear[12] = {
 	0x80, 0x01, 0x00, 0x00, 0x00, 0x0c, 0x00, 0x00, 0x01, 0x44, 0x00, 0x00,
 };
 
-static int raw_get_random(struct raw *c)
+static int raw_get_random(struct bench_conn *c)
 {
-	uint8_t rsp[RSP_CAP];
+	uint8_t rsp[BENCH_RSP_CAP];
 	size_t n;
 
-	return raw_cmd(c, cmd_get_random32, sizeof(cmd_get_random32), rsp, &n) == 0 &&
-	       n == 10 + 2 + 32 ? 0 : -1;
+	return bench_cmd(c, cmd_get_random32, sizeof(cmd_get_random32), rsp, sizeof(rsp), &n) ==
+			       0 && n == 10 + 2 + 32 ? 0 : -1;
 }
 
 struct target {
@@ -259,35 +87,35 @@ struct target {
 static void bench_raw_latency(const struct target *tg)
 {
 	struct budget b = budget(5000, 500, 10);
-	struct raw c;
-	uint8_t rsp[RSP_CAP];
+	struct bench_conn c;
+	uint8_t rsp[BENCH_RSP_CAP];
 	size_t n;
 	double *t = calloc((size_t)b.iters, sizeof(double)), start;
 	int i, done = 0;
 	long rc;
 
-	if (!t || raw_open(&c, tg->host, tg->port, tg->mssim) < 0) {
-		report_latency("getrandom_raw", "GetRandom(32), raw socket", t, 0);
+	if (!t || bench_connect(&c, tg->host, tg->port, tg->mssim) < 0) {
+		bench_report("getrandom_raw", "GetRandom(32), raw socket", LABEL_WIDTH, t, 0);
 		free(t);
 		return;
 	}
-	rc = raw_cmd(&c, cmd_startup_clear, sizeof(cmd_startup_clear), rsp, &n);
+	rc = bench_cmd(&c, cmd_startup_clear, sizeof(cmd_startup_clear), rsp, sizeof(rsp), &n);
 	if (rc != 0 && rc != TPM_RC_INITIALIZE)
 		fprintf(stderr, "raw Startup: rc %ld\n", rc);
 	for (i = 0; i < 20; i++)
 		raw_get_random(&c);
-	start = now_us();
-	for (i = 0; i < b.iters && now_us() - start < b.max_s * 1e6; i++) {
-		double t0 = now_us();
+	start = bench_now_us();
+	for (i = 0; i < b.iters && bench_now_us() - start < b.max_s * 1e6; i++) {
+		double t0 = bench_now_us();
 
 		if (raw_get_random(&c) < 0) {
 			fprintf(stderr, "raw GetRandom failed at %d\n", i);
 			break;
 		}
-		t[done++] = now_us() - t0;
+		t[done++] = bench_now_us() - t0;
 	}
-	raw_close(&c);
-	report_latency("getrandom_raw", "GetRandom(32), raw socket", t, done);
+	bench_close(&c);
+	bench_report("getrandom_raw", "GetRandom(32), raw socket", LABEL_WIDTH, t, done);
 	free(t);
 }
 
@@ -295,15 +123,15 @@ static void bench_raw_latency(const struct target *tg)
  * send it). Returns 0 if the TPM is started. */
 static int raw_startup(const struct target *tg)
 {
-	uint8_t rsp[RSP_CAP];
-	struct raw c;
+	uint8_t rsp[BENCH_RSP_CAP];
+	struct bench_conn c;
 	size_t n;
 	long rc;
 
-	if (raw_open(&c, tg->host, tg->port, tg->mssim) < 0)
+	if (bench_connect(&c, tg->host, tg->port, tg->mssim) < 0)
 		return -1;
-	rc = raw_cmd(&c, cmd_startup_clear, sizeof(cmd_startup_clear), rsp, &n);
-	raw_close(&c);
+	rc = bench_cmd(&c, cmd_startup_clear, sizeof(cmd_startup_clear), rsp, sizeof(rsp), &n);
+	bench_close(&c);
 	if (rc != 0 && rc != TPM_RC_INITIALIZE) {
 		fprintf(stderr, "raw Startup: rc %ld\n", rc);
 		return -1;
@@ -324,23 +152,23 @@ struct worker {
 static void *worker_run(void *arg)
 {
 	struct worker *w = arg;
-	struct raw c;
-	int ok = raw_open(&c, w->tg->host, w->tg->port, w->tg->mssim) == 0;
+	struct bench_conn c;
+	int ok = bench_connect(&c, w->tg->host, w->tg->port, w->tg->mssim) == 0;
 
 	pthread_barrier_wait(w->barrier);
 	if (!ok) {
 		w->failed = 1;
 		return NULL;
 	}
-	while (now_us() < w->deadline) {
+	while (bench_now_us() < w->deadline) {
 		if (raw_get_random(&c) < 0) {
 			w->failed = 1;
 			break;
 		}
-		if (now_us() <= w->deadline)
+		if (bench_now_us() <= w->deadline)
 			w->ops++;
 	}
-	raw_close(&c);
+	bench_close(&c);
 	return NULL;
 }
 
@@ -366,7 +194,7 @@ static void bench_throughput(const struct target *tg, int nclients)
 		}
 	}
 	/* Everyone connected: start the clock for all at once. */
-	double deadline = now_us() + 50e3 + secs * 1e6;
+	double deadline = bench_now_us() + 50e3 + secs * 1e6;
 	for (i = 0; i < nclients; i++)
 		w[i].deadline = deadline;
 	pthread_barrier_wait(&barrier);
@@ -377,12 +205,12 @@ static void bench_throughput(const struct target *tg, int nclients)
 	}
 	pthread_barrier_destroy(&barrier);
 	if (failed) {
-		printf("%-42s failed (a client lost its connection)\n", label);
+		printf("%-*s failed (a client lost its connection)\n", LABEL_WIDTH, label);
 		printf("RESULT\t%s\t%s\tops/s\t-\t-\t0\n", key, label);
-		errors++;
+		bench_errors++;
 		return;
 	}
-	printf("%-42s %10.0f ops/s   (%ld in %.1f s)\n", label, total / secs, total, secs);
+	printf("%-*s %10.0f ops/s   (%ld in %.1f s)\n", LABEL_WIDTH, label, total / secs, total, secs);
 	printf("RESULT\t%s\t%s\tops/s\t%.0f\t-\t%ld\n", key, label, total / secs, total);
 }
 
@@ -509,21 +337,21 @@ static void bench_esys_one(ESYS_CONTEXT *ctx, const struct esys_bench *eb)
 			goto out;
 		}
 	}
-	start = now_us();
-	for (i = 0; i < eb->b.iters && (i < 3 || now_us() - start < eb->b.max_s * 1e6); i++) {
-		double t0 = now_us();
+	start = bench_now_us();
+	for (i = 0; i < eb->b.iters && (i < 3 || bench_now_us() - start < eb->b.max_s * 1e6); i++) {
+		double t0 = bench_now_us();
 
 		rc = esys_once(ctx, eb, key);
 		if (rc != TSS2_RC_SUCCESS) {
 			fprintf(stderr, "%s: 0x%x %s\n", eb->label, rc, Tss2_RC_Decode(rc));
 			break;
 		}
-		t[done++] = now_us() - t0;
+		t[done++] = bench_now_us() - t0;
 	}
 out:
 	if (key != ESYS_TR_NONE)
 		Esys_FlushContext(ctx, key);
-	report_latency(eb->key, eb->label, t, done);
+	bench_report(eb->key, eb->label, LABEL_WIDTH, t, done);
 	free(t);
 }
 
@@ -556,7 +384,7 @@ static void bench_esys(const struct target *tg)
 	if (rc != TSS2_RC_SUCCESS) {
 		fprintf(stderr, "ESAPI setup with %s: 0x%x %s\n", tg->tcti, rc, Tss2_RC_Decode(rc));
 		for (i = 0; i < sizeof(list) / sizeof(list[0]); i++)
-			report_latency(list[i].key, list[i].label, NULL, 0);
+			bench_report(list[i].key, list[i].label, LABEL_WIDTH, NULL, 0);
 	} else {
 		for (i = 0; i < sizeof(list) / sizeof(list[0]); i++)
 			bench_esys_one(ctx, &list[i]);
@@ -599,7 +427,7 @@ int main(int argc, char **argv)
 		bench_esys(&tg);
 		bench_raw_latency(&tg);
 	} else if (raw_startup(&tg) < 0) {
-		errors++;
+		bench_errors++;
 	}
 	for (int n = 1; throughput && n <= 4; n *= 2) {
 		if (n <= max_clients)
@@ -608,5 +436,5 @@ int main(int argc, char **argv)
 			printf("RESULT\tgetrandom_ops_%d\tGetRandom(32) ops/s, %d clients\tops/s\tn/a\t-\t0\n",
 			       n, n);
 	}
-	return errors ? 1 : 0;
+	return bench_errors ? 1 : 0;
 }
