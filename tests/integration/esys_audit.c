@@ -12,7 +12,6 @@
  * keep both. A wrong endorsement auth is refused.
  * Prints `N passed, M failed`; exits 0 only if nothing failed.
  */
-#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,52 +22,10 @@
 #include <tss2/tss2_rc.h>
 #include <tss2/tss2_tctildr.h>
 
-/* SHA-256 from libpqtpm (core/crypto/crypto.h clashes with tss2's constants). 0 on success. */
-uint32_t crypto_hash(uint16_t alg, const void *data, size_t len, uint8_t *out);
+#include "common/esys_util.h"
 
 #define PCR_TEST 16
 #define DSIZE 32
-
-static int passed, failed;
-
-__attribute__((format(printf, 2, 3)))
-static int check(int ok, const char *fmt, ...)
-{
-	va_list ap;
-
-	printf("%s ", ok ? "ok  " : "FAIL");
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	printf("\n");
-	if (ok)
-		passed++;
-	else
-		failed++;
-	return ok;
-}
-
-__attribute__((format(printf, 2, 3)))
-static int check_rc(TSS2_RC rc, const char *fmt, ...)
-{
-	char what[256];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(what, sizeof(what), fmt, ap);
-	va_end(ap);
-	if (rc == TSS2_RC_SUCCESS)
-		return check(1, "%s", what);
-	return check(0, "%s: rc 0x%x (%s)", what, rc, Tss2_RC_Decode(rc));
-}
-
-static int finish(void)
-{
-	printf("%d passed, %d failed\n", passed, failed);
-	return failed == 0 && passed > 0 ? 0 : 1;
-}
-
-/* ---- the digest this client expects ---- */
 
 static uint8_t expect[DSIZE];
 
@@ -197,34 +154,6 @@ static void report(ESYS_CONTEXT *ctx, ESYS_TR key, ESYS_TR s, int exclusive, con
 	Esys_Free(sig);
 }
 
-static TSS2_RC create_primary(ESYS_CONTEXT *ctx, ESYS_TR hierarchy, const TPM2B_PUBLIC *tmpl,
-			      ESYS_TR *key)
-{
-	TPM2B_SENSITIVE_CREATE sens = { 0 };
-	TPM2B_DATA outside = { 0 };
-	TPML_PCR_SELECTION pcrs = { 0 };
-
-	return Esys_CreatePrimary(ctx, hierarchy, ESYS_TR_PASSWORD, ESYS_TR_NONE, ESYS_TR_NONE,
-				  &sens, tmpl, &outside, &pcrs, key, NULL, NULL, NULL, NULL);
-}
-
-static const TPM2B_PUBLIC ecc_storage = {
-	.publicArea = {
-		.type = TPM2_ALG_ECC,
-		.nameAlg = TPM2_ALG_SHA256,
-		.objectAttributes = TPMA_OBJECT_FIXEDTPM | TPMA_OBJECT_FIXEDPARENT |
-				    TPMA_OBJECT_SENSITIVEDATAORIGIN | TPMA_OBJECT_USERWITHAUTH |
-				    TPMA_OBJECT_NODA | TPMA_OBJECT_RESTRICTED | TPMA_OBJECT_DECRYPT,
-		.parameters.eccDetail = {
-			.symmetric = { .algorithm = TPM2_ALG_AES, .keyBits.aes = 128,
-				       .mode.aes = TPM2_ALG_CFB },
-			.scheme = { .scheme = TPM2_ALG_NULL },
-			.curveID = TPM2_ECC_NIST_P256,
-			.kdf = { .scheme = TPM2_ALG_NULL },
-		},
-	},
-};
-
 static const TPM2B_PUBLIC ecdsa_key = {
 	.publicArea = {
 		.type = TPM2_ALG_ECC,
@@ -257,9 +186,9 @@ static void run(ESYS_CONTEXT *ctx, ESYS_CONTEXT *other)
 
 	rc = Esys_Startup(ctx, TPM2_SU_CLEAR);
 	check(rc == TSS2_RC_SUCCESS || rc == TPM2_RC_INITIALIZE, "Startup(CLEAR): rc 0x%x", rc);
-	if (!check_rc(create_primary(ctx, ESYS_TR_RH_NULL, &ecc_storage, &salt),
+	if (!check_rc(create_primary(ctx, ESYS_TR_RH_NULL, &ecc_storage, "", &salt, NULL),
 		      "ECC P-256 primary (salt key)") ||
-	    !check_rc(create_primary(ctx, ESYS_TR_RH_OWNER, &ecdsa_key, &key),
+	    !check_rc(create_primary(ctx, ESYS_TR_RH_OWNER, &ecdsa_key, "", &key, NULL),
 		      "ECDSA P-256 signing primary"))
 		goto out;
 	rc = Esys_StartAuthSession(ctx, salt, ESYS_TR_NONE, ESYS_TR_NONE, ESYS_TR_NONE,
@@ -326,34 +255,22 @@ static void run(ESYS_CONTEXT *ctx, ESYS_CONTEXT *other)
 	Esys_Free(info);
 	Esys_Free(sig);
 out:
-	if (s != ESYS_TR_NONE)
-		Esys_FlushContext(ctx, s);
-	if (key != ESYS_TR_NONE)
-		Esys_FlushContext(ctx, key);
-	if (salt != ESYS_TR_NONE)
-		Esys_FlushContext(ctx, salt);
+	flush(ctx, &s);
+	flush(ctx, &key);
+	flush(ctx, &salt);
 }
 
 int main(int argc, char **argv)
 {
-	const char *conf = argc > 1 ? argv[1] : getenv("PQTPM_TCTI");
+	const char *conf = tcti_conf(argc, argv);
 	TSS2_TCTI_CONTEXT *tcti = NULL, *tcti2 = NULL;
 	ESYS_CONTEXT *ctx = NULL, *other = NULL;
-	TSS2_RC rc;
 
-	if (!conf)
-		conf = "mssim:host=127.0.0.1,port=2321";
 	printf("esys_audit: TCTI %s\n", conf);
-	rc = Tss2_TctiLdr_Initialize(conf, &tcti);
-	if (check_rc(rc, "Tss2_TctiLdr_Initialize"))
-		rc = Tss2_TctiLdr_Initialize(conf, &tcti2);
-	if (check_rc(rc, "a second connection") && check_rc(Esys_Initialize(&ctx, tcti, NULL),
-							     "Esys_Initialize") &&
-	    check_rc(Esys_Initialize(&other, tcti2, NULL), "Esys_Initialize (second)"))
+	if (esys_connect(conf, "", &tcti, &ctx) &&
+	    esys_connect(conf, " (a second connection)", &tcti2, &other))
 		run(ctx, other);
-	Esys_Finalize(&other);
-	Esys_Finalize(&ctx);
-	Tss2_TctiLdr_Finalize(&tcti2);
-	Tss2_TctiLdr_Finalize(&tcti);
+	esys_disconnect(&tcti2, &other);
+	esys_disconnect(&tcti, &ctx);
 	return finish();
 }

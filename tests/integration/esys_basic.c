@@ -7,7 +7,6 @@
  * digest is refused with TPM_RC_SIGNATURE), FlushContext (no transient handle left).
  * Prints `N passed, M failed`; exits 0 only if nothing failed.
  */
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,38 +16,7 @@
 #include <tss2/tss2_rc.h>
 #include <tss2/tss2_tctildr.h>
 
-static int passed, failed;
-
-__attribute__((format(printf, 2, 3)))
-static int check(int ok, const char *fmt, ...)
-{
-	va_list ap;
-
-	printf("%s ", ok ? "ok  " : "FAIL");
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	printf("\n");
-	if (ok)
-		passed++;
-	else
-		failed++;
-	return ok;
-}
-
-/* A TPM call that must succeed. */
-static int check_rc(TSS2_RC rc, const char *what)
-{
-	if (rc == TSS2_RC_SUCCESS)
-		return check(1, "%s", what);
-	return check(0, "%s: rc 0x%x (%s)", what, rc, Tss2_RC_Decode(rc));
-}
-
-static int finish(void)
-{
-	printf("%d passed, %d failed\n", passed, failed);
-	return failed == 0 && passed > 0 ? 0 : 1;
-}
+#include "common/esys_util.h"
 
 static int marshal_public(const TPM2B_PUBLIC *pub, uint8_t *buf, size_t cap, size_t *len)
 {
@@ -81,33 +49,6 @@ static const TPM2B_PUBLIC ecc_sign_template = {
 		},
 	},
 };
-
-static TSS2_RC create_primary(ESYS_CONTEXT *ctx, ESYS_TR *key, TPM2B_PUBLIC **pub)
-{
-	TPM2B_SENSITIVE_CREATE sens = { 0 };
-	TPM2B_DATA outside = { 0 };
-	TPML_PCR_SELECTION pcrs = { 0 };
-
-	return Esys_CreatePrimary(ctx, ESYS_TR_RH_OWNER, ESYS_TR_PASSWORD, ESYS_TR_NONE,
-				  ESYS_TR_NONE, &sens, &ecc_sign_template, &outside, &pcrs, key,
-				  pub, NULL, NULL, NULL);
-}
-
-static int transient_handles(ESYS_CONTEXT *ctx, UINT32 *count)
-{
-	TPMS_CAPABILITY_DATA *cap = NULL;
-	TPMI_YES_NO more;
-	TSS2_RC rc;
-
-	rc = Esys_GetCapability(ctx, ESYS_TR_NONE, ESYS_TR_NONE, ESYS_TR_NONE, TPM2_CAP_HANDLES,
-				0x80000000u /* TPM2_TRANSIENT_FIRST: its macro overflows int */,
-				TPM2_MAX_CAP_HANDLES, &more, &cap);
-	if (!check_rc(rc, "GetCapability(handles-transient)"))
-		return 0;
-	*count = cap->data.handles.count;
-	Esys_Free(cap);
-	return 1;
-}
 
 /* SHA-256("abc"), FIPS 180-2 */
 static const uint8_t sha256_abc[32] = {
@@ -145,7 +86,7 @@ static void run(ESYS_CONTEXT *ctx)
 		check(digest->size == 32 && memcmp(digest->buffer, sha256_abc, 32) == 0,
 		      "SHA-256(\"abc\") known answer");
 
-	rc = create_primary(ctx, &key, &pub);
+	rc = create_primary(ctx, ESYS_TR_RH_OWNER, &ecc_sign_template, "", &key, &pub);
 	if (!check_rc(rc, "CreatePrimary(ECC P-256, ECDSA-SHA256)"))
 		goto out;
 	check(pub->publicArea.type == TPM2_ALG_ECC &&
@@ -153,7 +94,7 @@ static void run(ESYS_CONTEXT *ctx)
 	      "primary has a P-256 point (x %u, y %u bytes)", pub->publicArea.unique.ecc.x.size,
 	      pub->publicArea.unique.ecc.y.size);
 
-	rc = create_primary(ctx, &key2, &pub2);
+	rc = create_primary(ctx, ESYS_TR_RH_OWNER, &ecc_sign_template, "", &key2, &pub2);
 	if (check_rc(rc, "CreatePrimary again"))
 		check(same_public(pub, pub2), "same template, same primary key");
 	if (key2 != ESYS_TR_NONE) {
@@ -206,7 +147,8 @@ static void run(ESYS_CONTEXT *ctx)
 flush:
 	if (check_rc(Esys_FlushContext(ctx, key), "FlushContext(primary)"))
 		key = ESYS_TR_NONE;
-	if (transient_handles(ctx, &n))
+	/* 0x80000000: TPM2_TRANSIENT_FIRST, whose macro overflows int */
+	if (handle_count(ctx, 0x80000000u, &n))
 		check(n == 0, "no transient handles after FlushContext (%u)", n);
 out:
 	if (key != ESYS_TR_NONE)
@@ -226,22 +168,13 @@ out:
 
 int main(int argc, char **argv)
 {
-	const char *conf = argc > 1 ? argv[1] : getenv("PQTPM_TCTI");
+	const char *conf = tcti_conf(argc, argv);
 	TSS2_TCTI_CONTEXT *tcti = NULL;
 	ESYS_CONTEXT *ctx = NULL;
-	TSS2_RC rc;
 
-	if (!conf)
-		conf = "mssim:host=127.0.0.1,port=2321";
 	printf("esys_basic: TCTI %s\n", conf);
-	rc = Tss2_TctiLdr_Initialize(conf, &tcti);
-	if (!check_rc(rc, "Tss2_TctiLdr_Initialize"))
-		return finish();
-	rc = Esys_Initialize(&ctx, tcti, NULL);
-	if (check_rc(rc, "Esys_Initialize")) {
+	if (esys_connect(conf, "", &tcti, &ctx))
 		run(ctx);
-		Esys_Finalize(&ctx);
-	}
-	Tss2_TctiLdr_Finalize(&tcti);
+	esys_disconnect(&tcti, &ctx);
 	return finish();
 }

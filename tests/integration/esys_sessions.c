@@ -22,7 +22,6 @@
  * the PCR value is checked.
  * Prints `N passed, M failed`; exits 0 only if nothing failed.
  */
-#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,118 +32,12 @@
 #include <tss2/tss2_rc.h>
 #include <tss2/tss2_tctildr.h>
 
-/* SHA-256/384 from libpqtpm (core/crypto/crypto.h: its TPM constants clash with tss2's, so
- * only this prototype is repeated here). Returns 0 on success. */
-uint32_t crypto_hash(uint16_t alg, const void *data, size_t len, uint8_t *out);
+#include "common/esys_util.h"
 
 #define PCR_TEST 16
 #define MAX_ROUNDS 8
 
-static int passed, failed;
-
-__attribute__((format(printf, 2, 3)))
-static int check(int ok, const char *fmt, ...)
-{
-	va_list ap;
-
-	printf("%s ", ok ? "ok  " : "FAIL");
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	printf("\n");
-	if (ok)
-		passed++;
-	else
-		failed++;
-	return ok;
-}
-
-__attribute__((format(printf, 2, 3)))
-static int check_rc(TSS2_RC rc, const char *fmt, ...)
-{
-	char what[256];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(what, sizeof(what), fmt, ap);
-	va_end(ap);
-	if (rc == TSS2_RC_SUCCESS)
-		return check(1, "%s", what);
-	return check(0, "%s: rc 0x%x (%s)", what, rc, Tss2_RC_Decode(rc));
-}
-
-/* A call that must fail with the TPM code want (format one, N/P/S bits and index compared). */
-__attribute__((format(printf, 3, 4)))
-static int check_fails(TSS2_RC rc, TSS2_RC want, const char *fmt, ...)
-{
-	char what[256];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(what, sizeof(what), fmt, ap);
-	va_end(ap);
-	return check(rc == want, "%s: rc 0x%x (want 0x%x) %s", what, rc, want,
-		     rc == TSS2_RC_SUCCESS ? "" : Tss2_RC_Decode(rc));
-}
-
-static int finish(void)
-{
-	printf("%d passed, %d failed\n", passed, failed);
-	return failed == 0 && passed > 0 ? 0 : 1;
-}
-
-static void flush(ESYS_CONTEXT *ctx, ESYS_TR *h)
-{
-	if (*h != ESYS_TR_NONE)
-		Esys_FlushContext(ctx, *h);
-	*h = ESYS_TR_NONE;
-}
-
-static void set_auth(ESYS_CONTEXT *ctx, ESYS_TR h, const char *auth)
-{
-	TPM2B_AUTH a = { .size = (UINT16)strlen(auth) };
-
-	memcpy(a.buffer, auth, a.size);
-	if (Esys_TR_SetAuth(ctx, h, &a) != TSS2_RC_SUCCESS)
-		check(0, "Esys_TR_SetAuth");
-}
-
 /* ---- templates ---- */
-
-#define STORAGE_ATTRS                                                                      \
-	(TPMA_OBJECT_FIXEDTPM | TPMA_OBJECT_FIXEDPARENT | TPMA_OBJECT_SENSITIVEDATAORIGIN |     \
-	 TPMA_OBJECT_USERWITHAUTH | TPMA_OBJECT_NODA | TPMA_OBJECT_RESTRICTED |               \
-	 TPMA_OBJECT_DECRYPT)
-
-static const TPM2B_PUBLIC rsa_storage = {
-	.publicArea = {
-		.type = TPM2_ALG_RSA,
-		.nameAlg = TPM2_ALG_SHA256,
-		.objectAttributes = STORAGE_ATTRS,
-		.parameters.rsaDetail = {
-			.symmetric = { .algorithm = TPM2_ALG_AES, .keyBits.aes = 128,
-				       .mode.aes = TPM2_ALG_CFB },
-			.scheme = { .scheme = TPM2_ALG_NULL },
-			.keyBits = 2048,
-			.exponent = 0,
-		},
-	},
-};
-
-static const TPM2B_PUBLIC ecc_storage = {
-	.publicArea = {
-		.type = TPM2_ALG_ECC,
-		.nameAlg = TPM2_ALG_SHA256,
-		.objectAttributes = STORAGE_ATTRS,
-		.parameters.eccDetail = {
-			.symmetric = { .algorithm = TPM2_ALG_AES, .keyBits.aes = 128,
-				       .mode.aes = TPM2_ALG_CFB },
-			.scheme = { .scheme = TPM2_ALG_NULL },
-			.curveID = TPM2_ECC_NIST_P256,
-			.kdf = { .scheme = TPM2_ALG_NULL },
-		},
-	},
-};
 
 /* A sealed data object (keyedhash, no scheme); authPolicy and userWithAuth set by caller. */
 static TPM2B_PUBLIC sealed_template(const TPM2B_DIGEST *policy, int user_with_auth)
@@ -164,23 +57,6 @@ static TPM2B_PUBLIC sealed_template(const TPM2B_DIGEST *policy, int user_with_au
 	if (policy)
 		t.publicArea.authPolicy = *policy;
 	return t;
-}
-
-static TSS2_RC create_primary(ESYS_CONTEXT *ctx, ESYS_TR hierarchy, const TPM2B_PUBLIC *tmpl,
-			      const char *auth, ESYS_TR *key)
-{
-	TPM2B_SENSITIVE_CREATE sens = { 0 };
-	TPM2B_DATA outside = { 0 };
-	TPML_PCR_SELECTION pcrs = { 0 };
-	TSS2_RC rc;
-
-	sens.sensitive.userAuth.size = (UINT16)strlen(auth);
-	memcpy(sens.sensitive.userAuth.buffer, auth, strlen(auth));
-	rc = Esys_CreatePrimary(ctx, hierarchy, ESYS_TR_PASSWORD, ESYS_TR_NONE, ESYS_TR_NONE,
-				&sens, tmpl, &outside, &pcrs, key, NULL, NULL, NULL, NULL);
-	if (rc == TSS2_RC_SUCCESS)
-		set_auth(ctx, *key, auth);
-	return rc;
 }
 
 /* ---- PCR 16 bookkeeping: the value this client expects ---- */
@@ -628,7 +504,7 @@ static void run_kernel_flow(ESYS_CONTEXT *ctx)
 	TSS2_RC rc;
 	int round;
 
-	rc = create_primary(ctx, ESYS_TR_RH_NULL, &ecc_storage, "", &null_key);
+	rc = create_primary(ctx, ESYS_TR_RH_NULL, &ecc_storage, "", &null_key, NULL);
 	if (!check_rc(rc, "kernel: CreatePrimary ECC P-256 in the NULL hierarchy"))
 		return;
 	rc = Esys_ContextSave(ctx, null_key, &saved);
@@ -681,25 +557,6 @@ out:
 	Esys_Free(saved);
 }
 
-static int handle_count(ESYS_CONTEXT *ctx, UINT32 first, UINT32 *count)
-{
-	TPMS_CAPABILITY_DATA *cap = NULL;
-	TPMI_YES_NO more;
-	TSS2_RC rc;
-
-	rc = Esys_GetCapability(ctx, ESYS_TR_NONE, ESYS_TR_NONE, ESYS_TR_NONE, TPM2_CAP_HANDLES,
-				first, TPM2_MAX_CAP_HANDLES, &more, &cap);
-	if (rc != TSS2_RC_SUCCESS) {
-		check_rc(rc, "GetCapability(handles 0x%08x)", first);
-		return 0;
-	}
-	*count = 0;
-	for (UINT32 i = 0; i < cap->data.handles.count; i++)
-		*count += (cap->data.handles.handle[i] >> 24) == (first >> 24);
-	Esys_Free(cap);
-	return 1;
-}
-
 static void run(ESYS_CONTEXT *ctx)
 {
 	ESYS_TR rsa = ESYS_TR_NONE, ecc = ESYS_TR_NONE;
@@ -711,10 +568,10 @@ static void run(ESYS_CONTEXT *ctx)
 	if (!read_pcr16(ctx, pcr16))
 		return;
 
-	rc = create_primary(ctx, ESYS_TR_RH_OWNER, &rsa_storage, "rsa-primary-auth", &rsa);
+	rc = create_primary(ctx, ESYS_TR_RH_OWNER, &rsa_storage, "rsa-primary-auth", &rsa, NULL);
 	if (!check_rc(rc, "CreatePrimary RSA-2048 storage key (userAuth set)"))
 		goto out;
-	rc = create_primary(ctx, ESYS_TR_RH_OWNER, &ecc_storage, "ecc-primary-auth", &ecc);
+	rc = create_primary(ctx, ESYS_TR_RH_OWNER, &ecc_storage, "ecc-primary-auth", &ecc, NULL);
 	if (!check_rc(rc, "CreatePrimary ECC P-256 storage key (userAuth set)"))
 		goto out;
 
@@ -736,22 +593,13 @@ out:
 
 int main(int argc, char **argv)
 {
-	const char *conf = argc > 1 ? argv[1] : getenv("PQTPM_TCTI");
+	const char *conf = tcti_conf(argc, argv);
 	TSS2_TCTI_CONTEXT *tcti = NULL;
 	ESYS_CONTEXT *ctx = NULL;
-	TSS2_RC rc;
 
-	if (!conf)
-		conf = "mssim:host=127.0.0.1,port=2321";
 	printf("esys_sessions: TCTI %s\n", conf);
-	rc = Tss2_TctiLdr_Initialize(conf, &tcti);
-	if (!check_rc(rc, "Tss2_TctiLdr_Initialize"))
-		return finish();
-	rc = Esys_Initialize(&ctx, tcti, NULL);
-	if (check_rc(rc, "Esys_Initialize")) {
+	if (esys_connect(conf, "", &tcti, &ctx))
 		run(ctx);
-		Esys_Finalize(&ctx);
-	}
-	Tss2_TctiLdr_Finalize(&tcti);
+	esys_disconnect(&tcti, &ctx);
 	return finish();
 }
