@@ -13,116 +13,13 @@
 #include "crypto/keccak.h"
 #include "crypto/mldsa.h"
 
-/* ---- vector file reader: records of 'key = value' lines separated by blank lines ---- */
-
-#define MAX_FIELDS 32
-
-struct record {
-	int n;
-	char *key[MAX_FIELDS];
-	char *val[MAX_FIELDS];
-};
-
-static void record_free(struct record *r)
-{
-	int i;
-
-	for (i = 0; i < r->n; i++) {
-		free(r->key[i]);
-		free(r->val[i]);
-	}
-	r->n = 0;
-}
-
-/* 1 when a record was read, 0 at the end of the file */
-static int record_read(FILE *f, struct record *r)
-{
-	char *line = NULL, *eq, *end;
-	size_t cap = 0;
-	ssize_t len;
-
-	r->n = 0;
-	while ((len = getline(&line, &cap, f)) >= 0) {
-		while (len > 0 && (line[len - 1] == '\n' || line[len - 1] == '\r'))
-			line[--len] = '\0';
-		if (line[0] == '#')
-			continue;
-		if (len == 0) {
-			if (r->n)
-				break;
-			continue;
-		}
-		eq = strstr(line, " =");
-		if (!eq || r->n == MAX_FIELDS)
-			continue;
-		end = eq + 2;
-		if (*end == ' ')
-			end++;
-		r->key[r->n] = strndup(line, (size_t)(eq - line));
-		r->val[r->n] = strdup(end);
-		r->n++;
-	}
-	free(line);
-	return r->n > 0;
-}
-
-static const char *field(const struct record *r, const char *key)
-{
-	int i;
-
-	for (i = 0; i < r->n; i++)
-		if (strcmp(r->key[i], key) == 0)
-			return r->val[i];
-	return NULL;
-}
-
-static int is(const struct record *r, const char *key, const char *want)
-{
-	const char *v = field(r, key);
-
-	return v && strcmp(v, want) == 0;
-}
-
-/* the field as bytes (malloc'd, at least one byte so an empty string is not NULL) */
-static uint8_t *bytes(const struct record *r, const char *key, size_t *len)
-{
-	const char *hex = field(r, key);
-	uint8_t *out;
-	size_t i, n;
-
-	CU_ASSERT_PTR_NOT_NULL_FATAL(hex);
-	n = strlen(hex) / 2;
-	out = malloc(n + 1);
-	CU_ASSERT_PTR_NOT_NULL_FATAL(out);
-	for (i = 0; i < n; i++) {
-		unsigned v;
-
-		sscanf(hex + 2 * i, "%2x", &v);
-		out[i] = (uint8_t)v;
-	}
-	if (len)
-		*len = n;
-	return out;
-}
-
-static FILE *open_vectors(const char *name)
-{
-	const char *dir = getenv("PQTPM_VECTORS");
-	char path[4096];
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s/%s", dir ? dir : "tests/vectors", name);
-	f = fopen(path, "r");
-	if (!f)
-		fprintf(stderr, "cannot open %s\n", path);
-	return f;
-}
+#include "vectors.h"
 
 /* ---- helpers ---- */
 
-static int set_of(const struct record *r)
+static int set_of(const struct vec_record *r)
 {
-	const char *s = field(r, "parameterSet");
+	const char *s = vec_field(r, "parameterSet");
 
 	if (s && strcmp(s, "ML-DSA-44") == 0)
 		return MLDSA_44;
@@ -202,31 +99,31 @@ struct message {
 	size_t mprime_len;
 };
 
-static void message_load(struct message *m, const struct record *r)
+static void message_load(struct message *m, const struct vec_record *r)
 {
 	memset(m, 0, sizeof(*m));
-	if (is(r, "signatureInterface", "internal")) {
-		if (is(r, "externalMu", "true")) {
+	if (vec_is(r, "signatureInterface", "internal")) {
+		if (vec_is(r, "externalMu", "true")) {
 			m->interface = 'm';
-			m->mu = bytes(r, "mu", NULL);
+			m->mu = vec_bytes(r, "mu", NULL);
 			return;
 		}
 		m->interface = 'i';
-		m->mprime = bytes(r, "message", &m->mprime_len);
+		m->mprime = vec_bytes(r, "message", &m->mprime_len);
 		return;
 	}
-	m->msg = bytes(r, "message", &m->msglen);
-	m->ctx = bytes(r, "context", &m->ctxlen);
+	m->msg = vec_bytes(r, "message", &m->msglen);
+	m->ctx = vec_bytes(r, "context", &m->ctxlen);
 	m->mprime = malloc(2 + m->ctxlen + 11 + 64 + m->msglen);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(m->mprime);
 	m->mprime[1] = (uint8_t)m->ctxlen;
 	memcpy(m->mprime + 2, m->ctx, m->ctxlen);
 	m->mprime_len = 2 + m->ctxlen;
-	if (is(r, "preHash", "preHash")) {
+	if (vec_is(r, "preHash", "preHash")) {
 		static const uint8_t oid[10] = { 0x06, 0x09, 0x60, 0x86, 0x48, 0x01, 0x65, 0x03, 0x04, 0x02 };
 
 		m->interface = 'h';
-		m->hash = prehash_of(field(r, "hashAlg"));
+		m->hash = prehash_of(vec_field(r, "hashAlg"));
 		CU_ASSERT_PTR_NOT_NULL_FATAL(m->hash);
 		ph(m->hash, m->digest, m->msg, m->msglen);
 		m->mprime[0] = 1;
@@ -235,7 +132,7 @@ static void message_load(struct message *m, const struct record *r)
 		memcpy(m->mprime + m->mprime_len + 11, m->digest, m->hash->dlen);
 		m->mprime_len += 11 + m->hash->dlen;
 	} else {
-		CU_ASSERT_FATAL(is(r, "preHash", "pure"));
+		CU_ASSERT_FATAL(vec_is(r, "preHash", "pure"));
 		m->interface = 'p';
 		m->mprime[0] = 0;
 		memcpy(m->mprime + m->mprime_len, m->msg, m->msglen);
@@ -297,17 +194,17 @@ static void message_mu(int set, const uint8_t *pk, const struct message *m, uint
 
 static void test_keygen_vectors(void)
 {
-	FILE *f = open_vectors("mldsa_keygen.txt");
+	FILE *f = vec_open("mldsa_keygen.txt");
 	static uint8_t pk[MLDSA_MAX_PK_BYTES], sk[MLDSA_MAX_SK_BYTES];
-	struct record r;
+	struct vec_record r;
 	unsigned count = 0;
 
 	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
-	while (record_read(f, &r)) {
+	while (vec_read(f, &r)) {
 		int set = set_of(&r);
 		size_t pklen, sklen;
-		uint8_t *seed = bytes(&r, "seed", NULL), *want_pk = bytes(&r, "pk", &pklen),
-			*want_sk = bytes(&r, "sk", &sklen);
+		uint8_t *seed = vec_bytes(&r, "seed", NULL), *want_pk = vec_bytes(&r, "pk", &pklen),
+			*want_sk = vec_bytes(&r, "sk", &sklen);
 
 		CU_ASSERT_NOT_EQUAL(set, 0);
 		CU_ASSERT_EQUAL(pklen, mldsa_pk_bytes(set));
@@ -318,7 +215,7 @@ static void test_keygen_vectors(void)
 		free(seed);
 		free(want_pk);
 		free(want_sk);
-		record_free(&r);
+		vec_free(&r);
 		count++;
 	}
 	fclose(f);
@@ -328,36 +225,36 @@ static void test_keygen_vectors(void)
 
 static void test_siggen_vectors(void)
 {
-	FILE *f = open_vectors("mldsa_siggen.txt");
+	FILE *f = vec_open("mldsa_siggen.txt");
 	static uint8_t sig[MLDSA_MAX_SIG_BYTES], seed_pk[MLDSA_MAX_PK_BYTES], seed_sk[MLDSA_MAX_SK_BYTES];
 	struct mldsa_expanded *exp;
-	struct record r;
+	struct vec_record r;
 	unsigned count = 0;
 
 	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
 	exp = malloc(mldsa_expanded_size());
 	CU_ASSERT_PTR_NOT_NULL_FATAL(exp);
-	while (record_read(f, &r)) {
+	while (vec_read(f, &r)) {
 		int set = set_of(&r);
 		size_t siglen, pklen;
-		uint8_t *want = bytes(&r, "signature", &siglen), *pk = bytes(&r, "pk_derived", &pklen);
-		uint8_t *rnd = is(&r, "deterministic", "true") ? NULL : bytes(&r, "rnd", NULL);
+		uint8_t *want = vec_bytes(&r, "signature", &siglen), *pk = vec_bytes(&r, "pk_derived", &pklen);
+		uint8_t *rnd = vec_is(&r, "deterministic", "true") ? NULL : vec_bytes(&r, "rnd", NULL);
 		uint8_t *sk_field = NULL, mu[64];
 		const uint8_t *sk;
 		struct message m;
 
 		CU_ASSERT_NOT_EQUAL(set, 0);
 		CU_ASSERT_EQUAL(siglen, mldsa_sig_bytes(set));
-		if (is(&r, "keyFormat", "seed")) {
-			uint8_t *seed = bytes(&r, "seed", NULL);
+		if (vec_is(&r, "keyFormat", "seed")) {
+			uint8_t *seed = vec_bytes(&r, "seed", NULL);
 
 			CU_ASSERT_EQUAL(mldsa_keygen(set, seed, seed_pk, seed_sk), 0);
 			CU_ASSERT_EQUAL(memcmp(seed_pk, pk, pklen), 0);
 			free(seed);
 			sk = seed_sk;
 		} else {
-			CU_ASSERT_FATAL(is(&r, "keyFormat", "expanded"));
-			sk = sk_field = bytes(&r, "sk", NULL);
+			CU_ASSERT_FATAL(vec_is(&r, "keyFormat", "expanded"));
+			sk = sk_field = vec_bytes(&r, "sk", NULL);
 		}
 		message_load(&m, &r);
 		/* through the record's interface */
@@ -384,7 +281,7 @@ static void test_siggen_vectors(void)
 		free(rnd);
 		free(pk);
 		free(want);
-		record_free(&r);
+		vec_free(&r);
 		count++;
 	}
 	fclose(f);
@@ -395,19 +292,19 @@ static void test_siggen_vectors(void)
 
 static void test_sigver_vectors(void)
 {
-	FILE *f = open_vectors("mldsa_sigver.txt");
-	struct record r;
+	FILE *f = vec_open("mldsa_sigver.txt");
+	struct vec_record r;
 	unsigned count = 0;
 
 	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
-	while (record_read(f, &r)) {
-		int set = set_of(&r), want = is(&r, "testPassed", "true") ? 0 : -1;
+	while (vec_read(f, &r)) {
+		int set = set_of(&r), want = vec_is(&r, "testPassed", "true") ? 0 : -1;
 		size_t siglen;
-		uint8_t *pk = bytes(&r, "pk", NULL), *sig = bytes(&r, "signature", &siglen), mu[64];
+		uint8_t *pk = vec_bytes(&r, "pk", NULL), *sig = vec_bytes(&r, "signature", &siglen), mu[64];
 		struct message m;
 
 		CU_ASSERT_NOT_EQUAL(set, 0);
-		CU_ASSERT(want == 0 || is(&r, "testPassed", "false"));
+		CU_ASSERT(want == 0 || vec_is(&r, "testPassed", "false"));
 		message_load(&m, &r);
 		CU_ASSERT_EQUAL(verify_message(set, pk, &m, sig, siglen), want);
 		message_mu(set, pk, &m, mu);
@@ -417,7 +314,7 @@ static void test_sigver_vectors(void)
 		message_free(&m);
 		free(pk);
 		free(sig);
-		record_free(&r);
+		vec_free(&r);
 		count++;
 	}
 	fclose(f);

@@ -12,116 +12,13 @@
 #include "crypto/keccak.h"
 #include "crypto/mlkem.h"
 
-/* ---- vector file reader: records of 'key = value' lines separated by blank lines ---- */
-
-#define MAX_FIELDS 32
-
-struct record {
-	int n;
-	char *key[MAX_FIELDS];
-	char *val[MAX_FIELDS];
-};
-
-static void record_free(struct record *r)
-{
-	int i;
-
-	for (i = 0; i < r->n; i++) {
-		free(r->key[i]);
-		free(r->val[i]);
-	}
-	r->n = 0;
-}
-
-/* 1 when a record was read, 0 at the end of the file */
-static int record_read(FILE *f, struct record *r)
-{
-	char *line = NULL, *eq, *end;
-	size_t cap = 0;
-	ssize_t len;
-
-	r->n = 0;
-	while ((len = getline(&line, &cap, f)) >= 0) {
-		while (len > 0 && (line[len - 1] == '\n' || line[len - 1] == '\r'))
-			line[--len] = '\0';
-		if (line[0] == '#')
-			continue;
-		if (len == 0) {
-			if (r->n)
-				break;
-			continue;
-		}
-		eq = strstr(line, " =");
-		if (!eq || r->n == MAX_FIELDS)
-			continue;
-		end = eq + 2;
-		if (*end == ' ')
-			end++;
-		r->key[r->n] = strndup(line, (size_t)(eq - line));
-		r->val[r->n] = strdup(end);
-		r->n++;
-	}
-	free(line);
-	return r->n > 0;
-}
-
-static const char *field(const struct record *r, const char *key)
-{
-	int i;
-
-	for (i = 0; i < r->n; i++)
-		if (strcmp(r->key[i], key) == 0)
-			return r->val[i];
-	return NULL;
-}
-
-static int is(const struct record *r, const char *key, const char *want)
-{
-	const char *v = field(r, key);
-
-	return v && strcmp(v, want) == 0;
-}
-
-/* the field as bytes (malloc'd, at least one byte so an empty string is not NULL) */
-static uint8_t *bytes(const struct record *r, const char *key, size_t *len)
-{
-	const char *hex = field(r, key);
-	uint8_t *out;
-	size_t i, n;
-
-	CU_ASSERT_PTR_NOT_NULL_FATAL(hex);
-	n = strlen(hex) / 2;
-	out = malloc(n + 1);
-	CU_ASSERT_PTR_NOT_NULL_FATAL(out);
-	for (i = 0; i < n; i++) {
-		unsigned v;
-
-		sscanf(hex + 2 * i, "%2x", &v);
-		out[i] = (uint8_t)v;
-	}
-	if (len)
-		*len = n;
-	return out;
-}
-
-static FILE *open_vectors(const char *name)
-{
-	const char *dir = getenv("PQTPM_VECTORS");
-	char path[4096];
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s/%s", dir ? dir : "tests/vectors", name);
-	f = fopen(path, "r");
-	if (!f)
-		fprintf(stderr, "cannot open %s\n", path);
-	return f;
-}
+#include "vectors.h"
 
 /* ---- helpers ---- */
 
-static int set_of(const struct record *r)
+static int set_of(const struct vec_record *r)
 {
-	const char *s = field(r, "parameterSet");
+	const char *s = vec_field(r, "parameterSet");
 
 	if (s && strcmp(s, "ML-KEM-512") == 0)
 		return MLKEM_512;
@@ -132,10 +29,10 @@ static int set_of(const struct record *r)
 	return 0;
 }
 
-static int passed(const struct record *r)
+static int passed(const struct vec_record *r)
 {
-	CU_ASSERT(is(r, "testPassed", "true") || is(r, "testPassed", "false"));
-	return is(r, "testPassed", "true");
+	CU_ASSERT(vec_is(r, "testPassed", "true") || vec_is(r, "testPassed", "false"));
+	return vec_is(r, "testPassed", "true");
 }
 
 /* the implicit-rejection key J(z || c), z being the last 32 bytes of dk */
@@ -154,17 +51,17 @@ static void rejection_key(uint8_t k[32], int set, const uint8_t *dk, const uint8
 
 static void test_keygen_vectors(void)
 {
-	FILE *f = open_vectors("mlkem_keygen.txt");
+	FILE *f = vec_open("mlkem_keygen.txt");
 	static uint8_t ek[MLKEM_MAX_EK_BYTES], dk[MLKEM_MAX_DK_BYTES];
-	struct record r;
+	struct vec_record r;
 	unsigned count = 0;
 
 	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
-	while (record_read(f, &r)) {
+	while (vec_read(f, &r)) {
 		int set = set_of(&r);
 		size_t eklen, dklen;
-		uint8_t *d = bytes(&r, "d", NULL), *z = bytes(&r, "z", NULL), *want_ek = bytes(&r, "ek", &eklen),
-			*want_dk = bytes(&r, "dk", &dklen);
+		uint8_t *d = vec_bytes(&r, "d", NULL), *z = vec_bytes(&r, "z", NULL), *want_ek = vec_bytes(&r, "ek", &eklen),
+			*want_dk = vec_bytes(&r, "dk", &dklen);
 
 		CU_ASSERT_NOT_EQUAL(set, 0);
 		CU_ASSERT_EQUAL(eklen, mlkem_ek_bytes(set));
@@ -178,7 +75,7 @@ static void test_keygen_vectors(void)
 		free(z);
 		free(want_ek);
 		free(want_dk);
-		record_free(&r);
+		vec_free(&r);
 		count++;
 	}
 	fclose(f);
@@ -188,18 +85,18 @@ static void test_keygen_vectors(void)
 
 static void test_encap_vectors(void)
 {
-	FILE *f = open_vectors("mlkem_encap.txt");
+	FILE *f = vec_open("mlkem_encap.txt");
 	static uint8_t ct[MLKEM_MAX_CT_BYTES];
 	uint8_t ss[32];
-	struct record r;
+	struct vec_record r;
 	unsigned count = 0;
 
 	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
-	while (record_read(f, &r)) {
+	while (vec_read(f, &r)) {
 		int set = set_of(&r);
 		size_t ctlen, klen;
-		uint8_t *ek = bytes(&r, "ek", NULL), *dk = bytes(&r, "dk", NULL), *m = bytes(&r, "m", NULL),
-			*want_ct = bytes(&r, "c", &ctlen), *want_k = bytes(&r, "k", &klen);
+		uint8_t *ek = vec_bytes(&r, "ek", NULL), *dk = vec_bytes(&r, "dk", NULL), *m = vec_bytes(&r, "m", NULL),
+			*want_ct = vec_bytes(&r, "c", &ctlen), *want_k = vec_bytes(&r, "k", &klen);
 
 		CU_ASSERT_NOT_EQUAL(set, 0);
 		CU_ASSERT_EQUAL(ctlen, mlkem_ct_bytes(set));
@@ -216,7 +113,7 @@ static void test_encap_vectors(void)
 		free(m);
 		free(want_ct);
 		free(want_k);
-		record_free(&r);
+		vec_free(&r);
 		count++;
 	}
 	fclose(f);
@@ -226,47 +123,47 @@ static void test_encap_vectors(void)
 
 static void test_decap_vectors(void)
 {
-	FILE *f = open_vectors("mlkem_decap.txt");
+	FILE *f = vec_open("mlkem_decap.txt");
 	static uint8_t ek[MLKEM_MAX_EK_BYTES], dk_seed[MLKEM_MAX_DK_BYTES];
 	uint8_t ss[32], j[32];
-	struct record r;
+	struct vec_record r;
 	unsigned count = 0, rejected = 0;
 
 	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
-	while (record_read(f, &r)) {
+	while (vec_read(f, &r)) {
 		int set = set_of(&r);
 		size_t dklen, ctlen;
-		uint8_t *dk = bytes(&r, "dk", &dklen), *ct = bytes(&r, "c", &ctlen), *want_k = bytes(&r, "k", NULL);
+		uint8_t *dk = vec_bytes(&r, "dk", &dklen), *ct = vec_bytes(&r, "c", &ctlen), *want_k = vec_bytes(&r, "k", NULL);
 
 		CU_ASSERT_NOT_EQUAL(set, 0);
 		CU_ASSERT_EQUAL(dklen, mlkem_dk_bytes(set));
 		CU_ASSERT_EQUAL(ctlen, mlkem_ct_bytes(set));
-		if (is(&r, "keyFormat", "seed")) {
-			uint8_t *d = bytes(&r, "d", NULL), *z = bytes(&r, "z", NULL);
+		if (vec_is(&r, "keyFormat", "seed")) {
+			uint8_t *d = vec_bytes(&r, "d", NULL), *z = vec_bytes(&r, "z", NULL);
 
 			CU_ASSERT_EQUAL(mlkem_keygen(set, d, z, ek, dk_seed), 0);
 			CU_ASSERT_EQUAL(memcmp(dk_seed, dk, dklen), 0);
 			free(d);
 			free(z);
 		} else {
-			CU_ASSERT(is(&r, "keyFormat", "expanded"));
+			CU_ASSERT(vec_is(&r, "keyFormat", "expanded"));
 		}
 		memset(ss, 0, sizeof(ss));
 		CU_ASSERT_EQUAL(mlkem_decaps(set, dk, ct, ss), 0);
 		CU_ASSERT_EQUAL(memcmp(ss, want_k, 32), 0);
 		/* a modified ciphertext gets exactly J(z || c) */
 		rejection_key(j, set, dk, ct);
-		if (is(&r, "reason", "modified ciphertext")) {
+		if (vec_is(&r, "reason", "modified ciphertext")) {
 			CU_ASSERT_EQUAL(memcmp(want_k, j, 32), 0);
 			rejected++;
 		} else {
-			CU_ASSERT(is(&r, "reason", "valid decapsulation"));
+			CU_ASSERT(vec_is(&r, "reason", "valid decapsulation"));
 			CU_ASSERT_NOT_EQUAL(memcmp(want_k, j, 32), 0);
 		}
 		free(dk);
 		free(ct);
 		free(want_k);
-		record_free(&r);
+		vec_free(&r);
 		count++;
 	}
 	fclose(f);
@@ -277,34 +174,34 @@ static void test_decap_vectors(void)
 
 static void test_keycheck_vectors(void)
 {
-	FILE *f = open_vectors("mlkem_keycheck.txt");
+	FILE *f = vec_open("mlkem_keycheck.txt");
 	static uint8_t ct[MLKEM_MAX_CT_BYTES];
 	uint8_t ss[32], m[32] = { 1 };
-	struct record r;
+	struct vec_record r;
 	unsigned count = 0;
 
 	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
-	while (record_read(f, &r)) {
+	while (vec_read(f, &r)) {
 		int set = set_of(&r), want = passed(&r) ? 0 : -1;
 		size_t len;
 
 		CU_ASSERT_NOT_EQUAL(set, 0);
-		if (is(&r, "function", "encapsulationKeyCheck")) {
-			uint8_t *ek = bytes(&r, "ek", &len);
+		if (vec_is(&r, "function", "encapsulationKeyCheck")) {
+			uint8_t *ek = vec_bytes(&r, "ek", &len);
 
 			CU_ASSERT_EQUAL(mlkem_check_ek(set, ek, len), want);
 			CU_ASSERT_EQUAL(mlkem_encaps(set, ek, m, ct, ss), want);
 			free(ek);
 		} else {
-			uint8_t *dk = bytes(&r, "dk", &len);
+			uint8_t *dk = vec_bytes(&r, "dk", &len);
 
-			CU_ASSERT(is(&r, "function", "decapsulationKeyCheck"));
+			CU_ASSERT(vec_is(&r, "function", "decapsulationKeyCheck"));
 			CU_ASSERT_EQUAL(mlkem_check_dk(set, dk, len), want);
 			memset(ct, 0x5a, sizeof(ct));
 			CU_ASSERT_EQUAL(mlkem_decaps(set, dk, ct, ss), want);
 			free(dk);
 		}
-		record_free(&r);
+		vec_free(&r);
 		count++;
 	}
 	fclose(f);
