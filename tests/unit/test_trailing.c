@@ -306,10 +306,10 @@ static void snapshot(struct snap *s)
 			snap_add(s, &b);
 		}
 	}
-	snap_handles(s, TPM_HT_TRANSIENT << 24, list);
-	snap_handles(s, TPM_HT_PERSISTENT << 24, list);
-	snap_handles(s, TPM_HT_SAVED_SESSION << 24, list);
-	n = snap_handles(s, TPM_HT_LOADED_SESSION << 24, list);
+	snap_handles(s, (TPM_HANDLE)TPM_HT_TRANSIENT << 24, list);
+	snap_handles(s, (TPM_HANDLE)TPM_HT_PERSISTENT << 24, list);
+	snap_handles(s, (TPM_HANDLE)TPM_HT_SAVED_SESSION << 24, list);
+	n = snap_handles(s, (TPM_HANDLE)TPM_HT_LOADED_SESSION << 24, list);
 	for (unsigned i = 0; i < n; i++) {
 		if (list[i] >> 24 != TPM_HT_POLICY_SESSION)
 			continue;
@@ -317,7 +317,7 @@ static void snapshot(struct snap *s)
 		cmd_handle(&b, list[i]);
 		snap_add(s, &b);
 	}
-	n = snap_handles(s, TPM_HT_NV_INDEX << 24, list);
+	n = snap_handles(s, (TPM_HANDLE)TPM_HT_NV_INDEX << 24, list);
 	for (unsigned i = 0; i < n; i++) {
 		cmd_begin(&b, TPM_CC_NV_ReadPublic);
 		cmd_handle(&b, list[i]);
