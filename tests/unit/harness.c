@@ -76,6 +76,16 @@ void cmd_auth_pw(struct cmdbuf *b, const char *password)
 	cmd_auth_pw_bytes(b, (const uint8_t *)password, strlen(password));
 }
 
+void cmd_sensitive(struct cmdbuf *b, const char *auth, const void *data, uint16_t len)
+{
+	size_t mark;
+
+	wr_size_begin(&b->params, &mark);
+	wr_tpm2b(&b->params, auth, (uint16_t)strlen(auth));
+	wr_tpm2b(&b->params, data, len);
+	wr_size_end(&b->params, mark);
+}
+
 size_t cmd_bytes(const struct cmdbuf *b, uint8_t *out, size_t cap)
 {
 	struct wr w;

@@ -38,6 +38,8 @@ void cmd_handle(struct cmdbuf *b, TPM_HANDLE h);
 /* A password session (TPM_RS_PW) with this password; one per authorized handle, in order. */
 void cmd_auth_pw(struct cmdbuf *b, const char *password);
 void cmd_auth_pw_bytes(struct cmdbuf *b, const uint8_t *pw, size_t len);
+/* A TPM2B_SENSITIVE_CREATE parameter: userAuth auth, data (len bytes; may be NULL if 0). */
+void cmd_sensitive(struct cmdbuf *b, const char *auth, const void *data, uint16_t len);
 
 /* Run; returns the response code. On success rsp is positioned at the response parameters
  * (authorization area excluded) and *rh holds the response handle, if the command has one. */

@@ -7,10 +7,15 @@
 
 void key_template(struct tpmt_public *p, TPM_ALG_ID type, uint32_t attrs)
 {
+	key_template_attrs(p, type, KEY_BASE | attrs);
+}
+
+void key_template_attrs(struct tpmt_public *p, TPM_ALG_ID type, uint32_t attrs)
+{
 	memset(p, 0, sizeof(*p));
 	p->type = type;
 	p->name_alg = TPM_ALG_SHA256;
-	p->attributes = KEY_BASE | attrs;
+	p->attributes = attrs;
 	p->symmetric.alg = TPM_ALG_NULL;
 	p->scheme.scheme = p->scheme.hash_alg = p->scheme.kdf = TPM_ALG_NULL;
 	p->kdf.scheme = p->kdf.hash_alg = p->kdf.kdf = TPM_ALG_NULL;
@@ -28,7 +33,6 @@ TPM_RC key_primary_in(struct harness *h, TPM_HANDLE hierarchy, const struct tpmt
 	struct cmdbuf b;
 	struct rd rsp, sub;
 	uint16_t size;
-	size_t mark;
 	TPM_RC rc;
 
 	if (!data)
@@ -36,10 +40,7 @@ TPM_RC key_primary_in(struct harness *h, TPM_HANDLE hierarchy, const struct tpmt
 	cmd_begin(&b, TPM_CC_CreatePrimary);
 	cmd_handle(&b, hierarchy);
 	cmd_auth_pw(&b, "");
-	wr_size_begin(&b.params, &mark);
-	wr_tpm2b(&b.params, auth, (uint16_t)strlen(auth));
-	wr_tpm2b(&b.params, data, dlen);
-	wr_size_end(&b.params, mark);
+	cmd_sensitive(&b, auth, data, dlen);
 	wr_tpm2b_public(&b.params, &want);
 	wr_tpm2b(&b.params, "", 0);
 	wr_u32(&b.params, 0);

@@ -13,7 +13,10 @@ struct key {
 	struct tpm2b_name name;
 };
 
+/* SHA-256 nameAlg, KEY_BASE | attrs, symmetric and schemes NULL, RSA 2048, ECC P-256. */
 void key_template(struct tpmt_public *p, TPM_ALG_ID type, uint32_t attrs);
+/* The same with exactly these attributes. */
+void key_template_attrs(struct tpmt_public *p, TPM_ALG_ID type, uint32_t attrs);
 /* data: the key itself for keyedHash and symCipher (sensitiveDataOrigin clear); NULL: the
  * TPM makes the key. */
 TPM_RC key_primary_in(struct harness *h, TPM_HANDLE hierarchy, const struct tpmt_public *t,

@@ -13,6 +13,7 @@
 #include "engine_int.h"
 #include "nv/nv.h"
 #include "nv_util.h"
+#include "sessions.h"
 
 struct harness nvh;
 static char tmp_root[] = "/tmp/pqtpm-test-nv-XXXXXX";
@@ -246,93 +247,39 @@ void nvt_open_raw(struct harness *x, const char *dir)
 
 void nvt_start_policy(struct psess *s)
 {
-	struct cmdbuf b;
-	struct rd rsp;
-	uint8_t nonce[DSIZE];
-
 	memset(s, 0, sizeof(*s));
-	crypto_random(nonce, sizeof(nonce));
-	cmd_begin(&b, TPM_CC_StartAuthSession);
-	cmd_handle(&b, TPM_RH_NULL);
-	cmd_handle(&b, TPM_RH_NULL);
-	wr_tpm2b(&b.params, nonce, sizeof(nonce));
-	wr_u16(&b.params, 0);
-	wr_u8(&b.params, TPM_SE_POLICY);
-	wr_u16(&b.params, TPM_ALG_NULL);
-	wr_u16(&b.params, TPM_ALG_SHA256);
-	CU_ASSERT_EQUAL_FATAL(harness_run(&nvh, &b, &rsp, &s->handle), TPM_RC_SUCCESS);
-	CU_ASSERT_EQUAL(rd_tpm2b_digest(&rsp, &s->nonce_tpm), TPM_RC_SUCCESS);
+	CU_ASSERT_EQUAL_FATAL(sess_start(&nvh, TPM_SE_POLICY, &s->handle, &s->nonce_tpm),
+			      TPM_RC_SUCCESS);
 }
 
 void nvt_be32(uint8_t *p, uint32_t v)
 {
-	p[0] = (uint8_t)(v >> 24);
-	p[1] = (uint8_t)(v >> 16);
-	p[2] = (uint8_t)(v >> 8);
-	p[3] = (uint8_t)v;
+	sess_be32(p, v);
 }
 
 void nvt_policy_cc(struct psess *s, TPM_CC code)
 {
-	struct cmdbuf b;
-
-	cmd_begin(&b, TPM_CC_PolicyCommandCode);
-	cmd_handle(&b, s->handle);
-	wr_u32(&b.params, code);
-	CU_ASSERT_EQUAL(harness_run(&nvh, &b, NULL, NULL), TPM_RC_SUCCESS);
+	CU_ASSERT_EQUAL(sess_policy_cc(&nvh, s->handle, code), TPM_RC_SUCCESS);
 }
 
-/* The digest PolicyCommandCode(code) gives: H(0^32 || TPM_CC_PolicyCommandCode || code). */
 void nvt_cc_policy(TPM_CC code, uint8_t out[DSIZE])
 {
-	uint8_t buf[DSIZE + 8] = { 0 };
-
-	nvt_be32(buf + DSIZE, TPM_CC_PolicyCommandCode);
-	nvt_be32(buf + DSIZE + 4, code);
-	crypto_hash(TPM_ALG_SHA256, buf, sizeof(buf), out);
+	sess_cc_policy(code, out);
 }
 
-static void name_of_handle(TPM_HANDLE hd, struct tpm2b_name *n)
-{
-	if ((hd >> 24) == TPM_HT_NV_INDEX) {
-		CU_ASSERT_EQUAL_FATAL(nvt_readpublic(hd, NULL, n), TPM_RC_SUCCESS);
-		return;
-	}
-	n->size = 4;
-	nvt_be32(n->b, hd);
-}
-
-/* Authorize the first handle of b with policy session s (and the second, if pw2, with a
- * password). b has its handles and parameters. */
 void nvt_auth_policy(struct cmdbuf *b, const struct psess *s, const char *pw2)
 {
-	uint8_t cp[DSIZE], mac[DSIZE], nonce[DSIZE], code[4], attrs = 0;
-	struct crypto_hash_ctx hc;
-	struct crypto_hmac_ctx mc;
+	struct tpm2b_name names[3];
 
-	crypto_random(nonce, sizeof(nonce));
-	nvt_be32(code, b->cc);
-	crypto_hash_start(&hc, TPM_ALG_SHA256);
-	crypto_hash_update(&hc, code, 4);
 	for (unsigned i = 0; i < b->nhandles; i++) {
-		struct tpm2b_name n;
-
-		name_of_handle(b->handles[i], &n);
-		crypto_hash_update(&hc, n.b, n.size);
+		if ((b->handles[i] >> 24) != TPM_HT_NV_INDEX) {
+			sess_handle_name(b->handles[i], &names[i]);
+			continue;
+		}
+		CU_ASSERT_EQUAL_FATAL(nvt_readpublic(b->handles[i], NULL, &names[i]),
+				      TPM_RC_SUCCESS);
 	}
-	crypto_hash_update(&hc, b->param_buf, b->params.off);
-	crypto_hash_finish(&hc, cp);
-	crypto_hmac_start(&mc, TPM_ALG_SHA256, (const uint8_t *)"", 0);
-	crypto_hmac_update(&mc, cp, DSIZE);
-	crypto_hmac_update(&mc, nonce, DSIZE);
-	crypto_hmac_update(&mc, s->nonce_tpm.b, s->nonce_tpm.size);
-	crypto_hmac_update(&mc, &attrs, 1);
-	crypto_hmac_finish(&mc, mac);
-	wr_u32(&b->auth, s->handle);
-	wr_tpm2b(&b->auth, nonce, DSIZE);
-	wr_u8(&b->auth, attrs);
-	wr_tpm2b(&b->auth, mac, DSIZE);
-	b->nauth = 1;
+	sess_auth_policy(b, s->handle, &s->nonce_tpm, names);
 	if (pw2)
 		cmd_auth_pw(b, pw2);
 }

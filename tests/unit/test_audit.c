@@ -15,6 +15,7 @@
 #include "keys.h"
 #include "nv_util.h"
 #include "session.h"
+#include "sessions.h"
 #include "state/state_int.h"
 #include "state/store.h"
 
@@ -55,39 +56,6 @@ static TPM_HANDLE bind_key;
 static struct tpm2b_name bind_name;
 static struct key signer; /* ECDSA P-256 / SHA-256 in the owner hierarchy */
 
-static void sha256(const void *a, size_t alen, const void *b, size_t blen, const void *c,
-		   size_t clen, uint8_t out[DSIZE])
-{
-	struct crypto_hash_ctx ctx;
-
-	CU_ASSERT_EQUAL(crypto_hash_start(&ctx, TPM_ALG_SHA256), TPM_RC_SUCCESS);
-	crypto_hash_update(&ctx, a, alen);
-	crypto_hash_update(&ctx, b, blen);
-	crypto_hash_update(&ctx, c, clen);
-	crypto_hash_finish(&ctx, out);
-}
-
-static void hmac(const struct sess *s, const char *auth, const uint8_t p_hash[DSIZE],
-		 const struct tpm2b_digest *newer, const struct tpm2b_digest *older, uint8_t attrs,
-		 uint8_t out[DSIZE])
-{
-	uint8_t key[2 * DSIZE];
-	size_t n = DSIZE;
-	struct crypto_hmac_ctx c;
-
-	memcpy(key, s->key, DSIZE);
-	if (auth) {
-		memcpy(key + n, auth, strlen(auth));
-		n += strlen(auth);
-	}
-	crypto_hmac_start(&c, TPM_ALG_SHA256, key, n);
-	crypto_hmac_update(&c, p_hash, DSIZE);
-	crypto_hmac_update(&c, newer->b, newer->size);
-	crypto_hmac_update(&c, older->b, older->size);
-	crypto_hmac_update(&c, &attrs, 1);
-	crypto_hmac_finish(&c, out);
-}
-
 static void x_begin(struct xchg *x, TPM_CC cc)
 {
 	memset(x, 0, sizeof(*x));
@@ -104,8 +72,7 @@ static void x_handle(struct xchg *x, TPM_HANDLE h, const struct tpm2b_name *name
 		*n = *name;
 		return;
 	}
-	n->size = 4;
-	nvt_be32(n->b, h);
+	sess_handle_name(h, n);
 }
 
 static void x_params(struct xchg *x, const struct wr *w)
@@ -120,8 +87,7 @@ static TPM_RC run(struct harness *hh, struct xchg *x, struct use *u, unsigned n)
 {
 	static uint8_t cmd[4096], rsp[PQTPM_MAX_RESPONSE_SIZE];
 	const struct cmd_def *def = cmd_lookup(x->cc);
-	uint8_t code[4], cp[DSIZE], rp[DSIZE], head[8] = { 0 }, mac[DSIZE];
-	struct crypto_hash_ctx hc;
+	uint8_t cp[DSIZE], rp[DSIZE], head[8] = { 0 }, mac[DSIZE];
 	size_t rlen, mark;
 	struct wr w;
 	struct rd r;
@@ -129,13 +95,7 @@ static TPM_RC run(struct harness *hh, struct xchg *x, struct use *u, unsigned n)
 	uint32_t size, rc, psize;
 	const uint8_t *p;
 
-	nvt_be32(code, x->cc);
-	crypto_hash_start(&hc, TPM_ALG_SHA256);
-	crypto_hash_update(&hc, code, 4);
-	for (unsigned i = 0; i < x->nhandles; i++)
-		crypto_hash_update(&hc, x->names[i].b, x->names[i].size);
-	crypto_hash_update(&hc, x->params, x->plen);
-	crypto_hash_finish(&hc, cp);
+	sess_cp_hash(x->cc, x->names, x->nhandles, x->params, x->plen, cp);
 
 	wr_init(&w, cmd, sizeof(cmd));
 	wr_u16(&w, TPM_ST_SESSIONS);
@@ -157,7 +117,8 @@ static TPM_RC run(struct harness *hh, struct xchg *x, struct use *u, unsigned n)
 		}
 		s->nonce_caller.size = DSIZE;
 		CU_ASSERT_EQUAL(crypto_random(s->nonce_caller.b, DSIZE), TPM_RC_SUCCESS);
-		hmac(s, u[i].auth, cp, &s->nonce_caller, &s->nonce_tpm, u[i].attrs, mac);
+		sess_hmac(s->key, DSIZE, u[i].auth, cp, &s->nonce_caller, &s->nonce_tpm, u[i].attrs,
+			  mac);
 		wr_u32(&w, s->handle);
 		wr_tpm2b_digest(&w, &s->nonce_caller);
 		wr_u8(&w, u[i].attrs);
@@ -181,8 +142,8 @@ static TPM_RC run(struct harness *hh, struct xchg *x, struct use *u, unsigned n)
 	CU_ASSERT_FATAL(psize <= sizeof(x->rparams));
 	CU_ASSERT_EQUAL_FATAL(rd_bytes(&r, x->rparams, psize), TPM_RC_SUCCESS);
 	x->rplen = psize;
-	nvt_be32(head + 4, x->cc);
-	sha256(head, 8, x->rparams, x->rplen, "", 0, rp);
+	sess_be32(head + 4, x->cc);
+	sess_sha256(head, 8, x->rparams, x->rplen, "", 0, rp);
 
 	for (unsigned i = 0; i < n; i++) {
 		struct sess *s = u[i].s;
@@ -199,13 +160,14 @@ static TPM_RC run(struct harness *hh, struct xchg *x, struct use *u, unsigned n)
 		CU_ASSERT_EQUAL(x->rattrs[i] & (uint8_t)~TPMA_SESSION_AUDITEXCLUSIVE,
 				u[i].attrs & (uint8_t)~TPMA_SESSION_AUDITEXCLUSIVE);
 		s->nonce_tpm = nonce;
-		hmac(s, u[i].auth, rp, &s->nonce_tpm, &s->nonce_caller, x->rattrs[i], mac);
+		sess_hmac(s->key, DSIZE, u[i].auth, rp, &s->nonce_tpm, &s->nonce_caller,
+			  x->rattrs[i], mac);
 		CU_ASSERT(got.size == DSIZE && memcmp(got.b, mac, DSIZE) == 0);
 		if (u[i].attrs & TPMA_SESSION_AUDIT) {
 			if (!s->auditing || (u[i].attrs & TPMA_SESSION_AUDITRESET))
 				memset(s->digest, 0, DSIZE);
 			s->auditing = true;
-			sha256(s->digest, DSIZE, cp, DSIZE, rp, DSIZE, s->digest);
+			sess_sha256(s->digest, DSIZE, cp, DSIZE, rp, DSIZE, s->digest);
 		}
 	}
 	CU_ASSERT_EQUAL(rd_left(&r), 0);
@@ -237,15 +199,6 @@ static void start(struct sess *s)
 				    s->nonce_tpm.b, s->nonce_tpm.size, s->nonce_caller.b,
 				    s->nonce_caller.size, 8 * DSIZE, s->key),
 			TPM_RC_SUCCESS);
-}
-
-static TPM_RC flush(TPM_HANDLE handle)
-{
-	struct cmdbuf b;
-
-	cmd_begin(&b, TPM_CC_FlushContext);
-	wr_u32(&b.params, handle);
-	return harness_run(&nvh, &b, NULL, NULL);
 }
 
 static TPM_RC get_random(struct harness *hh, struct use *u, unsigned n, struct xchg *x)
@@ -345,12 +298,12 @@ static TPM_RC audit_digest(const char *pw, TPM_HANDLE sign, TPM_HANDLE session,
 	CU_ASSERT_EQUAL(rd_tpm2b(&r, sr.b, sizeof(sr.b), &sr.size), TPM_RC_SUCCESS);
 	CU_ASSERT_EQUAL(rd_tpm2b(&r, ss.b, sizeof(ss.b), &ss.size), TPM_RC_SUCCESS);
 	CU_ASSERT_EQUAL(rd_left(&r), 0);
-	sha256(raw, raw_len, "", 0, "", 0, d);
+	sess_sha256(raw, raw_len, "", 0, "", 0, d);
 	CU_ASSERT_EQUAL(crypto_ecdsa_verify(TPM_ECC_NIST_P256, signer.pub.x.b, signer.pub.y.b, d,
 					    DSIZE, sr.b, sr.size, ss.b, ss.size),
 			TPM_RC_SUCCESS);
 	raw[raw_len - 1] ^= 1; /* the signature covers the structure */
-	sha256(raw, raw_len, "", 0, "", 0, d);
+	sess_sha256(raw, raw_len, "", 0, "", 0, d);
 	CU_ASSERT_NOT_EQUAL(crypto_ecdsa_verify(TPM_ECC_NIST_P256, signer.pub.x.b, signer.pub.y.b,
 						d, DSIZE, sr.b, sr.size, ss.b, ss.size),
 			    TPM_RC_SUCCESS);
@@ -364,30 +317,6 @@ static void check_digest(const struct sess *s, bool exclusive)
 	CU_ASSERT_EQUAL_FATAL(audit_digest("", signer.handle, s->handle, &ai), TPM_RC_SUCCESS);
 	CU_ASSERT_EQUAL(ai.exclusive, exclusive);
 	CU_ASSERT(ai.digest.size == DSIZE && memcmp(ai.digest.b, s->digest, DSIZE) == 0);
-}
-
-static TPM_RC context_save(TPM_HANDLE handle, struct tpms_context *ctx)
-{
-	struct cmdbuf b;
-	struct rd rsp;
-	TPM_RC rc;
-
-	cmd_begin(&b, TPM_CC_ContextSave);
-	cmd_handle(&b, handle);
-	rc = harness_run(&nvh, &b, &rsp, NULL);
-	if (rc == TPM_RC_SUCCESS)
-		CU_ASSERT_EQUAL(rd_context(&rsp, ctx), TPM_RC_SUCCESS);
-	return rc;
-}
-
-static TPM_RC context_load(const struct tpms_context *ctx)
-{
-	struct cmdbuf b;
-	TPM_HANDLE h = 0;
-
-	cmd_begin(&b, TPM_CC_ContextLoad);
-	wr_context(&b.params, ctx);
-	return harness_run(&nvh, &b, NULL, &h);
 }
 
 /* ---- tests ---- */
@@ -438,7 +367,7 @@ static void test_chain(void)
 	 * was (exclusive), then ends the exclusivity */
 	check_digest(&s, true);
 	check_digest(&s, false);
-	CU_ASSERT_EQUAL(flush(s.handle), TPM_RC_SUCCESS);
+	CU_ASSERT_EQUAL(sess_flush(&nvh, s.handle), TPM_RC_SUCCESS);
 }
 
 static void test_exclusive(void)
@@ -481,8 +410,8 @@ static void test_exclusive(void)
 	wr_u32(&b.params, 0);
 	CU_ASSERT_EQUAL(harness_run(&other, &b, NULL, NULL), RC_S(TPM_RC_BAD_AUTH, 1));
 	/* ContextSave and ContextLoad (no sessions) keep the digest and the exclusivity */
-	CU_ASSERT_EQUAL_FATAL(context_save(s.handle, &ctx), TPM_RC_SUCCESS);
-	CU_ASSERT_EQUAL_FATAL(context_load(&ctx), TPM_RC_SUCCESS);
+	CU_ASSERT_EQUAL_FATAL(sess_context_save(&nvh, s.handle, &ctx), TPM_RC_SUCCESS);
+	CU_ASSERT_EQUAL_FATAL(sess_context_load(&nvh, &ctx, NULL), TPM_RC_SUCCESS);
 	CU_ASSERT_EQUAL(get_random(&nvh, excl, 1, &x), TPM_RC_SUCCESS);
 	CU_ASSERT(x.rattrs[0] & TPMA_SESSION_AUDITEXCLUSIVE);
 	check_digest(&s, true);
@@ -495,7 +424,7 @@ static void test_exclusive(void)
 	/* flushed: the session is gone, so is its exclusivity */
 	CU_ASSERT_EQUAL(get_random(&nvh, reset, 1, &x), TPM_RC_SUCCESS);
 	CU_ASSERT_EQUAL(nvh.e->exclusive_audit, s.handle);
-	CU_ASSERT_EQUAL(flush(s.handle), TPM_RC_SUCCESS);
+	CU_ASSERT_EQUAL(sess_flush(&nvh, s.handle), TPM_RC_SUCCESS);
 	CU_ASSERT_EQUAL(nvh.e->exclusive_audit, 0);
 	pqtpm_client_free(other.c);
 }
@@ -552,10 +481,10 @@ static void test_refusals(void)
 		wr_u16(&b.params, 8);
 		CU_ASSERT_EQUAL(harness_run(&nvh, &b, NULL, NULL), RC_S(TPM_RC_ATTRIBUTES, 1));
 	}
-	CU_ASSERT_EQUAL(flush(p.handle), TPM_RC_SUCCESS);
-	CU_ASSERT_EQUAL(flush(t.handle), TPM_RC_SUCCESS);
+	CU_ASSERT_EQUAL(sess_flush(&nvh, p.handle), TPM_RC_SUCCESS);
+	CU_ASSERT_EQUAL(sess_flush(&nvh, t.handle), TPM_RC_SUCCESS);
 	/* a flushed session */
-	CU_ASSERT_EQUAL(flush(s.handle), TPM_RC_SUCCESS);
+	CU_ASSERT_EQUAL(sess_flush(&nvh, s.handle), TPM_RC_SUCCESS);
 	CU_ASSERT_EQUAL(audit_digest("", TPM_RH_NULL, s.handle, &ai), TPM_RC_REFERENCE_H0 + 2);
 }
 
@@ -592,7 +521,7 @@ static void test_unbound_by_audit(void)
 	CU_ASSERT_EQUAL(get_random(&nvh, aud, 1, &x), TPM_RC_SUCCESS);
 	CU_ASSERT_EQUAL(sign_bound(&s, NULL), RC_S(TPM_RC_BAD_AUTH, 1));
 	CU_ASSERT_EQUAL(sign_bound(&s, "bindpw"), TPM_RC_SUCCESS);
-	CU_ASSERT_EQUAL(flush(s.handle), TPM_RC_SUCCESS);
+	CU_ASSERT_EQUAL(sess_flush(&nvh, s.handle), TPM_RC_SUCCESS);
 }
 
 /* A saved audit session survives Shutdown(STATE) and a new engine on the state directory:
@@ -613,19 +542,19 @@ static void test_across_restart(void)
 	start(&s);
 	CU_ASSERT_EQUAL(get_random(&nvh, aud, 1, &x), TPM_RC_SUCCESS);
 	CU_ASSERT_EQUAL(pcr_extend(aud, 1, &x), TPM_RC_SUCCESS);
-	CU_ASSERT_EQUAL_FATAL(context_save(s.handle, &ctx), TPM_RC_SUCCESS);
+	CU_ASSERT_EQUAL_FATAL(sess_context_save(&nvh, s.handle, &ctx), TPM_RC_SUCCESS);
 	CU_ASSERT_EQUAL_FATAL(nvt_su(TPM_CC_Shutdown, TPM_SU_STATE), TPM_RC_SUCCESS);
 	harness_close(&nvh);
 	nvt_open_raw(&nvh, dir);
 	CU_ASSERT_EQUAL_FATAL(nvt_su(TPM_CC_Startup, TPM_SU_STATE), TPM_RC_SUCCESS);
-	CU_ASSERT_EQUAL_FATAL(context_load(&ctx), TPM_RC_SUCCESS);
+	CU_ASSERT_EQUAL_FATAL(sess_context_load(&nvh, &ctx, NULL), TPM_RC_SUCCESS);
 	setup_keys();
 	check_digest(&s, false);
 	CU_ASSERT_EQUAL(get_random(&nvh, excl, 1, &x), TPM_RC_EXCLUSIVE);
 	CU_ASSERT_EQUAL(get_random(&nvh, aud, 1, &x), TPM_RC_SUCCESS);
 	CU_ASSERT_FALSE(x.rattrs[0] & TPMA_SESSION_AUDITEXCLUSIVE);
 	check_digest(&s, false);
-	CU_ASSERT_EQUAL(flush(s.handle), TPM_RC_SUCCESS);
+	CU_ASSERT_EQUAL(sess_flush(&nvh, s.handle), TPM_RC_SUCCESS);
 	harness_close(&nvh);
 	harness_open(&nvh);
 	setup_keys();

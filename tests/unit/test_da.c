@@ -15,6 +15,8 @@
 #include "crypto/crypto.h"
 #include "engine_int.h"
 #include "harness.h"
+#include "keys.h"
+#include "sessions.h"
 
 #define RC_S(rc, n) ((rc) | TPM_RC_S | ((n) << 8))
 
@@ -88,29 +90,6 @@ static TPM_RC change_auth(TPM_HANDLE hier, const char *old, const char *new)
 	return harness_run(&h, &b, NULL, NULL);
 }
 
-static void put_sensitive(struct cmdbuf *b, const char *auth, const char *data)
-{
-	size_t mark;
-
-	wr_size_begin(&b->params, &mark);
-	wr_tpm2b(&b->params, auth, (uint16_t)strlen(auth));
-	wr_tpm2b(&b->params, data, (uint16_t)strlen(data));
-	wr_size_end(&b->params, mark);
-}
-
-static void tmpl(struct tpmt_public *p, TPM_ALG_ID type, uint32_t attrs)
-{
-	memset(p, 0, sizeof(*p));
-	p->type = type;
-	p->name_alg = TPM_ALG_SHA256;
-	p->attributes = attrs;
-	p->symmetric.alg = TPM_ALG_NULL;
-	p->scheme.scheme = p->scheme.hash_alg = p->scheme.kdf = TPM_ALG_NULL;
-	p->kdf.scheme = p->kdf.hash_alg = p->kdf.kdf = TPM_ALG_NULL;
-	p->pre_hash = TPM_ALG_NULL;
-	p->curve_id = TPM_ECC_NIST_P256;
-}
-
 /* A sealed object as a primary of the owner hierarchy (no parent needed) */
 static TPM_HANDLE sealed(uint32_t attrs, const char *auth, const uint8_t *policy)
 {
@@ -118,7 +97,7 @@ static TPM_HANDLE sealed(uint32_t attrs, const char *auth, const uint8_t *policy
 	struct cmdbuf b;
 	TPM_HANDLE handle = 0;
 
-	tmpl(&t, TPM_ALG_KEYEDHASH, attrs);
+	key_template_attrs(&t, TPM_ALG_KEYEDHASH, attrs);
 	if (policy) {
 		t.auth_policy.size = DSIZE;
 		memcpy(t.auth_policy.b, policy, DSIZE);
@@ -126,7 +105,7 @@ static TPM_HANDLE sealed(uint32_t attrs, const char *auth, const uint8_t *policy
 	cmd_begin(&b, TPM_CC_CreatePrimary);
 	cmd_handle(&b, TPM_RH_OWNER);
 	cmd_auth_pw(&b, "");
-	put_sensitive(&b, auth, "data");
+	cmd_sensitive(&b, auth, "data", 4);
 	wr_tpm2b_public(&b.params, &t);
 	wr_u16(&b.params, 0);
 	wr_u32(&b.params, 0);
@@ -146,11 +125,7 @@ static TPM_RC unseal(TPM_HANDLE item, const char *pw)
 
 static void flush(TPM_HANDLE handle)
 {
-	struct cmdbuf b;
-
-	cmd_begin(&b, TPM_CC_FlushContext);
-	wr_u32(&b.params, handle);
-	CU_ASSERT_EQUAL(harness_run(&h, &b, NULL, NULL), TPM_RC_SUCCESS);
+	CU_ASSERT_EQUAL(sess_flush(&h, handle), TPM_RC_SUCCESS);
 }
 
 /* An ordinary NV index of 8 bytes with this authValue, read and written with it */

@@ -12,8 +12,10 @@
 
 #include "crypto/mldsa.h"
 #include "harness.h"
+#include "keys.h"
 #include "object/object.h"
 #include "pcr.h"
+#include "sessions.h"
 
 #define RC_P(rc, n) ((rc) | TPM_RC_P | ((n) << 8))
 #define RC_H(rc, n) ((rc) | TPM_RC_H | ((n) << 8))
@@ -31,23 +33,9 @@ static char tmp_root[] = "/tmp/pqtpm-test-object-XXXXXX";
 
 /* ---- templates ---- */
 
-static void tmpl(struct tpmt_public *p, TPM_ALG_ID type, uint32_t attrs)
-{
-	memset(p, 0, sizeof(*p));
-	p->type = type;
-	p->name_alg = TPM_ALG_SHA256;
-	p->attributes = attrs;
-	p->symmetric.alg = TPM_ALG_NULL;
-	p->scheme.scheme = p->scheme.hash_alg = p->scheme.kdf = TPM_ALG_NULL;
-	p->kdf.scheme = p->kdf.hash_alg = p->kdf.kdf = TPM_ALG_NULL;
-	p->pre_hash = TPM_ALG_NULL;
-	p->curve_id = TPM_ECC_NIST_P256;
-	p->key_bits = 2048;
-}
-
 static void storage_ecc(struct tpmt_public *p)
 {
-	tmpl(p, TPM_ALG_ECC, STORAGE);
+	key_template_attrs(p, TPM_ALG_ECC, STORAGE);
 	p->symmetric.alg = TPM_ALG_AES;
 	p->symmetric.key_bits = 128;
 	p->symmetric.mode = TPM_ALG_CFB;
@@ -55,7 +43,7 @@ static void storage_ecc(struct tpmt_public *p)
 
 static void signing_ecc(struct tpmt_public *p)
 {
-	tmpl(p, TPM_ALG_ECC, SIGNING);
+	key_template_attrs(p, TPM_ALG_ECC, SIGNING);
 	p->scheme.scheme = TPM_ALG_ECDSA;
 	p->scheme.hash_alg = TPM_ALG_SHA256;
 }
@@ -72,16 +60,6 @@ struct made {
 	struct tpm2b_digest creation_hash;
 	struct tpmt_ticket ticket;
 };
-
-static void put_sensitive(struct cmdbuf *b, const char *auth, const char *data)
-{
-	size_t mark;
-
-	wr_size_begin(&b->params, &mark);
-	wr_tpm2b(&b->params, auth, (uint16_t)strlen(auth));
-	wr_tpm2b(&b->params, data, (uint16_t)strlen(data));
-	wr_size_end(&b->params, mark);
-}
 
 static void put_outside_and_pcrs(struct cmdbuf *b, const char *outside,
 				 const struct tpml_pcr_selection *pcrs)
@@ -111,7 +89,7 @@ static TPM_RC create_primary(TPM_HANDLE hier, const struct tpmt_public *t, const
 	cmd_begin(&b, TPM_CC_CreatePrimary);
 	cmd_handle(&b, hier);
 	cmd_auth_pw(&b, "");
-	put_sensitive(&b, auth, data);
+	cmd_sensitive(&b, auth, data, (uint16_t)strlen(data));
 	wr_tpm2b_public(&b.params, t);
 	put_outside_and_pcrs(&b, "", NULL);
 	rc = harness_run(&h, &b, &r, &m->handle);
@@ -136,7 +114,7 @@ static TPM_RC create_with(TPM_HANDLE parent, const char *pw, const struct tpmt_p
 	cmd_begin(&b, TPM_CC_Create);
 	cmd_handle(&b, parent);
 	cmd_auth_pw(&b, pw);
-	put_sensitive(&b, auth, data);
+	cmd_sensitive(&b, auth, data, (uint16_t)strlen(data));
 	wr_tpm2b_public(&b.params, t);
 	put_outside_and_pcrs(&b, outside, pcrs);
 	rc = harness_run(&h, &b, &r, NULL);
@@ -218,11 +196,7 @@ static TPM_RC read_public(TPM_HANDLE obj, struct tpmt_public *pub, struct tpm2b_
 
 static void flush(TPM_HANDLE handle)
 {
-	struct cmdbuf b;
-
-	cmd_begin(&b, TPM_CC_FlushContext);
-	wr_u32(&b.params, handle);
-	CU_ASSERT_EQUAL(harness_run(&h, &b, NULL, NULL), TPM_RC_SUCCESS);
+	CU_ASSERT_EQUAL(sess_flush(&h, handle), TPM_RC_SUCCESS);
 }
 
 static bool same_public(const struct tpmt_public *a, const struct tpmt_public *b)
@@ -290,7 +264,7 @@ static void test_primary_rsa(void)
 	struct made a, b;
 
 	setup();
-	tmpl(&t, TPM_ALG_RSA, STORAGE);
+	key_template_attrs(&t, TPM_ALG_RSA, STORAGE);
 	t.symmetric.alg = TPM_ALG_AES;
 	t.symmetric.key_bits = 128;
 	t.symmetric.mode = TPM_ALG_CFB;
@@ -354,7 +328,7 @@ static void test_primary_errors(void)
 	cmd_begin(&b, TPM_CC_CreatePrimary);
 	cmd_handle(&b, TPM_RH_LOCKOUT);
 	cmd_auth_pw(&b, "");
-	put_sensitive(&b, "", "");
+	cmd_sensitive(&b, "", "", 0);
 	wr_tpm2b_public(&b.params, &t);
 	put_outside_and_pcrs(&b, "", NULL);
 	CU_ASSERT_EQUAL(harness_run(&h, &b, NULL, NULL), RC_H(TPM_RC_VALUE, 1));
@@ -367,7 +341,7 @@ static void test_primary_errors(void)
 	cmd_begin(&b, TPM_CC_CreatePrimary);
 	cmd_handle(&b, TPM_RH_OWNER);
 	cmd_auth_pw(&b, "");
-	put_sensitive(&b, "", "");
+	cmd_sensitive(&b, "", "", 0);
 	wr_u16(&b.params, 0);
 	CU_ASSERT_EQUAL(harness_run(&h, &b, NULL, NULL), RC_P(TPM_RC_SIZE, 2));
 	teardown();
@@ -387,7 +361,7 @@ static void test_create_load_unseal(void)
 	setup();
 	storage_ecc(&t);
 	CU_ASSERT_EQUAL_FATAL(create_primary(TPM_RH_OWNER, &t, "", "", &srk), TPM_RC_SUCCESS);
-	tmpl(&t, TPM_ALG_KEYEDHASH, SEALED);
+	key_template_attrs(&t, TPM_ALG_KEYEDHASH, SEALED);
 	CU_ASSERT_EQUAL_FATAL(create(srk.handle, &t, "pw", "secret", &item), TPM_RC_SUCCESS);
 	CU_ASSERT_EQUAL(item.pub.unique.size, 32);
 	CU_ASSERT(item.priv.size > 34);
@@ -515,11 +489,12 @@ static void test_create_errors(void)
 	storage_ecc(&t);
 	CU_ASSERT_EQUAL_FATAL(create_primary(TPM_RH_OWNER, &t, "", "", &srk), TPM_RC_SUCCESS);
 
-	tmpl(&t, TPM_ALG_KEYEDHASH, SEALED | ORIGIN); /* the TPM cannot invent sealed data */
+	/* the TPM cannot invent sealed data */
+	key_template_attrs(&t, TPM_ALG_KEYEDHASH, SEALED | ORIGIN);
 	CU_ASSERT_EQUAL(create(srk.handle, &t, "", "", &m), RC_P(TPM_RC_ATTRIBUTES, 2));
-	tmpl(&t, TPM_ALG_KEYEDHASH, SEALED); /* ... and the caller must give some */
+	key_template_attrs(&t, TPM_ALG_KEYEDHASH, SEALED); /* ... and the caller must give some */
 	CU_ASSERT_EQUAL(create(srk.handle, &t, "", "", &m), RC_P(TPM_RC_ATTRIBUTES, 2));
-	tmpl(&t, TPM_ALG_RSA, SIGNING);
+	key_template_attrs(&t, TPM_ALG_RSA, SIGNING);
 	t.key_bits = 1024;
 	CU_ASSERT_EQUAL(create(srk.handle, &t, "", "", &m), RC_P(TPM_RC_KEY_SIZE, 2));
 	signing_ecc(&t);
@@ -544,7 +519,7 @@ static void test_create_errors(void)
 			RC_P(TPM_RC_SIZE, 1));
 
 	/* only a storage key is a parent */
-	tmpl(&t, TPM_ALG_KEYEDHASH, SEALED);
+	key_template_attrs(&t, TPM_ALG_KEYEDHASH, SEALED);
 	CU_ASSERT_EQUAL_FATAL(create(srk.handle, &t, "", "x", &item), TPM_RC_SUCCESS);
 	CU_ASSERT_EQUAL_FATAL(load(srk.handle, &item.priv, &item.pub, &sealed_handle),
 			      TPM_RC_SUCCESS);
@@ -565,7 +540,7 @@ static void test_load_errors(void)
 	CU_ASSERT_EQUAL_FATAL(create_primary(TPM_RH_OWNER, &t, "", "", &srk), TPM_RC_SUCCESS);
 	CU_ASSERT_EQUAL_FATAL(create_primary(TPM_RH_ENDORSEMENT, &t, "", "", &other),
 			      TPM_RC_SUCCESS);
-	tmpl(&t, TPM_ALG_KEYEDHASH, SEALED);
+	key_template_attrs(&t, TPM_ALG_KEYEDHASH, SEALED);
 	CU_ASSERT_EQUAL_FATAL(create(srk.handle, &t, "", "secret", &item), TPM_RC_SUCCESS);
 
 	CU_ASSERT_EQUAL(load(other.handle, &item.priv, &item.pub, &handle),
@@ -601,7 +576,7 @@ static void test_unseal_errors(void)
 	storage_ecc(&t);
 	CU_ASSERT_EQUAL_FATAL(create_primary(TPM_RH_OWNER, &t, "", "", &srk), TPM_RC_SUCCESS);
 	CU_ASSERT_EQUAL(unseal(srk.handle, "", &data), RC_H(TPM_RC_TYPE, 1));
-	tmpl(&t, TPM_ALG_KEYEDHASH, SIGNING);
+	key_template_attrs(&t, TPM_ALG_KEYEDHASH, SIGNING);
 	t.scheme.scheme = TPM_ALG_HMAC;
 	t.scheme.hash_alg = TPM_ALG_SHA256;
 	CU_ASSERT_EQUAL_FATAL(create(srk.handle, &t, "", "", &hmac_key), TPM_RC_SUCCESS);
@@ -624,7 +599,7 @@ static TPM_RC create_loaded(TPM_HANDLE parent, const struct tpmt_public *t, cons
 	cmd_begin(&b, TPM_CC_CreateLoaded);
 	cmd_handle(&b, parent);
 	cmd_auth_pw(&b, "");
-	put_sensitive(&b, "", data);
+	cmd_sensitive(&b, "", data, (uint16_t)strlen(data));
 	wr_tpm2b_public(&b.params, t);
 	rc = harness_run(&h, &b, &r, &m->handle);
 	if (rc != TPM_RC_SUCCESS)
@@ -658,7 +633,7 @@ static void test_create_loaded(void)
 	CU_ASSERT(child.priv.size > 0);
 	CU_ASSERT_EQUAL(load(primary.handle, &child.priv, &child.pub, &handle), TPM_RC_SUCCESS);
 
-	tmpl(&t, TPM_ALG_KEYEDHASH, SEALED);
+	key_template_attrs(&t, TPM_ALG_KEYEDHASH, SEALED);
 	CU_ASSERT_EQUAL_FATAL(create_loaded(primary.handle, &t, "data", &sealed), TPM_RC_SUCCESS);
 	CU_ASSERT_EQUAL(unseal(sealed.handle, "", &data), TPM_RC_SUCCESS);
 	CU_ASSERT(data.size == 4 && memcmp(data.b, "data", 4) == 0);
@@ -703,7 +678,7 @@ static void test_change_auth(void)
 	CU_ASSERT_EQUAL_FATAL(create_primary(TPM_RH_OWNER, &t, "", "", &srk), TPM_RC_SUCCESS);
 	CU_ASSERT_EQUAL_FATAL(create_primary(TPM_RH_ENDORSEMENT, &t, "", "", &other),
 			      TPM_RC_SUCCESS);
-	tmpl(&t, TPM_ALG_KEYEDHASH, SEALED);
+	key_template_attrs(&t, TPM_ALG_KEYEDHASH, SEALED);
 	CU_ASSERT_EQUAL_FATAL(create(srk.handle, &t, "old", "secret", &item), TPM_RC_SUCCESS);
 	CU_ASSERT_EQUAL_FATAL(load(srk.handle, &item.priv, &item.pub, &old_handle),
 			      TPM_RC_SUCCESS);
@@ -812,7 +787,7 @@ static void test_load_external(void)
 	CU_ASSERT_EQUAL(load_external(&t, &p, TPM_RH_NULL, &handle, &name), RC_P(TPM_RC_TYPE, 1));
 
 	/* an external sealed object: unique = H(seedValue || data) */
-	tmpl(&p, TPM_ALG_KEYEDHASH, USER);
+	key_template_attrs(&p, TPM_ALG_KEYEDHASH, USER);
 	memset(&s, 0, sizeof(s));
 	s.type = TPM_ALG_KEYEDHASH;
 	s.seed_value.size = 32;
@@ -850,14 +825,14 @@ static void test_pq(void)
 
 	setup();
 	/* an ML-KEM-768 storage parent protects a sealed object */
-	tmpl(&t, TPM_ALG_MLKEM, STORAGE);
+	key_template_attrs(&t, TPM_ALG_MLKEM, STORAGE);
 	t.symmetric.alg = TPM_ALG_AES;
 	t.symmetric.key_bits = 128;
 	t.symmetric.mode = TPM_ALG_CFB;
 	t.parameter_set = TPM_MLKEM_768;
 	CU_ASSERT_EQUAL_FATAL(create_primary(TPM_RH_OWNER, &t, "", "", &kem_srk), TPM_RC_SUCCESS);
 	CU_ASSERT_EQUAL(kem_srk.pub.unique.size, 1184);
-	tmpl(&t, TPM_ALG_KEYEDHASH, SEALED);
+	key_template_attrs(&t, TPM_ALG_KEYEDHASH, SEALED);
 	CU_ASSERT_EQUAL_FATAL(create(kem_srk.handle, &t, "", "pq secret", &item), TPM_RC_SUCCESS);
 	CU_ASSERT_EQUAL_FATAL(load(kem_srk.handle, &item.priv, &item.pub, &handle),
 			      TPM_RC_SUCCESS);
@@ -865,7 +840,7 @@ static void test_pq(void)
 	CU_ASSERT(data.size == 9 && memcmp(data.b, "pq secret", 9) == 0);
 
 	/* ML-DSA-87 signing keys: primaries are deterministic, children load and read back */
-	tmpl(&t, TPM_ALG_MLDSA, SIGNING);
+	key_template_attrs(&t, TPM_ALG_MLDSA, SIGNING);
 	t.parameter_set = TPM_MLDSA_87;
 	CU_ASSERT_EQUAL_FATAL(create_primary(TPM_RH_OWNER, &t, "", "", &dsa), TPM_RC_SUCCESS);
 	CU_ASSERT_EQUAL(dsa.pub.unique.size, 2592);
@@ -883,7 +858,7 @@ static void test_pq(void)
 	CU_ASSERT_EQUAL(create(kem_srk.handle, &t, "", "", &item), RC_P(TPM_RC_ATTRIBUTES, 2));
 
 	/* an ML-DSA key from outside: the seed is the private part */
-	tmpl(&t, TPM_ALG_MLDSA, USER | TPMA_OBJECT_SIGN_ENCRYPT);
+	key_template_attrs(&t, TPM_ALG_MLDSA, USER | TPMA_OBJECT_SIGN_ENCRYPT);
 	t.parameter_set = TPM_MLDSA_65;
 	memset(&s, 0, sizeof(s));
 	s.type = TPM_ALG_MLDSA;

@@ -11,7 +11,9 @@
 
 #include "crypto/crypto.h"
 #include "harness.h"
+#include "keys.h"
 #include "pcr.h"
+#include "sessions.h"
 
 #define RC_P(rc, n) ((rc) | TPM_RC_P | ((n) << 8))
 #define RC_S(rc, n) ((rc) | TPM_RC_S | ((n) << 8))
@@ -37,62 +39,16 @@ struct psess {
 	uint8_t expect[DSIZE];
 };
 
-static void be32(uint8_t *b, uint32_t v)
-{
-	b[0] = (uint8_t)(v >> 24);
-	b[1] = (uint8_t)(v >> 16);
-	b[2] = (uint8_t)(v >> 8);
-	b[3] = (uint8_t)v;
-}
-
-static void sha256(const void *a, size_t alen, const void *b, size_t blen, const void *c,
-		   size_t clen, uint8_t out[DSIZE])
-{
-	struct crypto_hash_ctx ctx;
-
-	CU_ASSERT_EQUAL(crypto_hash_start(&ctx, TPM_ALG_SHA256), TPM_RC_SUCCESS);
-	crypto_hash_update(&ctx, a, alen);
-	crypto_hash_update(&ctx, b, blen);
-	crypto_hash_update(&ctx, c, clen);
-	crypto_hash_finish(&ctx, out);
-}
-
-/* expect = H(expect || cc || data) */
-static void expect_extend(uint8_t expect[DSIZE], TPM_CC cc, const void *data, size_t len)
-{
-	uint8_t code[4];
-
-	be32(code, cc);
-	sha256(expect, DSIZE, code, 4, data, len, expect);
-}
-
 /* expect = H(expect || ref), the second step of PolicySigned/Secret/Ticket/Authorize */
 static void expect_ref(uint8_t expect[DSIZE], const char *ref)
 {
-	sha256(expect, DSIZE, ref, strlen(ref), "", 0, expect);
+	sess_sha256(expect, DSIZE, ref, strlen(ref), "", 0, expect);
 }
 
 static TPM_RC start(struct psess *s, uint8_t type)
 {
-	struct cmdbuf b;
-	struct rd rsp;
-	uint8_t nonce[DSIZE];
-	TPM_RC rc;
-
 	memset(s, 0, sizeof(*s));
-	CU_ASSERT_EQUAL(crypto_random(nonce, sizeof(nonce)), TPM_RC_SUCCESS);
-	cmd_begin(&b, TPM_CC_StartAuthSession);
-	cmd_handle(&b, TPM_RH_NULL);
-	cmd_handle(&b, TPM_RH_NULL);
-	wr_tpm2b(&b.params, nonce, sizeof(nonce));
-	wr_u16(&b.params, 0);
-	wr_u8(&b.params, type);
-	wr_u16(&b.params, TPM_ALG_NULL);
-	wr_u16(&b.params, TPM_ALG_SHA256);
-	rc = harness_run(&h, &b, &rsp, &s->handle);
-	if (rc == TPM_RC_SUCCESS)
-		CU_ASSERT_EQUAL(rd_tpm2b_digest(&rsp, &s->nonce_tpm), TPM_RC_SUCCESS);
-	return rc;
+	return sess_start(&h, type, &s->handle, &s->nonce_tpm);
 }
 
 static void start_ok(struct psess *s, uint8_t type)
@@ -102,26 +58,16 @@ static void start_ok(struct psess *s, uint8_t type)
 
 static void flush(TPM_HANDLE handle)
 {
-	struct cmdbuf b;
-
-	cmd_begin(&b, TPM_CC_FlushContext);
-	wr_u32(&b.params, handle);
-	CU_ASSERT_EQUAL(harness_run(&h, &b, NULL, NULL), TPM_RC_SUCCESS);
+	CU_ASSERT_EQUAL(sess_flush(&h, handle), TPM_RC_SUCCESS);
 }
 
 /* PolicyGetDigest equals what the client expects */
 static void check_digest(const struct psess *s)
 {
-	struct cmdbuf b;
-	struct rd rsp;
-	struct tpm2b_digest d;
+	uint8_t d[DSIZE];
 
-	cmd_begin(&b, TPM_CC_PolicyGetDigest);
-	cmd_handle(&b, s->handle);
-	CU_ASSERT_EQUAL_FATAL(harness_run(&h, &b, &rsp, NULL), TPM_RC_SUCCESS);
-	CU_ASSERT_EQUAL(rd_tpm2b_digest(&rsp, &d), TPM_RC_SUCCESS);
-	CU_ASSERT_EQUAL(d.size, DSIZE);
-	CU_ASSERT(memcmp(d.b, s->expect, DSIZE) == 0);
+	sess_policy_digest(&h, s->handle, d);
+	CU_ASSERT(memcmp(d, s->expect, DSIZE) == 0);
 }
 
 /* ---- policy commands ---- */
@@ -145,7 +91,7 @@ static TPM_RC policy_cc(struct psess *s, TPM_CC code)
 {
 	uint8_t p[4];
 
-	be32(p, code);
+	sess_be32(p, code);
 	return run_simple(s, TPM_CC_PolicyCommandCode, p, 4);
 }
 
@@ -194,8 +140,8 @@ static void expect_pcr(uint8_t expect[DSIZE])
 	size_t n = pcr_sel(PCR_TEST, sel);
 
 	memcpy(args, sel, n);
-	sha256(pcr_value(h.e, TPM_ALG_SHA256, PCR_TEST), DSIZE, "", 0, "", 0, args + n);
-	expect_extend(expect, TPM_CC_PolicyPCR, args, n + DSIZE);
+	sess_sha256(pcr_value(h.e, TPM_ALG_SHA256, PCR_TEST), DSIZE, "", 0, "", 0, args + n);
+	sess_policy_extend(expect, TPM_CC_PolicyPCR, args, n + DSIZE);
 }
 
 static void pcr_extend(void)
@@ -227,7 +173,7 @@ static TPM_RC policy_or(struct psess *s, uint8_t (*list)[DSIZE], uint32_t count)
 static void expect_or(uint8_t expect[DSIZE], uint8_t (*list)[DSIZE], uint32_t count)
 {
 	memset(expect, 0, DSIZE);
-	expect_extend(expect, TPM_CC_PolicyOR, list, count * DSIZE);
+	sess_policy_extend(expect, TPM_CC_PolicyOR, list, count * DSIZE);
 }
 
 static TPM_RC policy_counter_timer(struct psess *s, const uint8_t *operand, uint16_t len,
@@ -339,8 +285,8 @@ static void signed_ahash(const struct psess *s, bool nonce, int32_t expiration, 
 {
 	uint8_t exp[4];
 
-	be32(exp, (uint32_t)expiration);
-	sha256(s->nonce_tpm.b, nonce ? s->nonce_tpm.size : 0, exp, 4, ref, strlen(ref), out);
+	sess_be32(exp, (uint32_t)expiration);
+	sess_sha256(s->nonce_tpm.b, nonce ? s->nonce_tpm.size : 0, exp, 4, ref, strlen(ref), out);
 }
 
 static TPM_RC policy_authorize(struct psess *s, const uint8_t approved[DSIZE], const char *ref,
@@ -359,29 +305,6 @@ static TPM_RC policy_authorize(struct psess *s, const uint8_t approved[DSIZE], c
 
 /* ---- objects ---- */
 
-static void tmpl(struct tpmt_public *p, TPM_ALG_ID type, uint32_t attrs)
-{
-	memset(p, 0, sizeof(*p));
-	p->type = type;
-	p->name_alg = TPM_ALG_SHA256;
-	p->attributes = attrs;
-	p->symmetric.alg = TPM_ALG_NULL;
-	p->scheme.scheme = p->scheme.hash_alg = p->scheme.kdf = TPM_ALG_NULL;
-	p->kdf.scheme = p->kdf.hash_alg = p->kdf.kdf = TPM_ALG_NULL;
-	p->pre_hash = TPM_ALG_NULL;
-	p->curve_id = TPM_ECC_NIST_P256;
-}
-
-static void put_sensitive(struct cmdbuf *b, const char *auth, const char *data)
-{
-	size_t mark;
-
-	wr_size_begin(&b->params, &mark);
-	wr_tpm2b(&b->params, auth, (uint16_t)strlen(auth));
-	wr_tpm2b(&b->params, data, (uint16_t)strlen(data));
-	wr_size_end(&b->params, mark);
-}
-
 static TPM_HANDLE create_primary(const struct tpmt_public *t, struct tpm2b_name *name)
 {
 	struct tpmt_public pub;
@@ -396,7 +319,7 @@ static TPM_HANDLE create_primary(const struct tpmt_public *t, struct tpm2b_name 
 	cmd_begin(&b, TPM_CC_CreatePrimary);
 	cmd_handle(&b, TPM_RH_OWNER);
 	cmd_auth_pw(&b, "");
-	put_sensitive(&b, "", "");
+	cmd_sensitive(&b, "", "", 0);
 	wr_tpm2b_public(&b.params, t);
 	wr_u16(&b.params, 0);
 	wr_u32(&b.params, 0);
@@ -422,13 +345,13 @@ static void seal(const uint8_t policy[DSIZE], uint32_t attrs, const char *auth, 
 	struct cmdbuf b;
 	struct rd r;
 
-	tmpl(&t, TPM_ALG_KEYEDHASH, attrs);
+	key_template_attrs(&t, TPM_ALG_KEYEDHASH, attrs);
 	t.auth_policy.size = DSIZE;
 	memcpy(t.auth_policy.b, policy, DSIZE);
 	cmd_begin(&b, TPM_CC_Create);
 	cmd_handle(&b, parent);
 	cmd_auth_pw(&b, "");
-	put_sensitive(&b, auth, "sealed secret");
+	cmd_sensitive(&b, auth, "sealed secret", 13);
 	wr_tpm2b_public(&b.params, &t);
 	wr_u16(&b.params, 0);
 	wr_u32(&b.params, 0);
@@ -449,8 +372,8 @@ static void unseal_cp_hash(const struct sealed *o, uint8_t out[DSIZE])
 {
 	uint8_t code[4];
 
-	be32(code, TPM_CC_Unseal);
-	sha256(code, 4, o->name.b, o->name.size, "", 0, out);
+	sess_be32(code, TPM_CC_Unseal);
+	sess_sha256(code, 4, o->name.b, o->name.size, "", 0, out);
 }
 
 /* Unseal o with policy session s. auth: the authValue that goes into the HMAC key (after
@@ -504,14 +427,16 @@ static void setup_keys(void)
 	struct tpmt_public t;
 	struct tpm2b_name name;
 
-	tmpl(&t, TPM_ALG_ECC, FIXED | TPMA_OBJECT_SENSITIVEDATAORIGIN | TPMA_OBJECT_USERWITHAUTH |
-				      TPMA_OBJECT_RESTRICTED | TPMA_OBJECT_DECRYPT);
+	key_template_attrs(&t, TPM_ALG_ECC,
+			   FIXED | TPMA_OBJECT_SENSITIVEDATAORIGIN | TPMA_OBJECT_USERWITHAUTH |
+				   TPMA_OBJECT_RESTRICTED | TPMA_OBJECT_DECRYPT);
 	t.symmetric.alg = TPM_ALG_AES;
 	t.symmetric.key_bits = 128;
 	t.symmetric.mode = TPM_ALG_CFB;
 	parent = create_primary(&t, &name);
-	tmpl(&t, TPM_ALG_ECC, FIXED | TPMA_OBJECT_SENSITIVEDATAORIGIN | TPMA_OBJECT_USERWITHAUTH |
-				      TPMA_OBJECT_SIGN_ENCRYPT);
+	key_template_attrs(&t, TPM_ALG_ECC,
+			   FIXED | TPMA_OBJECT_SENSITIVEDATAORIGIN | TPMA_OBJECT_USERWITHAUTH |
+				   TPMA_OBJECT_SIGN_ENCRYPT);
 	t.scheme.scheme = TPM_ALG_ECDSA;
 	t.scheme.hash_alg = TPM_ALG_SHA256;
 	signer = create_primary(&t, &signer_name);
@@ -537,25 +462,25 @@ static void test_digests(void)
 	check_digest(&s); /* all zero */
 
 	CU_ASSERT_EQUAL(policy0(&s, TPM_CC_PolicyAuthValue), TPM_RC_SUCCESS);
-	expect_extend(s.expect, TPM_CC_PolicyAuthValue, "", 0);
+	sess_policy_extend(s.expect, TPM_CC_PolicyAuthValue, "", 0);
 	CU_ASSERT(memcmp(s.expect, auth_value, DSIZE) == 0);
 	check_digest(&s);
 	/* PolicyPassword adds what PolicyAuthValue adds */
 	CU_ASSERT_EQUAL(policy0(&s, TPM_CC_PolicyPassword), TPM_RC_SUCCESS);
-	expect_extend(s.expect, TPM_CC_PolicyAuthValue, "", 0);
+	sess_policy_extend(s.expect, TPM_CC_PolicyAuthValue, "", 0);
 	check_digest(&s);
 	CU_ASSERT_EQUAL(policy0(&s, TPM_CC_PolicyPhysicalPresence), TPM_RC_SUCCESS);
-	expect_extend(s.expect, TPM_CC_PolicyPhysicalPresence, "", 0);
+	sess_policy_extend(s.expect, TPM_CC_PolicyPhysicalPresence, "", 0);
 	check_digest(&s);
 	CU_ASSERT_EQUAL(policy_cc(&s, TPM_CC_Unseal), TPM_RC_SUCCESS);
-	be32(code, TPM_CC_Unseal);
-	expect_extend(s.expect, TPM_CC_PolicyCommandCode, code, 4);
+	sess_be32(code, TPM_CC_Unseal);
+	sess_policy_extend(s.expect, TPM_CC_PolicyCommandCode, code, 4);
 	check_digest(&s);
 	CU_ASSERT_EQUAL(run_simple(&s, TPM_CC_PolicyLocality, &loc, 1), TPM_RC_SUCCESS);
-	expect_extend(s.expect, TPM_CC_PolicyLocality, &loc, 1);
+	sess_policy_extend(s.expect, TPM_CC_PolicyLocality, &loc, 1);
 	check_digest(&s);
 	CU_ASSERT_EQUAL(policy_digest_arg(&s, TPM_CC_PolicyCpHash, x, DSIZE), TPM_RC_SUCCESS);
-	expect_extend(s.expect, TPM_CC_PolicyCpHash, x, DSIZE);
+	sess_policy_extend(s.expect, TPM_CC_PolicyCpHash, x, DSIZE);
 	check_digest(&s);
 
 	/* PolicyPCR: the digest of the PCRs now, or in a trial the one given */
@@ -568,7 +493,7 @@ static void test_digests(void)
 		size_t n = pcr_sel(PCR_TEST, args);
 
 		memcpy(args + n, y, DSIZE);
-		expect_extend(s.expect, TPM_CC_PolicyPCR, args, n + DSIZE);
+		sess_policy_extend(s.expect, TPM_CC_PolicyPCR, args, n + DSIZE);
 	}
 	check_digest(&s);
 
@@ -579,8 +504,8 @@ static void test_digests(void)
 	arg[9] = 8;
 	arg[10] = 0;
 	arg[11] = EO_UNSIGNED_GT;
-	sha256(arg, sizeof(arg), "", 0, "", 0, a_hash);
-	expect_extend(s.expect, TPM_CC_PolicyCounterTimer, a_hash, DSIZE);
+	sess_sha256(arg, sizeof(arg), "", 0, "", 0, a_hash);
+	sess_policy_extend(s.expect, TPM_CC_PolicyCounterTimer, a_hash, DSIZE);
 	check_digest(&s);
 
 	/* PolicyOR starts from zero; a trial need not be in the list */
@@ -594,22 +519,22 @@ static void test_digests(void)
 	/* PolicySecret: owner's name (its handle), then the policyRef */
 	CU_ASSERT_EQUAL(policy_secret(&s, TPM_RH_OWNER, "", false, 0, "ref", NULL, NULL),
 			TPM_RC_SUCCESS);
-	be32(owner, TPM_RH_OWNER);
-	expect_extend(s.expect, TPM_CC_PolicySecret, owner, 4);
+	sess_be32(owner, TPM_RH_OWNER);
+	sess_policy_extend(s.expect, TPM_CC_PolicySecret, owner, 4);
 	expect_ref(s.expect, "ref");
 	check_digest(&s);
 
 	/* PolicySigned: a trial does not check the signature */
 	sign(x, &sig, NULL);
 	CU_ASSERT_EQUAL(policy_signed(&s, &sig, false, 0, "", NULL, NULL), TPM_RC_SUCCESS);
-	expect_extend(s.expect, TPM_CC_PolicySigned, signer_name.b, signer_name.size);
+	sess_policy_extend(s.expect, TPM_CC_PolicySigned, signer_name.b, signer_name.size);
 	expect_ref(s.expect, "");
 	check_digest(&s);
 
 	/* PolicyAuthorize: from zero, keySign's name, policyRef; a trial takes any ticket */
 	CU_ASSERT_EQUAL(policy_authorize(&s, x, "approved", &null_ticket), TPM_RC_SUCCESS);
 	memset(s.expect, 0, DSIZE);
-	expect_extend(s.expect, TPM_CC_PolicyAuthorize, signer_name.b, signer_name.size);
+	sess_policy_extend(s.expect, TPM_CC_PolicyAuthorize, signer_name.b, signer_name.size);
 	expect_ref(s.expect, "approved");
 	check_digest(&s);
 
@@ -617,12 +542,12 @@ static void test_digests(void)
 	memset(s.expect, 0, DSIZE);
 	check_digest(&s);
 	CU_ASSERT_EQUAL(policy_digest_arg(&s, TPM_CC_PolicyNameHash, y, DSIZE), TPM_RC_SUCCESS);
-	expect_extend(s.expect, TPM_CC_PolicyNameHash, y, DSIZE);
+	sess_policy_extend(s.expect, TPM_CC_PolicyNameHash, y, DSIZE);
 	check_digest(&s);
 	CU_ASSERT_EQUAL(policy0(&s, TPM_CC_PolicyRestart), TPM_RC_SUCCESS);
 	memset(s.expect, 0, DSIZE);
 	CU_ASSERT_EQUAL(policy_digest_arg(&s, TPM_CC_PolicyTemplate, x, DSIZE), TPM_RC_SUCCESS);
-	expect_extend(s.expect, TPM_CC_PolicyTemplate, x, DSIZE);
+	sess_policy_extend(s.expect, TPM_CC_PolicyTemplate, x, DSIZE);
 	check_digest(&s);
 	flush(s.handle);
 }
@@ -631,16 +556,16 @@ static void test_digests(void)
 static void digest_of(TPM_CC cc, uint8_t out[DSIZE])
 {
 	memset(out, 0, DSIZE);
-	expect_extend(out, cc, "", 0);
+	sess_policy_extend(out, cc, "", 0);
 }
 
 static void cc_digest(TPM_CC code, uint8_t out[DSIZE])
 {
 	uint8_t b[4];
 
-	be32(b, code);
+	sess_be32(b, code);
 	memset(out, 0, DSIZE);
-	expect_extend(out, TPM_CC_PolicyCommandCode, b, 4);
+	sess_policy_extend(out, TPM_CC_PolicyCommandCode, b, 4);
 }
 
 static void test_auth_value_password(void)
@@ -789,9 +714,9 @@ static void test_secret_and_ticket(void)
 	wr_tpm2b(&b.params, "ownerpw", 7);
 	CU_ASSERT_EQUAL_FATAL(harness_run(&h, &b, NULL, NULL), TPM_RC_SUCCESS);
 
-	be32(owner, TPM_RH_OWNER);
+	sess_be32(owner, TPM_RH_OWNER);
 	memcpy(owner_name.b, owner, 4);
-	expect_extend(policy, TPM_CC_PolicySecret, owner, 4);
+	sess_policy_extend(policy, TPM_CC_PolicySecret, owner, 4);
 	expect_ref(policy, "sec");
 	seal(policy, SEALED, "", &o);
 
@@ -891,7 +816,7 @@ static void test_signed(void)
 	struct sealed o;
 	struct psess s;
 
-	expect_extend(policy, TPM_CC_PolicySigned, signer_name.b, signer_name.size);
+	sess_policy_extend(policy, TPM_CC_PolicySigned, signer_name.b, signer_name.size);
 	expect_ref(policy, "go");
 	seal(policy, SEALED, "", &o);
 
@@ -926,9 +851,9 @@ static void test_authorize(void)
 
 	/* the key approves "Unseal only", the object trusts what the key approves */
 	cc_digest(TPM_CC_Unseal, approved);
-	sha256(approved, DSIZE, "v1", 2, "", 0, a_hash);
+	sess_sha256(approved, DSIZE, "v1", 2, "", 0, a_hash);
 	sign(a_hash, &sig, &t);
-	expect_extend(policy, TPM_CC_PolicyAuthorize, signer_name.b, signer_name.size);
+	sess_policy_extend(policy, TPM_CC_PolicyAuthorize, signer_name.b, signer_name.size);
 	expect_ref(policy, "v1");
 	seal(policy, SEALED, "", &o);
 
@@ -954,7 +879,7 @@ static void approve(const uint8_t approved[DSIZE], const char *ref, struct tpmt_
 	struct tpmt_signature sig;
 	uint8_t a_hash[DSIZE];
 
-	sha256(approved, DSIZE, ref, strlen(ref), "", 0, a_hash);
+	sess_sha256(approved, DSIZE, ref, strlen(ref), "", 0, a_hash);
 	sign(a_hash, &sig, t);
 }
 
@@ -967,14 +892,14 @@ static void test_cp_and_name_hash(void)
 	struct sealed o;
 	struct psess s;
 
-	expect_extend(policy, TPM_CC_PolicyAuthorize, signer_name.b, signer_name.size);
+	sess_policy_extend(policy, TPM_CC_PolicyAuthorize, signer_name.b, signer_name.size);
 	expect_ref(policy, "hashes");
 	seal(policy, SEALED, "", &o);
 	unseal_cp_hash(&o, cp);
-	sha256(o.name.b, o.name.size, "", 0, "", 0, nh);
+	sess_sha256(o.name.b, o.name.size, "", 0, "", 0, nh);
 
 	memset(approved, 0, DSIZE);
-	expect_extend(approved, TPM_CC_PolicyCpHash, cp, DSIZE);
+	sess_policy_extend(approved, TPM_CC_PolicyCpHash, cp, DSIZE);
 	approve(approved, "hashes", &t);
 	start_ok(&s, TPM_SE_POLICY);
 	CU_ASSERT_EQUAL(policy_digest_arg(&s, TPM_CC_PolicyCpHash, cp, DSIZE), TPM_RC_SUCCESS);
@@ -983,7 +908,7 @@ static void test_cp_and_name_hash(void)
 	/* approved, but for another command */
 	cp[0] ^= 1;
 	memset(approved, 0, DSIZE);
-	expect_extend(approved, TPM_CC_PolicyCpHash, cp, DSIZE);
+	sess_policy_extend(approved, TPM_CC_PolicyCpHash, cp, DSIZE);
 	approve(approved, "hashes", &t);
 	start_ok(&s, TPM_SE_POLICY);
 	CU_ASSERT_EQUAL(policy_digest_arg(&s, TPM_CC_PolicyCpHash, cp, DSIZE), TPM_RC_SUCCESS);
@@ -991,7 +916,7 @@ static void test_cp_and_name_hash(void)
 	CU_ASSERT_EQUAL(unseal(&s, &o, NULL, false), RC_S(TPM_RC_POLICY_FAIL, 1));
 
 	memset(approved, 0, DSIZE);
-	expect_extend(approved, TPM_CC_PolicyNameHash, nh, DSIZE);
+	sess_policy_extend(approved, TPM_CC_PolicyNameHash, nh, DSIZE);
 	approve(approved, "hashes", &t);
 	start_ok(&s, TPM_SE_POLICY);
 	CU_ASSERT_EQUAL(policy_digest_arg(&s, TPM_CC_PolicyNameHash, nh, DSIZE), TPM_RC_SUCCESS);
@@ -1016,7 +941,7 @@ static void test_locality(void)
 	struct sealed o;
 	struct psess s;
 
-	expect_extend(policy, TPM_CC_PolicyLocality, &loc1, 1);
+	sess_policy_extend(policy, TPM_CC_PolicyLocality, &loc1, 1);
 	seal(policy, SEALED, "", &o);
 	start_ok(&s, TPM_SE_POLICY);
 	CU_ASSERT_EQUAL(run_simple(&s, TPM_CC_PolicyLocality, &loc1, 1), TPM_RC_SUCCESS);
@@ -1074,11 +999,11 @@ static TPM_RC create_with_template(struct psess *s, TPM_HANDLE p, const struct t
 
 	cmd_begin(&b, TPM_CC_Create);
 	cmd_handle(&b, p);
-	put_sensitive(&b, "", "x");
+	cmd_sensitive(&b, "", "x", 1);
 	wr_tpm2b_public(&b.params, t);
 	wr_u16(&b.params, 0);
 	wr_u32(&b.params, 0);
-	be32(code, TPM_CC_Create);
+	sess_be32(code, TPM_CC_Create);
 	crypto_hash_start(&hc, TPM_ALG_SHA256);
 	crypto_hash_update(&hc, code, 4);
 	crypto_hash_update(&hc, name->b, name->size);
@@ -1107,16 +1032,17 @@ static void test_template(void)
 	TPM_HANDLE restricted;
 	struct wr w;
 
-	tmpl(&child, TPM_ALG_KEYEDHASH, FIXED | TPMA_OBJECT_USERWITHAUTH);
+	key_template_attrs(&child, TPM_ALG_KEYEDHASH, FIXED | TPMA_OBJECT_USERWITHAUTH);
 	other = child;
 	other.attributes |= TPMA_OBJECT_NODA;
 	wr_init(&w, body, sizeof(body));
 	CU_ASSERT_EQUAL_FATAL(wr_public(&w, &child), TPM_RC_SUCCESS);
-	sha256(body, w.off, "", 0, "", 0, t_hash);
-	expect_extend(policy, TPM_CC_PolicyTemplate, t_hash, DSIZE);
+	sess_sha256(body, w.off, "", 0, "", 0, t_hash);
+	sess_policy_extend(policy, TPM_CC_PolicyTemplate, t_hash, DSIZE);
 
-	tmpl(&p, TPM_ALG_ECC, FIXED | TPMA_OBJECT_SENSITIVEDATAORIGIN | TPMA_OBJECT_RESTRICTED |
-				      TPMA_OBJECT_DECRYPT);
+	key_template_attrs(&p, TPM_ALG_ECC,
+			   FIXED | TPMA_OBJECT_SENSITIVEDATAORIGIN | TPMA_OBJECT_RESTRICTED |
+				   TPMA_OBJECT_DECRYPT);
 	p.symmetric.alg = TPM_ALG_AES;
 	p.symmetric.key_bits = 128;
 	p.symmetric.mode = TPM_ALG_CFB;

@@ -20,9 +20,11 @@
 #include "crypto/crypto.h"
 #include "engine_int.h"
 #include "nv/nv.h"
+#include "keys.h"
 #include "nv_util.h"
 #include "pcr.h"
 #include "session.h"
+#include "sessions.h"
 #include "state/state_int.h"
 #include "state/store.h"
 
@@ -50,82 +52,19 @@ static void hex(const char *s, uint8_t *out, size_t n)
 	}
 }
 
-/* out = H(a || b || c) */
-static void sha256(const void *a, size_t alen, const void *b, size_t blen, const void *c,
-		   size_t clen, uint8_t out[DSIZE])
-{
-	struct crypto_hash_ctx ctx;
-
-	CU_ASSERT_EQUAL(crypto_hash_start(&ctx, TPM_ALG_SHA256), TPM_RC_SUCCESS);
-	crypto_hash_update(&ctx, a, alen);
-	crypto_hash_update(&ctx, b, blen);
-	crypto_hash_update(&ctx, c, clen);
-	crypto_hash_finish(&ctx, out);
-}
-
-/* d = H(d || cc || data) */
-static void extend(uint8_t d[DSIZE], TPM_CC cc, const void *data, size_t len)
-{
-	uint8_t code[4];
-
-	nvt_be32(code, cc);
-	sha256(d, DSIZE, code, 4, data, len, d);
-}
-
 /* ---- sessions ---- */
 
 static void start(struct psess *s, uint8_t type)
 {
-	struct cmdbuf b;
-	struct rd rsp;
-	uint8_t nonce[DSIZE];
-
-	if (type == TPM_SE_POLICY) {
-		nvt_start_policy(s);
-		return;
-	}
 	memset(s, 0, sizeof(*s));
-	crypto_random(nonce, sizeof(nonce));
-	cmd_begin(&b, TPM_CC_StartAuthSession);
-	cmd_handle(&b, TPM_RH_NULL);
-	cmd_handle(&b, TPM_RH_NULL);
-	wr_tpm2b(&b.params, nonce, sizeof(nonce));
-	wr_u16(&b.params, 0);
-	wr_u8(&b.params, type);
-	wr_u16(&b.params, TPM_ALG_NULL);
-	wr_u16(&b.params, TPM_ALG_SHA256);
-	CU_ASSERT_EQUAL_FATAL(harness_run(&nvh, &b, &rsp, &s->handle), TPM_RC_SUCCESS);
-	CU_ASSERT_EQUAL(rd_tpm2b_digest(&rsp, &s->nonce_tpm), TPM_RC_SUCCESS);
-}
-
-static TPM_RC flush(TPM_HANDLE handle)
-{
-	struct cmdbuf b;
-
-	cmd_begin(&b, TPM_CC_FlushContext);
-	wr_u32(&b.params, handle);
-	return harness_run(&nvh, &b, NULL, NULL);
-}
-
-static void get_digest(const struct psess *s, uint8_t out[DSIZE])
-{
-	struct tpm2b_digest d;
-	struct cmdbuf b;
-	struct rd rsp;
-
-	cmd_begin(&b, TPM_CC_PolicyGetDigest);
-	cmd_handle(&b, s->handle);
-	CU_ASSERT_EQUAL_FATAL(harness_run(&nvh, &b, &rsp, NULL), TPM_RC_SUCCESS);
-	CU_ASSERT_EQUAL(rd_tpm2b_digest(&rsp, &d), TPM_RC_SUCCESS);
-	CU_ASSERT_EQUAL_FATAL(d.size, DSIZE);
-	memcpy(out, d.b, DSIZE);
+	CU_ASSERT_EQUAL_FATAL(sess_start(&nvh, type, &s->handle, &s->nonce_tpm), TPM_RC_SUCCESS);
 }
 
 static void check_digest(const struct psess *s, const uint8_t expect[DSIZE])
 {
 	uint8_t d[DSIZE];
 
-	get_digest(s, d);
+	sess_policy_digest(&nvh, s->handle, d);
 	CU_ASSERT(memcmp(d, expect, DSIZE) == 0);
 }
 
@@ -165,16 +104,6 @@ static TPM_RC authorize_nv(const struct psess *s, TPM_HANDLE auth, TPM_HANDLE id
 	return harness_run(&nvh, &b, NULL, NULL);
 }
 
-static TPM_RC policy_cc(const struct psess *s, TPM_CC code)
-{
-	struct cmdbuf b;
-
-	cmd_begin(&b, TPM_CC_PolicyCommandCode);
-	cmd_handle(&b, s->handle);
-	wr_u32(&b.params, code);
-	return harness_run(&nvh, &b, NULL, NULL);
-}
-
 /* TPML_PCR_SELECTION of PCR_TEST in SHA-256 */
 static TPM_RC policy_pcr(const struct psess *s)
 {
@@ -205,83 +134,7 @@ static TPM_RC counter_timer(const struct psess *s, const uint8_t *operand, uint1
 	return harness_run(&nvh, &b, NULL, NULL);
 }
 
-/* Authorize b (handles and parameters in) with policy session s, whose session key is empty
- * and which needs no authValue: HMAC("", cpHash || nonceCaller || nonceTPM || 0). names: of
- * b's handles. The session ends with a successful command. */
-static void auth_policy(struct cmdbuf *b, const struct psess *s, const struct tpm2b_name *names)
-{
-	uint8_t cp[DSIZE], mac[DSIZE], nonce[DSIZE], code[4], attrs = 0;
-	struct crypto_hash_ctx hc;
-	struct crypto_hmac_ctx mc;
-
-	crypto_random(nonce, sizeof(nonce));
-	nvt_be32(code, b->cc);
-	crypto_hash_start(&hc, TPM_ALG_SHA256);
-	crypto_hash_update(&hc, code, 4);
-	for (unsigned i = 0; i < b->nhandles; i++)
-		crypto_hash_update(&hc, names[i].b, names[i].size);
-	crypto_hash_update(&hc, b->param_buf, b->params.off);
-	crypto_hash_finish(&hc, cp);
-	crypto_hmac_start(&mc, TPM_ALG_SHA256, (const uint8_t *)"", 0);
-	crypto_hmac_update(&mc, cp, DSIZE);
-	crypto_hmac_update(&mc, nonce, DSIZE);
-	crypto_hmac_update(&mc, s->nonce_tpm.b, s->nonce_tpm.size);
-	crypto_hmac_update(&mc, &attrs, 1);
-	crypto_hmac_finish(&mc, mac);
-	wr_u32(&b->auth, s->handle);
-	wr_tpm2b(&b->auth, nonce, DSIZE);
-	wr_u8(&b->auth, attrs);
-	wr_tpm2b(&b->auth, mac, DSIZE);
-	b->nauth = 1;
-}
-
-static TPM_RC context_save(TPM_HANDLE handle, struct tpms_context *ctx)
-{
-	struct cmdbuf b;
-	struct rd rsp;
-	TPM_RC rc;
-
-	cmd_begin(&b, TPM_CC_ContextSave);
-	cmd_handle(&b, handle);
-	rc = harness_run(&nvh, &b, &rsp, NULL);
-	if (rc == TPM_RC_SUCCESS)
-		CU_ASSERT_EQUAL(rd_context(&rsp, ctx), TPM_RC_SUCCESS);
-	return rc;
-}
-
-static TPM_RC context_load(const struct tpms_context *ctx, TPM_HANDLE *out)
-{
-	struct cmdbuf b;
-
-	cmd_begin(&b, TPM_CC_ContextLoad);
-	wr_context(&b.params, ctx);
-	return harness_run(&nvh, &b, NULL, out);
-}
-
 /* ---- objects ---- */
-
-static void tmpl(struct tpmt_public *p, TPM_ALG_ID type, uint32_t attrs)
-{
-	memset(p, 0, sizeof(*p));
-	p->type = type;
-	p->name_alg = TPM_ALG_SHA256;
-	p->attributes = attrs;
-	p->symmetric.alg = TPM_ALG_NULL;
-	p->scheme.scheme = p->scheme.hash_alg = p->scheme.kdf = TPM_ALG_NULL;
-	p->kdf.scheme = p->kdf.hash_alg = p->kdf.kdf = TPM_ALG_NULL;
-	p->pre_hash = TPM_ALG_NULL;
-	p->curve_id = TPM_ECC_NIST_P256;
-}
-
-static void put_sensitive(struct cmdbuf *b, const char *data)
-{
-	size_t mark;
-
-	wr_size_begin(&b->params, &mark);
-	wr_u16(&b->params, 0);
-	wr_tpm2b(&b->params, data, (uint16_t)strlen(data));
-	wr_size_end(&b->params, mark);
-}
 
 /* A storage primary (deterministic: the same key after a restart) in hierarchy hier. */
 static TPM_HANDLE storage_primary(TPM_HANDLE hier, struct tpm2b_name *name)
@@ -295,15 +148,16 @@ static TPM_HANDLE storage_primary(TPM_HANDLE hier, struct tpm2b_name *name)
 	struct rd r;
 	TPM_HANDLE handle = 0;
 
-	tmpl(&t, TPM_ALG_ECC, FIXED | TPMA_OBJECT_SENSITIVEDATAORIGIN | TPMA_OBJECT_USERWITHAUTH |
-				      TPMA_OBJECT_RESTRICTED | TPMA_OBJECT_DECRYPT);
+	key_template_attrs(&t, TPM_ALG_ECC,
+			   FIXED | TPMA_OBJECT_SENSITIVEDATAORIGIN | TPMA_OBJECT_USERWITHAUTH |
+				   TPMA_OBJECT_RESTRICTED | TPMA_OBJECT_DECRYPT);
 	t.symmetric.alg = TPM_ALG_AES;
 	t.symmetric.key_bits = 128;
 	t.symmetric.mode = TPM_ALG_CFB;
 	cmd_begin(&b, TPM_CC_CreatePrimary);
 	cmd_handle(&b, hier);
 	cmd_auth_pw(&b, "");
-	put_sensitive(&b, "");
+	cmd_sensitive(&b, "", "", 0);
 	wr_tpm2b_public(&b.params, &t);
 	wr_u16(&b.params, 0);
 	wr_u32(&b.params, 0);
@@ -344,13 +198,13 @@ static void seal(const uint8_t policy[DSIZE], uint32_t attrs, struct sealed *o)
 	struct cmdbuf b;
 	struct rd r;
 
-	tmpl(&t, TPM_ALG_KEYEDHASH, attrs);
+	key_template_attrs(&t, TPM_ALG_KEYEDHASH, attrs);
 	t.auth_policy.size = DSIZE;
 	memcpy(t.auth_policy.b, policy, DSIZE);
 	cmd_begin(&b, TPM_CC_Create);
 	cmd_handle(&b, parent);
 	cmd_auth_pw(&b, "");
-	put_sensitive(&b, "sealed secret");
+	cmd_sensitive(&b, "", "sealed secret", 13);
 	wr_tpm2b_public(&b.params, &t);
 	wr_u16(&b.params, 0);
 	wr_u32(&b.params, 0);
@@ -371,13 +225,13 @@ static TPM_RC unseal(const struct psess *s, const struct sealed *o)
 
 	cmd_begin(&b, TPM_CC_Unseal);
 	cmd_handle(&b, o->handle);
-	auth_policy(&b, s, &o->name);
+	sess_auth_policy(&b, s->handle, &s->nonce_tpm, &o->name);
 	rc = harness_run(&nvh, &b, &r, NULL);
 	if (rc == TPM_RC_SUCCESS) {
 		CU_ASSERT_EQUAL(rd_tpm2b(&r, out.b, sizeof(out.b), &out.size), TPM_RC_SUCCESS);
 		CU_ASSERT(out.size == 13 && memcmp(out.b, "sealed secret", 13) == 0);
 	} else {
-		flush(s->handle);
+		sess_flush(&nvh, s->handle);
 	}
 	return rc;
 }
@@ -397,7 +251,7 @@ static void test_nv_written_digest(void)
 	/* known answers: H(0^32 || 0000018F || 01) and || 00 */
 	hex("f7887d158ae8d38be0ac5319f37a9e07618bf54885453c7a54ddb0c6a6193beb", yes, DSIZE);
 	hex("3c326323670e28ad37bd57f63b4cc34d26ab205ef22f275c58d47fab2485466e", no, DSIZE);
-	extend(expect, TPM_CC_PolicyNvWritten, &v, 1);
+	sess_policy_extend(expect, TPM_CC_PolicyNvWritten, &v, 1);
 	CU_ASSERT(memcmp(expect, yes, DSIZE) == 0);
 
 	start(&s, TPM_SE_TRIAL);
@@ -405,12 +259,12 @@ static void test_nv_written_digest(void)
 	check_digest(&s, yes);
 	/* the same again is allowed (and extends again); the other value is not */
 	CU_ASSERT_EQUAL(nv_written(&s, 1), TPM_RC_SUCCESS);
-	extend(expect, TPM_CC_PolicyNvWritten, &v, 1);
+	sess_policy_extend(expect, TPM_CC_PolicyNvWritten, &v, 1);
 	check_digest(&s, expect);
 	CU_ASSERT_EQUAL(nv_written(&s, 0), RC_P(TPM_RC_VALUE, 1));
 	CU_ASSERT_EQUAL(nv_written(&s, 2), RC_P(TPM_RC_VALUE, 1)); /* TPMI_YES_NO */
 	check_digest(&s, expect);
-	flush(s.handle);
+	sess_flush(&nvh, s.handle);
 
 	start(&s, TPM_SE_TRIAL);
 	CU_ASSERT_EQUAL(nv_written(&s, 0), TPM_RC_SUCCESS);
@@ -426,7 +280,7 @@ static void test_nv_written_digest(void)
 	}
 	CU_ASSERT_EQUAL(nv_written(&s, 1), TPM_RC_SUCCESS);
 	check_digest(&s, yes);
-	flush(s.handle);
+	sess_flush(&nvh, s.handle);
 }
 
 /* NV_Write of idx by itself, authorized by policy session s */
@@ -465,14 +319,14 @@ static void test_nv_written_use(void)
 	struct sealed o;
 	struct psess s;
 
-	extend(p_once, TPM_CC_PolicyNvWritten, &no, 1);
+	sess_policy_extend(p_once, TPM_CC_PolicyNvWritten, &no, 1);
 	{
 		uint8_t cc[4];
 
 		nvt_be32(cc, TPM_CC_NV_Write);
-		extend(p_once, TPM_CC_PolicyCommandCode, cc, 4);
+		sess_policy_extend(p_once, TPM_CC_PolicyCommandCode, cc, 4);
 	}
-	extend(p_after, TPM_CC_PolicyNvWritten, &yes, 1);
+	sess_policy_extend(p_after, TPM_CC_PolicyNvWritten, &yes, 1);
 	CU_ASSERT_EQUAL_FATAL(nvt_define_full(TPM_RH_OWNER, once, TPM_ALG_SHA256,
 					      TPMA_NV_POLICYWRITE | TPMA_NV_OWNERREAD, 8, "",
 					      p_once, DSIZE),
@@ -485,14 +339,14 @@ static void test_nv_written_use(void)
 	/* write once */
 	start(&s, TPM_SE_POLICY);
 	CU_ASSERT_EQUAL(nv_written(&s, 0), TPM_RC_SUCCESS);
-	CU_ASSERT_EQUAL(policy_cc(&s, TPM_CC_NV_Write), TPM_RC_SUCCESS);
+	CU_ASSERT_EQUAL(sess_policy_cc(&nvh, s.handle, TPM_CC_NV_Write), TPM_RC_SUCCESS);
 	CU_ASSERT_EQUAL(policy_write(&s, once, "first!!!"), TPM_RC_SUCCESS);
 	CU_ASSERT(nvt_attrs_of(once) & TPMA_NV_WRITTEN);
 	start(&s, TPM_SE_POLICY);
 	CU_ASSERT_EQUAL(nv_written(&s, 0), TPM_RC_SUCCESS);
-	CU_ASSERT_EQUAL(policy_cc(&s, TPM_CC_NV_Write), TPM_RC_SUCCESS);
+	CU_ASSERT_EQUAL(sess_policy_cc(&nvh, s.handle, TPM_CC_NV_Write), TPM_RC_SUCCESS);
 	CU_ASSERT_EQUAL(policy_write(&s, once, "second!!"), RC_S(TPM_RC_POLICY_FAIL, 1));
-	flush(s.handle);
+	sess_flush(&nvh, s.handle);
 	CU_ASSERT_EQUAL(nvt_read(TPM_RH_OWNER, once, "", 8, 0, buf), TPM_RC_SUCCESS);
 	CU_ASSERT(memcmp(buf, "first!!!", 8) == 0);
 
@@ -508,7 +362,7 @@ static void test_nv_written_use(void)
 	start(&s, TPM_SE_POLICY);
 	CU_ASSERT_EQUAL(nv_written(&s, 1), TPM_RC_SUCCESS);
 	CU_ASSERT_EQUAL(unseal(&s, &o), RC_S(TPM_RC_POLICY_FAIL, 1));
-	flush(o.handle);
+	sess_flush(&nvh, o.handle);
 	CU_ASSERT_EQUAL(nvt_undefine(TPM_RH_OWNER, once), TPM_RC_SUCCESS);
 	CU_ASSERT_EQUAL(nvt_undefine(TPM_RH_OWNER, after), TPM_RC_SUCCESS);
 }
@@ -530,7 +384,7 @@ static void test_dup_select_digest(void)
 	memcpy(args, obj.b, 34);
 	memcpy(args + 34, np.b, 34);
 	args[68] = 1;
-	extend(expect, TPM_CC_PolicyDuplicationSelect, args, sizeof(args));
+	sess_policy_extend(expect, TPM_CC_PolicyDuplicationSelect, args, sizeof(args));
 	CU_ASSERT(memcmp(expect, yes, DSIZE) == 0);
 
 	start(&s, TPM_SE_TRIAL);
@@ -538,17 +392,17 @@ static void test_dup_select_digest(void)
 	check_digest(&s, yes);
 	/* it sets the command code and the name hash: a second one is refused */
 	CU_ASSERT_EQUAL(dup_select(&s, &obj, &np, 1), TPM_RC_CPHASH);
-	flush(s.handle);
+	sess_flush(&nvh, s.handle);
 	start(&s, TPM_SE_TRIAL);
 	CU_ASSERT_EQUAL(dup_select(&s, &obj, &np, 0), TPM_RC_SUCCESS);
 	check_digest(&s, no);
-	flush(s.handle);
+	sess_flush(&nvh, s.handle);
 
 	start(&s, TPM_SE_TRIAL);
 	CU_ASSERT_EQUAL(dup_select(&s, &obj, &np, 2), RC_P(TPM_RC_VALUE, 3));
-	CU_ASSERT_EQUAL(policy_cc(&s, TPM_CC_Duplicate), TPM_RC_SUCCESS);
+	CU_ASSERT_EQUAL(sess_policy_cc(&nvh, s.handle, TPM_CC_Duplicate), TPM_RC_SUCCESS);
 	CU_ASSERT_EQUAL(dup_select(&s, &obj, &np, 0), TPM_RC_COMMAND_CODE);
-	flush(s.handle);
+	sess_flush(&nvh, s.handle);
 	start(&s, TPM_SE_TRIAL);
 	{
 		struct cmdbuf b;
@@ -560,7 +414,7 @@ static void test_dup_select_digest(void)
 		CU_ASSERT_EQUAL(harness_run(&nvh, &b, NULL, NULL), TPM_RC_SUCCESS);
 	}
 	CU_ASSERT_EQUAL(dup_select(&s, &obj, &np, 0), TPM_RC_CPHASH);
-	flush(s.handle);
+	sess_flush(&nvh, s.handle);
 }
 
 static TPM_RC duplicate(const struct psess *s, const struct sealed *o, TPM_HANDLE np,
@@ -575,10 +429,10 @@ static TPM_RC duplicate(const struct psess *s, const struct sealed *o, TPM_HANDL
 	cmd_handle(&b, np);
 	wr_u16(&b.params, 0);		 /* encryptionKeyIn */
 	wr_u16(&b.params, TPM_ALG_NULL); /* symmetricAlg */
-	auth_policy(&b, s, names);
+	sess_auth_policy(&b, s->handle, &s->nonce_tpm, names);
 	rc = harness_run(&nvh, &b, NULL, NULL);
 	if (rc != TPM_RC_SUCCESS)
-		flush(s->handle);
+		sess_flush(&nvh, s->handle);
 	return rc;
 }
 
@@ -595,7 +449,7 @@ static void test_dup_select_use(void)
 	np = storage_primary(TPM_RH_ENDORSEMENT, &np_name);
 	memcpy(args, np_name.b, np_name.size);
 	args[np_name.size] = 0;
-	extend(policy, TPM_CC_PolicyDuplicationSelect, args, np_name.size + 1u);
+	sess_policy_extend(policy, TPM_CC_PolicyDuplicationSelect, args, np_name.size + 1u);
 	seal(policy, TPMA_OBJECT_NODA, &o); /* neither fixedTPM nor fixedParent */
 
 	start(&s, TPM_SE_POLICY);
@@ -619,8 +473,8 @@ static void test_dup_select_use(void)
 	start(&s, TPM_SE_POLICY);
 	CU_ASSERT_EQUAL(dup_select(&s, &o.name, &np_name, 0), TPM_RC_SUCCESS);
 	CU_ASSERT_EQUAL(unseal(&s, &o), RC_S(TPM_RC_POLICY_CC, 1));
-	flush(o.handle);
-	flush(np);
+	sess_flush(&nvh, o.handle);
+	sess_flush(&nvh, np);
 }
 
 /* ---- PolicyAuthorizeNV ---- */
@@ -651,63 +505,63 @@ static void test_authorize_nv(void)
 
 	/* not written yet */
 	start(&s, TPM_SE_POLICY);
-	CU_ASSERT_EQUAL(policy_cc(&s, TPM_CC_Unseal), TPM_RC_SUCCESS);
+	CU_ASSERT_EQUAL(sess_policy_cc(&nvh, s.handle, TPM_CC_Unseal), TPM_RC_SUCCESS);
 	CU_ASSERT_EQUAL(authorize_nv(&s, idx, idx, "pw"), TPM_RC_NV_UNINITIALIZED);
-	flush(s.handle);
+	sess_flush(&nvh, s.handle);
 
 	write_policy_index(idx, TPM_ALG_SHA256, approved, DSIZE);
 	CU_ASSERT_EQUAL_FATAL(nvt_readpublic(idx, NULL, &name), TPM_RC_SUCCESS);
-	extend(policy, TPM_CC_PolicyAuthorizeNV, name.b, name.size);
+	sess_policy_extend(policy, TPM_CC_PolicyAuthorizeNV, name.b, name.size);
 
 	/* trial: the digest only, whatever the session's digest */
 	start(&s, TPM_SE_TRIAL);
 	CU_ASSERT_EQUAL(authorize_nv(&s, idx, idx, "pw"), TPM_RC_SUCCESS);
 	check_digest(&s, policy);
-	flush(s.handle);
+	sess_flush(&nvh, s.handle);
 
 	seal(policy, SEALED, &o);
 	start(&s, TPM_SE_POLICY);
-	CU_ASSERT_EQUAL(policy_cc(&s, TPM_CC_Unseal), TPM_RC_SUCCESS);
+	CU_ASSERT_EQUAL(sess_policy_cc(&nvh, s.handle, TPM_CC_Unseal), TPM_RC_SUCCESS);
 	CU_ASSERT_EQUAL(authorize_nv(&s, idx, idx, "pw"), TPM_RC_SUCCESS);
 	check_digest(&s, policy);
 	CU_ASSERT_EQUAL(unseal(&s, &o), TPM_RC_SUCCESS);
 	/* the owner may read it too (authHandle owner, OWNERREAD) */
 	start(&s, TPM_SE_POLICY);
-	CU_ASSERT_EQUAL(policy_cc(&s, TPM_CC_Unseal), TPM_RC_SUCCESS);
+	CU_ASSERT_EQUAL(sess_policy_cc(&nvh, s.handle, TPM_CC_Unseal), TPM_RC_SUCCESS);
 	CU_ASSERT_EQUAL(authorize_nv(&s, TPM_RH_OWNER, idx, ""), TPM_RC_SUCCESS);
 	CU_ASSERT_EQUAL(unseal(&s, &o), TPM_RC_SUCCESS);
 
 	/* a session whose digest is not the approved policy; a wrong password */
 	start(&s, TPM_SE_POLICY);
 	CU_ASSERT_EQUAL(authorize_nv(&s, idx, idx, "pw"), TPM_RC_VALUE);
-	CU_ASSERT_EQUAL(policy_cc(&s, TPM_CC_NV_Read), TPM_RC_SUCCESS);
+	CU_ASSERT_EQUAL(sess_policy_cc(&nvh, s.handle, TPM_CC_NV_Read), TPM_RC_SUCCESS);
 	CU_ASSERT_EQUAL(authorize_nv(&s, idx, idx, "pw"), TPM_RC_VALUE);
 	CU_ASSERT_EQUAL(authorize_nv(&s, idx, idx, "wrong"), RC_S(TPM_RC_BAD_AUTH, 1));
-	flush(s.handle);
+	sess_flush(&nvh, s.handle);
 
 	/* the owner approves another policy: the old one no longer works, the new one does,
 	 * and the sealed object is the same */
 	write_policy_index(idx, TPM_ALG_SHA256, other, DSIZE);
 	start(&s, TPM_SE_POLICY);
-	CU_ASSERT_EQUAL(policy_cc(&s, TPM_CC_Unseal), TPM_RC_SUCCESS);
+	CU_ASSERT_EQUAL(sess_policy_cc(&nvh, s.handle, TPM_CC_Unseal), TPM_RC_SUCCESS);
 	CU_ASSERT_EQUAL(authorize_nv(&s, idx, idx, "pw"), TPM_RC_VALUE);
-	flush(s.handle);
+	sess_flush(&nvh, s.handle);
 
 	/* a policy of another hash algorithm; an unknown one; too short for its digest */
 	write_policy_index(idx, TPM_ALG_SHA1, approved, 20);
 	start(&s, TPM_SE_POLICY);
-	CU_ASSERT_EQUAL(policy_cc(&s, TPM_CC_Unseal), TPM_RC_SUCCESS);
+	CU_ASSERT_EQUAL(sess_policy_cc(&nvh, s.handle, TPM_CC_Unseal), TPM_RC_SUCCESS);
 	CU_ASSERT_EQUAL(authorize_nv(&s, idx, idx, "pw"), TPM_RC_HASH);
 	write_policy_index(idx, 0x0099, approved, DSIZE);
 	CU_ASSERT_EQUAL(authorize_nv(&s, idx, idx, "pw"), TPM_RC_HASH);
-	flush(s.handle);
-	flush(o.handle);
+	sess_flush(&nvh, s.handle);
+	sess_flush(&nvh, o.handle);
 	CU_ASSERT_EQUAL(nvt_undefine(TPM_RH_OWNER, idx), TPM_RC_SUCCESS);
 	CU_ASSERT_EQUAL_FATAL(nvt_define(idx, OWNER_RW | TPMA_NV_AUTHREAD, 16), TPM_RC_SUCCESS);
 	write_policy_index(idx, TPM_ALG_SHA256, approved, 14);
 	start(&s, TPM_SE_POLICY);
 	CU_ASSERT_EQUAL(authorize_nv(&s, idx, idx, "pw"), TPM_RC_INSUFFICIENT);
-	flush(s.handle);
+	sess_flush(&nvh, s.handle);
 	CU_ASSERT_EQUAL(nvt_undefine(TPM_RH_OWNER, idx), TPM_RC_SUCCESS);
 }
 
@@ -769,7 +623,7 @@ static void check_time_info(void)
 	/* 25 bytes in all */
 	CU_ASSERT_EQUAL(counter_timer(&s, info + 24, 1, 25, EO_EQ), RC_P(TPM_RC_RANGE, 2));
 	CU_ASSERT_EQUAL(counter_timer(&s, info + 16, 9, 17, EO_EQ), RC_P(TPM_RC_RANGE, 2));
-	flush(s.handle);
+	sess_flush(&nvh, s.handle);
 }
 
 static void test_counter_timer_read_clock(void)
@@ -893,19 +747,19 @@ static void saved_across_restart(enum restart_kind kind)
 	parent = storage_primary(TPM_RH_OWNER, &parent_name);
 
 	start(&s, TPM_SE_POLICY);
-	CU_ASSERT_EQUAL(policy_cc(&s, TPM_CC_Unseal), TPM_RC_SUCCESS);
-	get_digest(&s, digest);
+	CU_ASSERT_EQUAL(sess_policy_cc(&nvh, s.handle, TPM_CC_Unseal), TPM_RC_SUCCESS);
+	sess_policy_digest(&nvh, s.handle, digest);
 	seal(digest, SEALED, &o);
-	CU_ASSERT_EQUAL_FATAL(context_save(s.handle, &ctx), TPM_RC_SUCCESS);
+	CU_ASSERT_EQUAL_FATAL(sess_context_save(&nvh, s.handle, &ctx), TPM_RC_SUCCESS);
 	start(&f, TPM_SE_POLICY);
-	CU_ASSERT_EQUAL_FATAL(context_save(f.handle, &full_ctx), TPM_RC_SUCCESS);
+	CU_ASSERT_EQUAL_FATAL(sess_context_save(&nvh, f.handle, &full_ctx), TPM_RC_SUCCESS);
 	fill_session(saved(f.handle));
 	full = *saved(f.handle);
 	start(&p, TPM_SE_POLICY);
 	CU_ASSERT_EQUAL(policy_pcr(&p), TPM_RC_SUCCESS);
-	CU_ASSERT_EQUAL_FATAL(context_save(p.handle, &pcr_ctx), TPM_RC_SUCCESS);
+	CU_ASSERT_EQUAL_FATAL(sess_context_save(&nvh, p.handle, &pcr_ctx), TPM_RC_SUCCESS);
 	null_key = storage_primary(TPM_RH_NULL, &null_name);
-	CU_ASSERT_EQUAL_FATAL(context_save(null_key, &key_ctx), TPM_RC_SUCCESS);
+	CU_ASSERT_EQUAL_FATAL(sess_context_save(&nvh, null_key, &key_ctx), TPM_RC_SUCCESS);
 	memcpy(null_proof, nvh.e->null_proof, sizeof(null_proof));
 
 	restart_engine(dir, kind);
@@ -914,9 +768,11 @@ static void saved_across_restart(enum restart_kind kind)
 	CU_ASSERT(!all_zero(nvh.e->null_seed, sizeof(nvh.e->null_seed)));
 	if (!survives) {
 		CU_ASSERT(memcmp(nvh.e->null_proof, null_proof, sizeof(null_proof)) != 0);
-		CU_ASSERT_EQUAL(context_load(&ctx, &loaded), RC_P(TPM_RC_HANDLE, 1));
-		CU_ASSERT_EQUAL(context_load(&full_ctx, &loaded), RC_P(TPM_RC_HANDLE, 1));
-		CU_ASSERT_EQUAL(context_load(&key_ctx, &loaded), RC_P(TPM_RC_INTEGRITY, 1));
+		CU_ASSERT_EQUAL(sess_context_load(&nvh, &ctx, &loaded), RC_P(TPM_RC_HANDLE, 1));
+		CU_ASSERT_EQUAL(sess_context_load(&nvh, &full_ctx, &loaded),
+				RC_P(TPM_RC_HANDLE, 1));
+		CU_ASSERT_EQUAL(sess_context_load(&nvh, &key_ctx, &loaded),
+				RC_P(TPM_RC_INTEGRITY, 1));
 		CU_ASSERT_EQUAL(session_count(nvh.e), 0);
 		harness_close(&nvh);
 		harness_open(&nvh);
@@ -930,37 +786,38 @@ static void saved_across_restart(enum restart_kind kind)
 	CU_ASSERT_EQUAL(session_count(nvh.e), 3);
 
 	/* the policy session: loads, its digest intact, and unseals */
-	CU_ASSERT_EQUAL_FATAL(context_load(&ctx, &loaded), TPM_RC_SUCCESS);
+	CU_ASSERT_EQUAL_FATAL(sess_context_load(&nvh, &ctx, &loaded), TPM_RC_SUCCESS);
 	CU_ASSERT_EQUAL(loaded, s.handle);
 	check_digest(&s, digest);
 	parent = storage_primary(TPM_RH_OWNER, &parent_name);
 	load(parent, &o);
 	CU_ASSERT_EQUAL(unseal(&s, &o), TPM_RC_SUCCESS);
-	flush(o.handle);
+	sess_flush(&nvh, o.handle);
 	/* loaded once: the same context again is refused */
-	CU_ASSERT_EQUAL(context_load(&ctx, &loaded), RC_P(TPM_RC_HANDLE, 1));
+	CU_ASSERT_EQUAL(sess_context_load(&nvh, &ctx, &loaded), RC_P(TPM_RC_HANDLE, 1));
 
 	/* PolicyPCR: the PCRs count as changed since */
-	CU_ASSERT_EQUAL_FATAL(context_load(&pcr_ctx, &loaded), TPM_RC_SUCCESS);
+	CU_ASSERT_EQUAL_FATAL(sess_context_load(&nvh, &pcr_ctx, &loaded), TPM_RC_SUCCESS);
 	CU_ASSERT_EQUAL(policy_pcr(&p), TPM_RC_PCR_CHANGED);
 	/* saved again, the context counter goes on from before the restart */
-	CU_ASSERT_EQUAL_FATAL(context_save(p.handle, &again), TPM_RC_SUCCESS);
+	CU_ASSERT_EQUAL_FATAL(sess_context_save(&nvh, p.handle, &again), TPM_RC_SUCCESS);
 	CU_ASSERT(again.sequence > pcr_ctx.sequence && again.sequence > key_ctx.sequence);
-	CU_ASSERT_EQUAL(context_load(&pcr_ctx, &loaded), RC_P(TPM_RC_INTEGRITY, 1)); /* replay */
-	CU_ASSERT_EQUAL(context_load(&again, &loaded), TPM_RC_SUCCESS);
-	CU_ASSERT_EQUAL(flush(p.handle), TPM_RC_SUCCESS);
+	/* a replay */
+	CU_ASSERT_EQUAL(sess_context_load(&nvh, &pcr_ctx, &loaded), RC_P(TPM_RC_INTEGRITY, 1));
+	CU_ASSERT_EQUAL(sess_context_load(&nvh, &again, &loaded), TPM_RC_SUCCESS);
+	CU_ASSERT_EQUAL(sess_flush(&nvh, p.handle), TPM_RC_SUCCESS);
 
 	/* the NULL-hierarchy key's context loads: the NULL proof survived */
-	CU_ASSERT_EQUAL(context_load(&key_ctx, &loaded), TPM_RC_SUCCESS);
-	CU_ASSERT_EQUAL(flush(loaded), TPM_RC_SUCCESS);
-	CU_ASSERT_EQUAL(flush(f.handle), TPM_RC_SUCCESS); /* a saved session flushes */
+	CU_ASSERT_EQUAL(sess_context_load(&nvh, &key_ctx, &loaded), TPM_RC_SUCCESS);
+	CU_ASSERT_EQUAL(sess_flush(&nvh, loaded), TPM_RC_SUCCESS);
+	CU_ASSERT_EQUAL(sess_flush(&nvh, f.handle), TPM_RC_SUCCESS); /* a saved session flushes */
 	CU_ASSERT_EQUAL(session_count(nvh.e), 0);
 
 	/* a second power cycle without Shutdown(STATE): a Reset, nothing comes back */
 	start(&s, TPM_SE_POLICY);
-	CU_ASSERT_EQUAL_FATAL(context_save(s.handle, &ctx), TPM_RC_SUCCESS);
+	CU_ASSERT_EQUAL_FATAL(sess_context_save(&nvh, s.handle, &ctx), TPM_RC_SUCCESS);
 	restart_engine(dir, RESET_AFTER_LOSS);
-	CU_ASSERT_EQUAL(context_load(&ctx, &loaded), RC_P(TPM_RC_HANDLE, 1));
+	CU_ASSERT_EQUAL(sess_context_load(&nvh, &ctx, &loaded), RC_P(TPM_RC_HANDLE, 1));
 	harness_close(&nvh);
 	harness_open(&nvh);
 	parent = storage_primary(TPM_RH_OWNER, &parent_name);
@@ -991,17 +848,17 @@ static void test_saved_in_process(void)
 	struct psess s;
 
 	start(&s, TPM_SE_POLICY);
-	CU_ASSERT_EQUAL(policy_cc(&s, TPM_CC_Unseal), TPM_RC_SUCCESS);
-	get_digest(&s, digest);
-	CU_ASSERT_EQUAL_FATAL(context_save(s.handle, &ctx), TPM_RC_SUCCESS);
+	CU_ASSERT_EQUAL(sess_policy_cc(&nvh, s.handle, TPM_CC_Unseal), TPM_RC_SUCCESS);
+	sess_policy_digest(&nvh, s.handle, digest);
+	CU_ASSERT_EQUAL_FATAL(sess_context_save(&nvh, s.handle, &ctx), TPM_RC_SUCCESS);
 	CU_ASSERT_EQUAL(nvt_cycle(TPM_SU_STATE, TPM_SU_CLEAR), TPM_RC_SUCCESS);
-	CU_ASSERT_EQUAL_FATAL(context_load(&ctx, &loaded), TPM_RC_SUCCESS);
+	CU_ASSERT_EQUAL_FATAL(sess_context_load(&nvh, &ctx, &loaded), TPM_RC_SUCCESS);
 	check_digest(&s, digest);
-	CU_ASSERT_EQUAL_FATAL(context_save(s.handle, &ctx), TPM_RC_SUCCESS);
+	CU_ASSERT_EQUAL_FATAL(sess_context_save(&nvh, s.handle, &ctx), TPM_RC_SUCCESS);
 	CU_ASSERT_EQUAL(nvt_cycle(TPM_SU_STATE, TPM_SU_STATE), TPM_RC_SUCCESS);
 	CU_ASSERT_EQUAL(session_count(nvh.e), 1);
 	CU_ASSERT_EQUAL(nvt_cycle(TPM_SU_CLEAR, TPM_SU_CLEAR), TPM_RC_SUCCESS);
-	CU_ASSERT_EQUAL(context_load(&ctx, &loaded), RC_P(TPM_RC_HANDLE, 1));
+	CU_ASSERT_EQUAL(sess_context_load(&nvh, &ctx, &loaded), RC_P(TPM_RC_HANDLE, 1));
 	CU_ASSERT_EQUAL(session_count(nvh.e), 0);
 	parent = storage_primary(TPM_RH_OWNER, &parent_name);
 }
@@ -1022,18 +879,18 @@ static void test_saved_failed_shutdown(void)
 	harness_open_dir(&nvh, dir);
 	snprintf(tmp, sizeof(tmp), "%s/%s", dir, STATE_TMP_FILE);
 	start(&s, TPM_SE_POLICY);
-	CU_ASSERT_EQUAL(policy_cc(&s, TPM_CC_Unseal), TPM_RC_SUCCESS);
-	get_digest(&s, digest);
-	CU_ASSERT_EQUAL_FATAL(context_save(s.handle, &ctx), TPM_RC_SUCCESS);
+	CU_ASSERT_EQUAL(sess_policy_cc(&nvh, s.handle, TPM_CC_Unseal), TPM_RC_SUCCESS);
+	sess_policy_digest(&nvh, s.handle, digest);
+	CU_ASSERT_EQUAL_FATAL(sess_context_save(&nvh, s.handle, &ctx), TPM_RC_SUCCESS);
 	CU_ASSERT_PTR_NULL(nvh.e->ps.resume);
 	CU_ASSERT_FATAL(symlink("/dev/full", tmp) == 0);
 	CU_ASSERT_EQUAL(nvt_su(TPM_CC_Shutdown, TPM_SU_STATE), TPM_RC_NV_UNAVAILABLE);
 	CU_ASSERT_EQUAL(nvh.e->ps.saved_state_valid, false);
 	CU_ASSERT_PTR_NOT_NULL(nvh.e->ps.resume); /* kept through the rollback */
 	restart_engine(dir, RESUME);
-	CU_ASSERT_EQUAL(context_load(&ctx, &loaded), TPM_RC_SUCCESS);
+	CU_ASSERT_EQUAL(sess_context_load(&nvh, &ctx, &loaded), TPM_RC_SUCCESS);
 	check_digest(&s, digest);
-	CU_ASSERT_EQUAL(flush(s.handle), TPM_RC_SUCCESS);
+	CU_ASSERT_EQUAL(sess_flush(&nvh, s.handle), TPM_RC_SUCCESS);
 	harness_close(&nvh);
 	harness_open(&nvh);
 	parent = storage_primary(TPM_RH_OWNER, &parent_name);

@@ -13,33 +13,12 @@
 #include "crypto/crypto.h"
 #include "harness.h"
 #include "keys.h"
+#include "sessions.h"
 
 #define RC_S(rc, n) ((rc) | TPM_RC_S | ((n) << 8))
 #define DSIZE 32
 
 static struct harness h;
-
-static void be32(uint8_t *b, uint32_t v)
-{
-	b[0] = (uint8_t)(v >> 24);
-	b[1] = (uint8_t)(v >> 16);
-	b[2] = (uint8_t)(v >> 8);
-	b[3] = (uint8_t)v;
-}
-
-/* d = H(d || cc || arg) */
-static void extend(uint8_t d[DSIZE], TPM_CC cc, const void *arg, size_t len)
-{
-	struct crypto_hash_ctx ctx;
-	uint8_t code[4];
-
-	be32(code, cc);
-	CU_ASSERT_EQUAL(crypto_hash_start(&ctx, TPM_ALG_SHA256), TPM_RC_SUCCESS);
-	crypto_hash_update(&ctx, d, DSIZE);
-	crypto_hash_update(&ctx, code, 4);
-	crypto_hash_update(&ctx, arg, len);
-	crypto_hash_finish(&ctx, d);
-}
 
 /* A sealed primary (keyedHash with data, userWithAuth clear) with this policy and auth. */
 static TPM_HANDLE sealed(const uint8_t policy[DSIZE], const char *auth, struct tpm2b_name *name)
@@ -59,22 +38,9 @@ static TPM_HANDLE sealed(const uint8_t policy[DSIZE], const char *auth, struct t
 
 static TPM_HANDLE start_policy(struct tpm2b_digest *nonce_tpm)
 {
-	uint8_t nonce[DSIZE];
-	struct cmdbuf b;
-	struct rd r;
 	TPM_HANDLE s = 0;
 
-	CU_ASSERT_EQUAL(crypto_random(nonce, sizeof(nonce)), TPM_RC_SUCCESS);
-	cmd_begin(&b, TPM_CC_StartAuthSession);
-	cmd_handle(&b, TPM_RH_NULL);
-	cmd_handle(&b, TPM_RH_NULL);
-	wr_tpm2b(&b.params, nonce, sizeof(nonce));
-	wr_u16(&b.params, 0);
-	wr_u8(&b.params, TPM_SE_POLICY);
-	wr_u16(&b.params, TPM_ALG_NULL);
-	wr_u16(&b.params, TPM_ALG_SHA256);
-	CU_ASSERT_EQUAL_FATAL(harness_run(&h, &b, &r, &s), TPM_RC_SUCCESS);
-	CU_ASSERT_EQUAL(rd_tpm2b_digest(&r, nonce_tpm), TPM_RC_SUCCESS);
+	CU_ASSERT_EQUAL_FATAL(sess_start(&h, TPM_SE_POLICY, &s, nonce_tpm), TPM_RC_SUCCESS);
 	return s;
 }
 
@@ -84,16 +50,6 @@ static TPM_RC assert0(TPM_HANDLE s, TPM_CC cc)
 
 	cmd_begin(&b, cc);
 	cmd_handle(&b, s);
-	return harness_run(&h, &b, NULL, NULL);
-}
-
-static TPM_RC assert_cc(TPM_HANDLE s, TPM_CC code)
-{
-	struct cmdbuf b;
-
-	cmd_begin(&b, TPM_CC_PolicyCommandCode);
-	cmd_handle(&b, s);
-	wr_u32(&b.params, code);
 	return harness_run(&h, &b, NULL, NULL);
 }
 
@@ -135,21 +91,12 @@ static void rsp_nonce(struct tpm2b_digest *nonce_tpm)
 static void empty_key_hmac(const struct tpm2b_name *name, const uint8_t *nonce,
 			   const struct tpm2b_digest *nonce_tpm, uint8_t out[DSIZE])
 {
-	struct crypto_hash_ctx hc;
-	struct crypto_hmac_ctx mc;
-	uint8_t code[4], cp[DSIZE], attrs = TPMA_SESSION_CONTINUESESSION;
+	struct tpm2b_digest caller = { .size = DSIZE };
+	uint8_t cp[DSIZE];
 
-	be32(code, TPM_CC_Unseal);
-	crypto_hash_start(&hc, TPM_ALG_SHA256);
-	crypto_hash_update(&hc, code, 4);
-	crypto_hash_update(&hc, name->b, name->size);
-	crypto_hash_finish(&hc, cp);
-	crypto_hmac_start(&mc, TPM_ALG_SHA256, (const uint8_t *)"", 0);
-	crypto_hmac_update(&mc, cp, DSIZE);
-	crypto_hmac_update(&mc, nonce, DSIZE);
-	crypto_hmac_update(&mc, nonce_tpm->b, nonce_tpm->size);
-	crypto_hmac_update(&mc, &attrs, 1);
-	crypto_hmac_finish(&mc, out);
+	memcpy(caller.b, nonce, DSIZE);
+	sess_cp_hash(TPM_CC_Unseal, name, 1, "", 0, cp);
+	sess_hmac(NULL, 0, NULL, cp, &caller, nonce_tpm, TPMA_SESSION_CONTINUESESSION, out);
 }
 
 static void test_reuse_after_password(void)
@@ -160,16 +107,16 @@ static void test_reuse_after_password(void)
 	struct tpm2b_digest nonce_tpm;
 	TPM_HANDLE a, b, s;
 
-	be32(code, TPM_CC_Unseal);
-	extend(cc_only, TPM_CC_PolicyCommandCode, code, 4);
+	sess_be32(code, TPM_CC_Unseal);
+	sess_policy_extend(cc_only, TPM_CC_PolicyCommandCode, code, 4);
 	memcpy(with_pw, cc_only, DSIZE);
-	extend(with_pw, TPM_CC_PolicyAuthValue, "", 0); /* PolicyPassword extends the same */
+	sess_policy_extend(with_pw, TPM_CC_PolicyAuthValue, "", 0); /* PolicyPassword extends the same */
 	a = sealed(with_pw, "pw", &name_pw);
 	b = sealed(cc_only, "pw", &name_cc);
 	CU_ASSERT_EQUAL(crypto_random(nonce, sizeof(nonce)), TPM_RC_SUCCESS);
 
 	s = start_policy(&nonce_tpm);
-	CU_ASSERT_EQUAL(assert_cc(s, TPM_CC_Unseal), TPM_RC_SUCCESS);
+	CU_ASSERT_EQUAL(sess_policy_cc(&h, s, TPM_CC_Unseal), TPM_RC_SUCCESS);
 	CU_ASSERT_EQUAL(assert0(s, TPM_CC_PolicyPassword), TPM_RC_SUCCESS);
 	/* as ESAPI sends it: no nonce, the password */
 	CU_ASSERT_EQUAL(unseal(a, s, NULL, 0, "pw", 2), TPM_RC_SUCCESS);
@@ -181,15 +128,15 @@ static void test_reuse_after_password(void)
 	CU_ASSERT_EQUAL(unseal(a, s, NULL, 0, "pw", 2), RC_S(TPM_RC_POLICY_FAIL, 1));
 	/* a policy that needs no authValue, satisfied after the restart: the HMAC key is empty,
 	 * so an empty hmac field does; a non-empty one is an HMAC and is checked */
-	CU_ASSERT_EQUAL(assert_cc(s, TPM_CC_Unseal), TPM_RC_SUCCESS);
+	CU_ASSERT_EQUAL(sess_policy_cc(&h, s, TPM_CC_Unseal), TPM_RC_SUCCESS);
 	CU_ASSERT_EQUAL(unseal(b, s, NULL, 0, "pw", 2), RC_S(TPM_RC_BAD_AUTH, 1));
 	CU_ASSERT_EQUAL(unseal(b, s, NULL, 0, NULL, 0), TPM_RC_SUCCESS);
 	rsp_nonce(&nonce_tpm);
-	CU_ASSERT_EQUAL(assert_cc(s, TPM_CC_Unseal), TPM_RC_SUCCESS);
+	CU_ASSERT_EQUAL(sess_policy_cc(&h, s, TPM_CC_Unseal), TPM_RC_SUCCESS);
 	empty_key_hmac(&name_cc, nonce, &nonce_tpm, mac);
 	CU_ASSERT_EQUAL(unseal(b, s, nonce, DSIZE, mac, DSIZE), TPM_RC_SUCCESS);
 	/* and the password policy again on the same session */
-	CU_ASSERT_EQUAL(assert_cc(s, TPM_CC_Unseal), TPM_RC_SUCCESS);
+	CU_ASSERT_EQUAL(sess_policy_cc(&h, s, TPM_CC_Unseal), TPM_RC_SUCCESS);
 	CU_ASSERT_EQUAL(assert0(s, TPM_CC_PolicyPassword), TPM_RC_SUCCESS);
 	CU_ASSERT_EQUAL(unseal(a, s, NULL, 0, "bad", 3), RC_S(TPM_RC_BAD_AUTH, 1));
 	/* a failed authorization leaves the assertions in place */

@@ -8,6 +8,7 @@
 
 #include "crypto/crypto.h"
 #include "harness.h"
+#include "sessions.h"
 
 static struct harness h;
 
@@ -19,14 +20,6 @@ struct csess {
 	size_t keylen;
 	struct tpm2b_digest nonce_tpm, nonce_caller;
 };
-
-static void be32(uint8_t *b, uint32_t v)
-{
-	b[0] = (uint8_t)(v >> 24);
-	b[1] = (uint8_t)(v >> 16);
-	b[2] = (uint8_t)(v >> 8);
-	b[3] = (uint8_t)v;
-}
 
 /* StartAuthSession; salt/enc_salt optional; bind_auth is the bound entity's authValue. */
 static TPM_RC start(struct csess *s, TPM_HANDLE key, TPM_HANDLE bind, const char *bind_auth,
@@ -81,28 +74,6 @@ static TPM_RC start(struct csess *s, TPM_HANDLE key, TPM_HANDLE bind, const char
 	return rc;
 }
 
-/* HMAC(sessionKey || auth, pHash || newer || older || attrs) */
-static void hmac(const struct csess *s, const char *auth, const uint8_t *p_hash,
-		 const struct tpm2b_digest *newer, const struct tpm2b_digest *older, uint8_t attrs,
-		 uint8_t *out)
-{
-	uint8_t key[128];
-	size_t n = s->keylen;
-	struct crypto_hmac_ctx c;
-
-	memcpy(key, s->key, n);
-	if (auth) {
-		memcpy(key + n, auth, strlen(auth));
-		n += strlen(auth);
-	}
-	crypto_hmac_start(&c, TPM_ALG_SHA256, key, n);
-	crypto_hmac_update(&c, p_hash, 32);
-	crypto_hmac_update(&c, newer->b, newer->size);
-	crypto_hmac_update(&c, older->b, older->size);
-	crypto_hmac_update(&c, &attrs, 1);
-	crypto_hmac_finish(&c, out);
-}
-
 /* Parameter encryption as the TPM does it: key || IV or the XOR mask from KDFa. */
 static void crypt(const struct csess *s, const char *auth, bool encrypt,
 		  const struct tpm2b_digest *newer, const struct tpm2b_digest *older, uint8_t *data,
@@ -130,22 +101,14 @@ static void crypt(const struct csess *s, const char *auth, bool encrypt,
 	crypto_aes(TPM_ALG_CFB, encrypt, kiv, 16, kiv + 16, data, data, len);
 }
 
-/* cpHash = SHA-256(cc || names || params) */
-static void cp_hash(TPM_CC cc, const TPM_HANDLE *handles, unsigned nh, const uint8_t *params,
-		    size_t plen, uint8_t *out)
+/* cpHash of b (handles and parameters in), whose handles are their own Names here */
+static void cp_hash(const struct cmdbuf *b, uint8_t *out)
 {
-	struct crypto_hash_ctx c;
-	uint8_t b[4];
+	struct tpm2b_name names[3];
 
-	crypto_hash_start(&c, TPM_ALG_SHA256);
-	be32(b, cc);
-	crypto_hash_update(&c, b, 4);
-	for (unsigned i = 0; i < nh; i++) {
-		be32(b, handles[i]);
-		crypto_hash_update(&c, b, 4);
-	}
-	crypto_hash_update(&c, params, plen);
-	crypto_hash_finish(&c, out);
+	for (unsigned i = 0; i < b->nhandles; i++)
+		sess_handle_name(b->handles[i], &names[i]);
+	sess_cp_hash(b->cc, names, b->nhandles, b->param_buf, b->params.off, out);
 }
 
 /* Add the session to b (after handles and params are in), with its HMAC. */
@@ -154,8 +117,8 @@ static void add_session(struct csess *s, struct cmdbuf *b, const char *auth, uin
 	uint8_t ph[32], mac[32];
 
 	CU_ASSERT_EQUAL(crypto_random(s->nonce_caller.b, 32), TPM_RC_SUCCESS);
-	cp_hash(b->cc, b->handles, b->nhandles, b->param_buf, b->params.off, ph);
-	hmac(s, auth, ph, &s->nonce_caller, &s->nonce_tpm, attrs, mac);
+	cp_hash(b, ph);
+	sess_hmac(s->key, s->keylen, auth, ph, &s->nonce_caller, &s->nonce_tpm, attrs, mac);
 	wr_u32(&b->auth, s->handle);
 	wr_tpm2b(&b->auth, s->nonce_caller.b, 32);
 	wr_u8(&b->auth, attrs);
@@ -178,7 +141,7 @@ static void check_response(struct csess *s, TPM_CC cc, bool rhandle, const char 
 	r.off = 10 + (rhandle ? 4 : 0);
 	CU_ASSERT_EQUAL_FATAL(rd_u32(&r, &psize), TPM_RC_SUCCESS);
 	CU_ASSERT_EQUAL_FATAL(rd_view(&r, psize, &params), TPM_RC_SUCCESS);
-	be32(head + 4, cc);
+	sess_be32(head + 4, cc);
 	crypto_hash_start(&c, TPM_ALG_SHA256);
 	crypto_hash_update(&c, head, 8);
 	crypto_hash_update(&c, params, psize);
@@ -189,7 +152,7 @@ static void check_response(struct csess *s, TPM_CC cc, bool rhandle, const char 
 	CU_ASSERT_EQUAL(nonce.size, 32);
 	CU_ASSERT(memcmp(nonce.b, s->nonce_tpm.b, 32) != 0); /* the nonce rolled */
 	s->nonce_tpm = nonce;
-	hmac(s, auth, rp, &s->nonce_tpm, &s->nonce_caller, attrs, expect);
+	sess_hmac(s->key, s->keylen, auth, rp, &s->nonce_tpm, &s->nonce_caller, attrs, expect);
 	CU_ASSERT_EQUAL(mac.size, 32);
 	CU_ASSERT(memcmp(mac.b, expect, 32) == 0);
 }
@@ -325,8 +288,8 @@ static void hash_encrypted(TPM_ALG_ID sym)
 	{
 		uint8_t ph[32], mac[32];
 
-		cp_hash(b.cc, NULL, 0, b.param_buf, b.params.off, ph);
-		hmac(&s, NULL, ph, &s.nonce_caller, &s.nonce_tpm, attrs, mac);
+		cp_hash(&b, ph);
+		sess_hmac(s.key, s.keylen, NULL, ph, &s.nonce_caller, &s.nonce_tpm, attrs, mac);
 		wr_u32(&b.auth, s.handle);
 		wr_tpm2b(&b.auth, s.nonce_caller.b, 32);
 		wr_u8(&b.auth, attrs);
@@ -468,29 +431,6 @@ static void test_salted_ecc(void)
 			TPM_RC_VALUE | TPM_RC_P | TPM_RC_2);
 }
 
-static TPM_RC context_save(TPM_HANDLE handle, struct tpms_context *ctx)
-{
-	struct cmdbuf b;
-	struct rd rsp;
-	TPM_RC rc;
-
-	cmd_begin(&b, TPM_CC_ContextSave);
-	cmd_handle(&b, handle);
-	rc = harness_run(&h, &b, &rsp, NULL);
-	if (rc == TPM_RC_SUCCESS)
-		CU_ASSERT_EQUAL(rd_context(&rsp, ctx), TPM_RC_SUCCESS);
-	return rc;
-}
-
-static TPM_RC context_load(const struct tpms_context *ctx, TPM_HANDLE *handle)
-{
-	struct cmdbuf b;
-
-	cmd_begin(&b, TPM_CC_ContextLoad);
-	wr_context(&b.params, ctx);
-	return harness_run(&h, &b, NULL, handle);
-}
-
 /* A saved session leaves its client: another connection may load it (tpm2-tools saves a
  * session in one process and uses it in the next); an old context cannot be replayed. */
 static void test_session_context(void)
@@ -503,26 +443,28 @@ static void test_session_context(void)
 	CU_ASSERT_EQUAL_FATAL(start(&s, TPM_RH_NULL, TPM_RH_NULL, NULL, NULL, 0, NULL, 0,
 				    TPM_ALG_NULL),
 			      TPM_RC_SUCCESS);
-	CU_ASSERT_EQUAL_FATAL(context_save(s.handle, &first), TPM_RC_SUCCESS);
+	CU_ASSERT_EQUAL_FATAL(sess_context_save(&h, s.handle, &first), TPM_RC_SUCCESS);
 	CU_ASSERT_EQUAL(first.saved_handle, s.handle);
 	/* saved: not usable until loaded */
 	CU_ASSERT_EQUAL(change_owner_auth(&s, "", "", 1), TPM_RC_REFERENCE_S0);
 
 	h.c = pqtpm_client_new(h.e);
 	pqtpm_client_free(mine); /* the connection that started it is gone */
-	CU_ASSERT_EQUAL_FATAL(context_load(&first, &loaded), TPM_RC_SUCCESS);
+	CU_ASSERT_EQUAL_FATAL(sess_context_load(&h, &first, &loaded), TPM_RC_SUCCESS);
 	CU_ASSERT_EQUAL(loaded, s.handle);
 	CU_ASSERT_EQUAL(change_owner_auth(&s, "", "", 1), TPM_RC_SUCCESS);
 
-	CU_ASSERT_EQUAL_FATAL(context_save(s.handle, &second), TPM_RC_SUCCESS);
-	CU_ASSERT_EQUAL(context_load(&first, &loaded), TPM_RC_INTEGRITY | TPM_RC_P | TPM_RC_1);
+	CU_ASSERT_EQUAL_FATAL(sess_context_save(&h, s.handle, &second), TPM_RC_SUCCESS);
+	CU_ASSERT_EQUAL(sess_context_load(&h, &first, &loaded),
+			TPM_RC_INTEGRITY | TPM_RC_P | TPM_RC_1);
 	second.blob[40] ^= 1;
-	CU_ASSERT_EQUAL(context_load(&second, &loaded), TPM_RC_INTEGRITY | TPM_RC_P | TPM_RC_1);
+	CU_ASSERT_EQUAL(sess_context_load(&h, &second, &loaded),
+			TPM_RC_INTEGRITY | TPM_RC_P | TPM_RC_1);
 	second.blob[40] ^= 1;
-	CU_ASSERT_EQUAL(context_load(&second, &loaded), TPM_RC_SUCCESS);
+	CU_ASSERT_EQUAL(sess_context_load(&h, &second, &loaded), TPM_RC_SUCCESS);
 	CU_ASSERT_EQUAL(change_owner_auth(&s, "", "", 1), TPM_RC_SUCCESS);
 	/* flushed: its context no longer loads */
-	CU_ASSERT_EQUAL_FATAL(context_save(s.handle, &second), TPM_RC_SUCCESS);
+	CU_ASSERT_EQUAL_FATAL(sess_context_save(&h, s.handle, &second), TPM_RC_SUCCESS);
 	{
 		struct cmdbuf b;
 
@@ -530,7 +472,8 @@ static void test_session_context(void)
 		wr_u32(&b.params, s.handle);
 		CU_ASSERT_EQUAL(harness_run(&h, &b, NULL, NULL), TPM_RC_SUCCESS);
 	}
-	CU_ASSERT_EQUAL(context_load(&second, &loaded), TPM_RC_HANDLE | TPM_RC_P | TPM_RC_1);
+	CU_ASSERT_EQUAL(sess_context_load(&h, &second, &loaded),
+			TPM_RC_HANDLE | TPM_RC_P | TPM_RC_1);
 }
 
 static void test_start_errors(void)
