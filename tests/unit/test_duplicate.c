@@ -9,8 +9,11 @@
 #include <CUnit/Basic.h>
 
 #include "crypto/crypto.h"
+#include "dup_util.h"
 #include "harness.h"
+#include "keys.h"
 #include "object/object.h"
+#include "sessions.h"
 
 #define RC_P(rc, n) ((rc) | TPM_RC_P | ((n) << 8))
 #define RC_H(rc, n) ((rc) | TPM_RC_H | ((n) << 8))
@@ -39,31 +42,9 @@ static const uint8_t msg[] = "the quick brown fox jumps over the lazy dog";
 
 /* ---- small helpers ---- */
 
-static void be32(uint8_t *b, uint32_t v)
-{
-	b[0] = (uint8_t)(v >> 24);
-	b[1] = (uint8_t)(v >> 16);
-	b[2] = (uint8_t)(v >> 8);
-	b[3] = (uint8_t)v;
-}
-
-static void tmpl(struct tpmt_public *p, TPM_ALG_ID type, uint32_t attrs)
-{
-	memset(p, 0, sizeof(*p));
-	p->type = type;
-	p->name_alg = TPM_ALG_SHA256;
-	p->attributes = attrs;
-	p->symmetric.alg = TPM_ALG_NULL;
-	p->scheme.scheme = p->scheme.hash_alg = p->scheme.kdf = TPM_ALG_NULL;
-	p->kdf.scheme = p->kdf.hash_alg = p->kdf.kdf = TPM_ALG_NULL;
-	p->pre_hash = TPM_ALG_NULL;
-	p->curve_id = TPM_ECC_NIST_P256;
-	p->key_bits = 2048;
-}
-
 static void storage(struct tpmt_public *p, TPM_ALG_ID type)
 {
-	tmpl(p, type, STORAGE);
+	key_template_attrs(p, type, STORAGE);
 	p->symmetric.alg = TPM_ALG_AES;
 	p->symmetric.key_bits = 128;
 	p->symmetric.mode = TPM_ALG_CFB;
@@ -71,21 +52,7 @@ static void storage(struct tpmt_public *p, TPM_ALG_ID type)
 
 static void flush(TPM_HANDLE handle)
 {
-	struct cmdbuf b;
-
-	cmd_begin(&b, TPM_CC_FlushContext);
-	wr_u32(&b.params, handle);
-	CU_ASSERT_EQUAL(harness_run(&h, &b, NULL, NULL), TPM_RC_SUCCESS);
-}
-
-static void put_sensitive_create(struct cmdbuf *b, const uint8_t *data, size_t len)
-{
-	size_t mark;
-
-	wr_size_begin(&b->params, &mark);
-	wr_tpm2b(&b->params, "", 0);
-	wr_tpm2b(&b->params, data, (uint16_t)len);
-	wr_size_end(&b->params, mark);
+	CU_ASSERT_EQUAL(sess_flush(&h, handle), TPM_RC_SUCCESS);
 }
 
 static void put_outside_and_pcrs(struct cmdbuf *b)
@@ -108,7 +75,7 @@ static void create_primary(const struct tpmt_public *t, struct parent *p)
 	cmd_begin(&b, TPM_CC_CreatePrimary);
 	cmd_handle(&b, TPM_RH_OWNER);
 	cmd_auth_pw(&b, "");
-	put_sensitive_create(&b, NULL, 0);
+	cmd_sensitive(&b, "", NULL, 0);
 	wr_tpm2b_public(&b.params, t);
 	put_outside_and_pcrs(&b);
 	CU_ASSERT_EQUAL_FATAL(harness_run(&h, &b, &r, &p->handle), TPM_RC_SUCCESS);
@@ -130,7 +97,7 @@ static TPM_RC create_known(const struct parent *p, const struct tpmt_public *t, 
 	cmd_begin(&b, TPM_CC_Create);
 	cmd_handle(&b, p->handle);
 	cmd_auth_pw(&b, "");
-	put_sensitive_create(&b, key, len);
+	cmd_sensitive(&b, "", key, (uint16_t)len);
 	wr_tpm2b_public(&b.params, t);
 	put_outside_and_pcrs(&b);
 	rc = harness_run(&h, &b, &r, NULL);
@@ -213,7 +180,7 @@ static void outside_key(struct outside *o, TPM_ALG_ID type, uint32_t attrs)
 	size_t len = type == TPM_ALG_KEYEDHASH ? sizeof(hmac_key) : sizeof(aes_key);
 
 	memset(o, 0, sizeof(*o));
-	tmpl(&o->pub, type, attrs);
+	key_template_attrs(&o->pub, type, attrs);
 	if (type == TPM_ALG_KEYEDHASH) {
 		o->pub.scheme.scheme = TPM_ALG_HMAC;
 		o->pub.scheme.hash_alg = TPM_ALG_SHA256;
@@ -237,13 +204,6 @@ static void outside_key(struct outside *o, TPM_ALG_ID type, uint32_t attrs)
 
 /* ---- this file's own duplication wrapping (the sender's side, Part 1 §23.3) ---- */
 
-struct blob {
-	struct tpm2b_data key;		/* encryptionKey (empty: no inner wrapper) */
-	uint8_t secret[600];		/* inSymSeed (empty: no outer wrapper) */
-	uint16_t secret_len;
-	struct tpm2b_private dup;
-};
-
 static void cfb(const uint8_t *key, size_t keylen, const uint8_t *in, uint8_t *out, size_t len)
 {
 	uint8_t iv[16] = { 0 };
@@ -253,7 +213,7 @@ static void cfb(const uint8_t *key, size_t keylen, const uint8_t *in, uint8_t *o
 }
 
 /* A seed for parent p: RSA-OAEP(SHA-256, "DUPLICATE") or ECDH + KDFe("DUPLICATE"). */
-static void seed_to(const struct parent *p, uint8_t seed[DSIZE], struct blob *bl)
+static void seed_to(const struct parent *p, uint8_t seed[DSIZE], struct dup_blob *bl)
 {
 	if (p->pub.type == TPM_ALG_RSA) {
 		struct crypto_rsa k = { .n = p->pub.unique.b, .nlen = p->pub.unique.size };
@@ -286,7 +246,7 @@ static void seed_to(const struct parent *p, uint8_t seed[DSIZE], struct blob *bl
 }
 
 /* parent NULL: no outer wrapper; inner: an inner wrapper with a random AES-128 key. */
-static void wrap(const struct outside *o, const struct parent *p, bool inner, struct blob *bl)
+static void wrap(const struct outside *o, const struct parent *p, bool inner, struct dup_blob *bl)
 {
 	uint8_t plain[1024], inner_buf[1024], seed[DSIZE], sym[16], hkey[DSIZE];
 	struct crypto_hmac_ctx mac;
@@ -334,39 +294,10 @@ static void wrap(const struct outside *o, const struct parent *p, bool inner, st
 	bl->dup.size = (uint16_t)(2 + DSIZE + len);
 }
 
-/* ---- Import ---- */
-
-static TPM_RC import_as(TPM_HANDLE parent, const struct tpmt_public *pub, const struct blob *bl,
-			const struct tpmt_sym_def *sym, struct tpm2b_private *out)
-{
-	static const struct tpmt_sym_def aes128 = { TPM_ALG_AES, 128, TPM_ALG_CFB };
-	static const struct tpmt_sym_def none = { TPM_ALG_NULL, 0, 0 };
-	struct cmdbuf b;
-	struct rd r;
-	TPM_RC rc;
-
-	if (!sym)
-		sym = bl->key.size ? &aes128 : &none;
-	cmd_begin(&b, TPM_CC_Import);
-	cmd_handle(&b, parent);
-	cmd_auth_pw(&b, "");
-	wr_tpm2b(&b.params, bl->key.b, bl->key.size);
-	wr_tpm2b_public(&b.params, pub);
-	wr_tpm2b(&b.params, bl->dup.b, bl->dup.size);
-	wr_tpm2b(&b.params, bl->secret, bl->secret_len);
-	wr_sym_def(&b.params, sym);
-	rc = harness_run(&h, &b, &r, NULL);
-	if (rc == TPM_RC_SUCCESS) {
-		CU_ASSERT_EQUAL(rd_tpm2b(&r, out->b, sizeof(out->b), &out->size), TPM_RC_SUCCESS);
-		CU_ASSERT_EQUAL(rd_left(&r), 0);
-	}
-	return rc;
-}
-
-static TPM_RC import(const struct parent *p, const struct outside *o, const struct blob *bl,
+static TPM_RC import(const struct parent *p, const struct outside *o, const struct dup_blob *bl,
 		     struct tpm2b_private *out)
 {
-	return import_as(p->handle, &o->pub, bl, NULL, out);
+	return dup_import(&h, p->handle, &o->pub, bl, NULL, out);
 }
 
 /* Import, Load, use: the key must give the known answers. */
@@ -374,7 +305,7 @@ static void import_and_use(const struct parent *p, TPM_ALG_ID type, bool outer, 
 {
 	struct tpm2b_private priv;
 	struct outside o;
-	struct blob bl;
+	struct dup_blob bl;
 	TPM_HANDLE k;
 
 	outside_key(&o, type, USER | SIGN | (type == TPM_ALG_SYMCIPHER ? DECRYPT : 0));
@@ -399,7 +330,7 @@ static void setup_parents(void)
 	t.x.size = 5; /* another template: another key */
 	memcpy(t.x.b, "other", 5);
 	create_primary(&t, &ecc_other);
-	tmpl(&t, TPM_ALG_ECC, FIXED | TPMA_OBJECT_SENSITIVEDATAORIGIN | USER | SIGN);
+	key_template_attrs(&t, TPM_ALG_ECC, FIXED | TPMA_OBJECT_SENSITIVEDATAORIGIN | USER | SIGN);
 	t.scheme.scheme = TPM_ALG_ECDSA;
 	t.scheme.hash_alg = TPM_ALG_SHA256;
 	create_primary(&t, &signer);
@@ -424,7 +355,7 @@ static void test_import_integrity(void)
 {
 	struct tpm2b_private priv;
 	struct outside o;
-	struct blob bl, bad;
+	struct dup_blob bl, bad;
 
 	outside_key(&o, TPM_ALG_KEYEDHASH, USER | SIGN);
 	wrap(&o, &ecc_parent, true, &bl);
@@ -459,7 +390,7 @@ static void test_import_wrong_parent(void)
 {
 	struct tpm2b_private priv;
 	struct outside o;
-	struct blob bl;
+	struct dup_blob bl;
 
 	outside_key(&o, TPM_ALG_SYMCIPHER, USER | SIGN | DECRYPT);
 	/* an ECC seed for another ECC key: another seed, so the integrity fails */
@@ -483,7 +414,7 @@ static void test_import_checks(void)
 	static const struct tpmt_sym_def none = { TPM_ALG_NULL, 0, 0 };
 	struct tpm2b_private priv;
 	struct outside o;
-	struct blob bl;
+	struct dup_blob bl;
 
 	/* fixedTPM or fixedParent: not an object that can have been duplicated */
 	outside_key(&o, TPM_ALG_KEYEDHASH, USER | SIGN | TPMA_OBJECT_FIXEDTPM);
@@ -501,11 +432,11 @@ static void test_import_checks(void)
 	wrap(&o, &rsa_parent, true, &bl);
 	CU_ASSERT_EQUAL(import(&rsa_parent, &o, &bl, &priv), TPM_RC_SUCCESS);
 	/* encryptionKey must fit symmetricAlg */
-	CU_ASSERT_EQUAL(import_as(rsa_parent.handle, &o.pub, &bl, &aes256, &priv),
+	CU_ASSERT_EQUAL(dup_import(&h, rsa_parent.handle, &o.pub, &bl, &aes256, &priv),
 			RC_P(TPM_RC_SIZE, 1));
 	outside_key(&o, TPM_ALG_KEYEDHASH, USER | SIGN);
 	wrap(&o, &rsa_parent, true, &bl);
-	CU_ASSERT_EQUAL(import_as(rsa_parent.handle, &o.pub, &bl, &none, &priv),
+	CU_ASSERT_EQUAL(dup_import(&h, rsa_parent.handle, &o.pub, &bl, &none, &priv),
 			RC_P(TPM_RC_SIZE, 1));
 	/* a sensitive area that does not belong to the public area */
 	outside_key(&o, TPM_ALG_KEYEDHASH, USER | SIGN);
@@ -523,78 +454,9 @@ static void test_import_checks(void)
 
 /* ---- Duplicate and Rewrap: the DUP role takes a policy session ---- */
 
-struct psess {
-	TPM_HANDLE handle;
-	struct tpm2b_digest nonce_tpm;
-};
-
-static void start_policy(struct psess *s)
-{
-	uint8_t nonce[DSIZE], cc[4];
-	struct cmdbuf b;
-	struct rd r;
-
-	crypto_random(nonce, sizeof(nonce));
-	cmd_begin(&b, TPM_CC_StartAuthSession);
-	cmd_handle(&b, TPM_RH_NULL);
-	cmd_handle(&b, TPM_RH_NULL);
-	wr_tpm2b(&b.params, nonce, sizeof(nonce));
-	wr_u16(&b.params, 0);
-	wr_u8(&b.params, TPM_SE_POLICY);
-	wr_u16(&b.params, TPM_ALG_NULL);
-	wr_u16(&b.params, TPM_ALG_SHA256);
-	CU_ASSERT_EQUAL_FATAL(harness_run(&h, &b, &r, &s->handle), TPM_RC_SUCCESS);
-	CU_ASSERT_EQUAL(rd_tpm2b_digest(&r, &s->nonce_tpm), TPM_RC_SUCCESS);
-	cmd_begin(&b, TPM_CC_PolicyCommandCode);
-	cmd_handle(&b, s->handle);
-	be32(cc, TPM_CC_Duplicate);
-	wr_bytes(&b.params, cc, 4);
-	CU_ASSERT_EQUAL_FATAL(harness_run(&h, &b, NULL, NULL), TPM_RC_SUCCESS);
-}
-
-/* H(0^32 || TPM_CC_PolicyCommandCode || TPM_CC_Duplicate) */
-static void dup_policy(struct tpm2b_digest *d)
-{
-	uint8_t buf[DSIZE + 8] = { 0 };
-
-	be32(buf + DSIZE, TPM_CC_PolicyCommandCode);
-	be32(buf + DSIZE + 4, TPM_CC_Duplicate);
-	d->size = DSIZE;
-	crypto_hash(TPM_ALG_SHA256, buf, sizeof(buf), d->b);
-}
-
-/* The policy session's HMAC (unbound, unsalted, no authValue): key empty. */
-static void auth_policy(struct cmdbuf *b, const struct psess *s, const struct tpm2b_name *n1,
-			const struct tpm2b_name *n2)
-{
-	uint8_t cp[DSIZE], mac[DSIZE], nonce[16], code[4], attrs = 0;
-	struct crypto_hash_ctx hc;
-	struct crypto_hmac_ctx m;
-
-	be32(code, b->cc);
-	crypto_hash_start(&hc, TPM_ALG_SHA256);
-	crypto_hash_update(&hc, code, 4);
-	crypto_hash_update(&hc, n1->b, n1->size);
-	crypto_hash_update(&hc, n2->b, n2->size);
-	crypto_hash_update(&hc, b->params.buf, b->params.off);
-	crypto_hash_finish(&hc, cp);
-	crypto_random(nonce, sizeof(nonce));
-	crypto_hmac_start(&m, TPM_ALG_SHA256, (const uint8_t *)"", 0);
-	crypto_hmac_update(&m, cp, DSIZE);
-	crypto_hmac_update(&m, nonce, sizeof(nonce));
-	crypto_hmac_update(&m, s->nonce_tpm.b, s->nonce_tpm.size);
-	crypto_hmac_update(&m, &attrs, 1);
-	crypto_hmac_finish(&m, mac);
-	wr_u32(&b->auth, s->handle);
-	wr_tpm2b(&b->auth, nonce, sizeof(nonce));
-	wr_u8(&b->auth, attrs);
-	wr_tpm2b(&b->auth, mac, DSIZE);
-	b->nauth = 1;
-}
-
 struct dup_out {
 	struct tpm2b_data key;
-	struct blob bl; /* key, dup, secret: ready for import() */
+	struct dup_blob bl; /* key, dup, secret: ready for import() */
 };
 
 /* Duplicate obj (loaded, with Name name) to new parent np (NULL: TPM_RH_NULL). session:
@@ -603,40 +465,8 @@ static TPM_RC duplicate(TPM_HANDLE obj, const struct tpm2b_name *name, const str
 			const struct tpm2b_data *key_in, const struct tpmt_sym_def *sym,
 			bool session, struct dup_out *out)
 {
-	struct tpm2b_name null_name = { 4, { 0x40, 0, 0, 0x07 } };
-	struct psess s;
-	struct cmdbuf b;
-	struct rd r;
-	TPM_RC rc;
-
-	if (session)
-		start_policy(&s);
-	cmd_begin(&b, TPM_CC_Duplicate);
-	cmd_handle(&b, obj);
-	cmd_handle(&b, np ? np->handle : TPM_RH_NULL);
-	wr_tpm2b(&b.params, key_in->b, key_in->size);
-	wr_sym_def(&b.params, sym);
-	if (session)
-		auth_policy(&b, &s, name, np ? &np->name : &null_name);
-	else
-		cmd_auth_pw(&b, "");
-	rc = harness_run(&h, &b, &r, NULL);
-	if (rc != TPM_RC_SUCCESS) {
-		if (session)
-			flush(s.handle);
-		return rc;
-	}
-	memset(out, 0, sizeof(*out));
-	CU_ASSERT_EQUAL(rd_tpm2b(&r, out->key.b, sizeof(out->key.b), &out->key.size),
-			TPM_RC_SUCCESS);
-	CU_ASSERT_EQUAL(rd_tpm2b(&r, out->bl.dup.b, sizeof(out->bl.dup.b), &out->bl.dup.size),
-			TPM_RC_SUCCESS);
-	CU_ASSERT_EQUAL(rd_tpm2b(&r, out->bl.secret, sizeof(out->bl.secret),
-				 &out->bl.secret_len),
-			TPM_RC_SUCCESS);
-	CU_ASSERT_EQUAL(rd_left(&r), 0);
-	out->bl.key = key_in->size ? *key_in : out->key;
-	return rc;
+	return dup_duplicate(&h, obj, name, np ? np->handle : TPM_RH_NULL, np ? &np->name : NULL,
+			     key_in, sym, session, &out->key, &out->bl);
 }
 
 /* An HMAC key with a known value, duplicable under a PolicyCommandCode(Duplicate) policy. */
@@ -645,7 +475,7 @@ static void dup_key(uint32_t extra, struct outside *o, TPM_HANDLE *handle)
 	struct tpm2b_private priv;
 	struct tpmt_public t;
 
-	tmpl(&t, TPM_ALG_KEYEDHASH, USER | SIGN | extra);
+	key_template_attrs(&t, TPM_ALG_KEYEDHASH, USER | SIGN | extra);
 	t.scheme.scheme = TPM_ALG_HMAC;
 	t.scheme.hash_alg = TPM_ALG_SHA256;
 	dup_policy(&t.auth_policy);
@@ -657,7 +487,7 @@ static void dup_key(uint32_t extra, struct outside *o, TPM_HANDLE *handle)
 	CU_ASSERT_EQUAL_FATAL(load(rsa_parent.handle, &priv, &o->pub, handle), TPM_RC_SUCCESS);
 }
 
-static void import_use(const struct parent *p, const struct outside *o, const struct blob *bl)
+static void import_use(const struct parent *p, const struct outside *o, const struct dup_blob *bl)
 {
 	struct tpm2b_private priv;
 	TPM_HANDLE k;
@@ -764,36 +594,16 @@ static void test_duplicate_refusals(void)
 }
 
 static TPM_RC rewrap(TPM_HANDLE oldp, const struct parent *np, const struct tpm2b_name *name,
-		     const struct blob *in, struct blob *out)
+		     const struct dup_blob *in, struct dup_blob *out)
 {
-	struct cmdbuf b;
-	struct rd r;
-	TPM_RC rc;
-
-	cmd_begin(&b, TPM_CC_Rewrap);
-	cmd_handle(&b, oldp);
-	cmd_handle(&b, np ? np->handle : TPM_RH_NULL);
-	cmd_auth_pw(&b, "");
-	wr_tpm2b(&b.params, in->dup.b, in->dup.size);
-	wr_tpm2b_name(&b.params, name);
-	wr_tpm2b(&b.params, in->secret, in->secret_len);
-	rc = harness_run(&h, &b, &r, NULL);
-	if (rc != TPM_RC_SUCCESS)
-		return rc;
-	*out = *in;
-	CU_ASSERT_EQUAL(rd_tpm2b(&r, out->dup.b, sizeof(out->dup.b), &out->dup.size),
-			TPM_RC_SUCCESS);
-	CU_ASSERT_EQUAL(rd_tpm2b(&r, out->secret, sizeof(out->secret), &out->secret_len),
-			TPM_RC_SUCCESS);
-	CU_ASSERT_EQUAL(rd_left(&r), 0);
-	return rc;
+	return dup_rewrap(&h, oldp, np ? np->handle : TPM_RH_NULL, name, in, out);
 }
 
 static void test_rewrap(void)
 {
 	static const struct tpmt_sym_def aes128 = { TPM_ALG_AES, 128, TPM_ALG_CFB };
 	struct tpm2b_data empty = { 0 };
-	struct blob ecc_bl, plain_bl, rsa_bl, bad;
+	struct dup_blob ecc_bl, plain_bl, rsa_bl, bad;
 	struct dup_out d;
 	struct outside o;
 	TPM_HANDLE k;

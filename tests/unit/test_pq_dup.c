@@ -11,6 +11,7 @@
 
 #include "crypto/crypto.h"
 #include "crypto/mlkem.h"
+#include "dup_util.h"
 #include "object/object.h"
 #include "pq_util.h"
 
@@ -25,21 +26,6 @@ static const uint8_t msg[] = "signed by a key that moved to an ML-KEM parent";
 
 static const struct tpmt_sym_def aes128 = { TPM_ALG_AES, 128, TPM_ALG_CFB };
 static const struct tpmt_sym_def no_sym = { TPM_ALG_NULL, 0, 0 };
-
-struct blob {
-	struct tpm2b_data key; /* inner wrapper key (empty: none) */
-	uint8_t secret[MLKEM_MAX_CT_BYTES + 64];
-	uint16_t secret_len;
-	struct tpm2b_private dup;
-};
-
-static void be32(uint8_t *b, uint32_t v)
-{
-	b[0] = (uint8_t)(v >> 24);
-	b[1] = (uint8_t)(v >> 16);
-	b[2] = (uint8_t)(v >> 8);
-	b[3] = (uint8_t)v;
-}
 
 static void storage_primary(TPM_ALG_ID type, uint16_t set, const char *unique, struct pq_key *k)
 {
@@ -67,18 +53,6 @@ static void teardown(void)
 	harness_close(&h);
 }
 
-/* ---- a duplicable key: authPolicy PolicyCommandCode(Duplicate) ---- */
-
-static void dup_policy(struct tpm2b_digest *d)
-{
-	uint8_t buf[DSIZE + 8] = { 0 };
-
-	be32(buf + DSIZE, TPM_CC_PolicyCommandCode);
-	be32(buf + DSIZE + 4, TPM_CC_Duplicate);
-	d->size = DSIZE;
-	CU_ASSERT_EQUAL(crypto_hash(TPM_ALG_SHA256, buf, sizeof(buf), d->b), TPM_RC_SUCCESS);
-}
-
 /* use: 0 for a signing key, else the decryption attributes (a storage key gets AES-CFB) */
 static void duplicable_use(TPM_ALG_ID type, uint16_t set, uint32_t use, struct pq_key *k)
 {
@@ -99,141 +73,26 @@ static void duplicable_key(TPM_ALG_ID type, uint16_t set, struct pq_key *k)
 	duplicable_use(type, set, 0, k);
 }
 
-/* ---- Duplicate through a policy session ---- */
-
-struct psess {
-	TPM_HANDLE handle;
-	struct tpm2b_digest nonce_tpm;
-};
-
-static void start_policy(struct psess *s)
-{
-	uint8_t nonce[DSIZE], cc[4];
-	struct cmdbuf b;
-	struct rd r;
-
-	CU_ASSERT_EQUAL(crypto_random(nonce, sizeof(nonce)), TPM_RC_SUCCESS);
-	cmd_begin(&b, TPM_CC_StartAuthSession);
-	cmd_handle(&b, TPM_RH_NULL);
-	cmd_handle(&b, TPM_RH_NULL);
-	wr_tpm2b(&b.params, nonce, sizeof(nonce));
-	wr_u16(&b.params, 0);
-	wr_u8(&b.params, TPM_SE_POLICY);
-	wr_u16(&b.params, TPM_ALG_NULL);
-	wr_u16(&b.params, TPM_ALG_SHA256);
-	CU_ASSERT_EQUAL_FATAL(harness_run(&h, &b, &r, &s->handle), TPM_RC_SUCCESS);
-	CU_ASSERT_EQUAL(rd_tpm2b_digest(&r, &s->nonce_tpm), TPM_RC_SUCCESS);
-	cmd_begin(&b, TPM_CC_PolicyCommandCode);
-	cmd_handle(&b, s->handle);
-	be32(cc, TPM_CC_Duplicate);
-	wr_bytes(&b.params, cc, 4);
-	CU_ASSERT_EQUAL_FATAL(harness_run(&h, &b, NULL, NULL), TPM_RC_SUCCESS);
-}
-
-/* The policy session's HMAC (unbound, unsalted, empty authValue); the session ends with the
- * command (continueSession clear). */
-static void auth_policy(struct cmdbuf *b, const struct psess *s, const struct tpm2b_name *n1,
-			const struct tpm2b_name *n2)
-{
-	uint8_t cp[DSIZE], mac[DSIZE], nonce[16], code[4], attrs = 0;
-	struct crypto_hash_ctx hc;
-	struct crypto_hmac_ctx m;
-
-	be32(code, b->cc);
-	crypto_hash_start(&hc, TPM_ALG_SHA256);
-	crypto_hash_update(&hc, code, 4);
-	crypto_hash_update(&hc, n1->b, n1->size);
-	crypto_hash_update(&hc, n2->b, n2->size);
-	crypto_hash_update(&hc, b->params.buf, b->params.off);
-	crypto_hash_finish(&hc, cp);
-	CU_ASSERT_EQUAL(crypto_random(nonce, sizeof(nonce)), TPM_RC_SUCCESS);
-	crypto_hmac_start(&m, TPM_ALG_SHA256, (const uint8_t *)"", 0);
-	crypto_hmac_update(&m, cp, DSIZE);
-	crypto_hmac_update(&m, nonce, sizeof(nonce));
-	crypto_hmac_update(&m, s->nonce_tpm.b, s->nonce_tpm.size);
-	crypto_hmac_update(&m, &attrs, 1);
-	crypto_hmac_finish(&m, mac);
-	wr_u32(&b->auth, s->handle);
-	wr_tpm2b(&b->auth, nonce, sizeof(nonce));
-	wr_u8(&b->auth, attrs);
-	wr_tpm2b(&b->auth, mac, DSIZE);
-	b->nauth = 1;
-}
-
 /* Duplicate k to new parent np; sym: the inner wrapper (the TPM makes its key). */
 static TPM_RC duplicate(const struct pq_key *k, const struct pq_key *np,
-			const struct tpmt_sym_def *sym, struct blob *out)
+			const struct tpmt_sym_def *sym, struct dup_blob *out)
 {
-	struct psess s;
-	struct cmdbuf b;
-	struct rd r;
-	TPM_RC rc;
+	static const struct tpm2b_data none;
 
-	start_policy(&s);
-	cmd_begin(&b, TPM_CC_Duplicate);
-	cmd_handle(&b, k->handle);
-	cmd_handle(&b, np->handle);
-	wr_u16(&b.params, 0); /* encryptionKeyIn */
-	wr_sym_def(&b.params, sym);
-	auth_policy(&b, &s, &k->name, &np->name);
-	rc = harness_run(&h, &b, &r, NULL);
-	if (rc != TPM_RC_SUCCESS) {
-		CU_ASSERT_EQUAL(pq_flush(&h, s.handle), TPM_RC_SUCCESS);
-		return rc;
-	}
-	memset(out, 0, sizeof(*out));
-	CU_ASSERT_EQUAL(rd_tpm2b(&r, out->key.b, sizeof(out->key.b), &out->key.size), 0);
-	CU_ASSERT_EQUAL(rd_tpm2b(&r, out->dup.b, sizeof(out->dup.b), &out->dup.size), 0);
-	CU_ASSERT_EQUAL(rd_tpm2b(&r, out->secret, sizeof(out->secret), &out->secret_len), 0);
-	CU_ASSERT_EQUAL(rd_left(&r), 0);
-	return rc;
+	return dup_duplicate(&h, k->handle, &k->name, np->handle, &np->name, &none, sym, true,
+			     NULL, out);
 }
 
 static TPM_RC import(const struct pq_key *parent, const struct tpmt_public *pub,
-		     const struct blob *bl, struct tpm2b_private *out)
+		     const struct dup_blob *bl, struct tpm2b_private *out)
 {
-	struct cmdbuf b;
-	struct rd r;
-	TPM_RC rc;
-
-	cmd_begin(&b, TPM_CC_Import);
-	cmd_handle(&b, parent->handle);
-	cmd_auth_pw(&b, "");
-	wr_tpm2b(&b.params, bl->key.b, bl->key.size);
-	wr_tpm2b_public(&b.params, pub);
-	wr_tpm2b(&b.params, bl->dup.b, bl->dup.size);
-	wr_tpm2b(&b.params, bl->secret, bl->secret_len);
-	wr_sym_def(&b.params, bl->key.size ? &aes128 : &no_sym);
-	rc = harness_run(&h, &b, &r, NULL);
-	if (rc == TPM_RC_SUCCESS) {
-		CU_ASSERT_EQUAL(rd_tpm2b(&r, out->b, sizeof(out->b), &out->size), 0);
-		CU_ASSERT_EQUAL(rd_left(&r), 0);
-	}
-	return rc;
+	return dup_import(&h, parent->handle, pub, bl, NULL, out);
 }
 
 static TPM_RC rewrap(const struct pq_key *oldp, const struct pq_key *np,
-		     const struct tpm2b_name *name, const struct blob *in, struct blob *out)
+		     const struct tpm2b_name *name, const struct dup_blob *in, struct dup_blob *out)
 {
-	struct cmdbuf b;
-	struct rd r;
-	TPM_RC rc;
-
-	cmd_begin(&b, TPM_CC_Rewrap);
-	cmd_handle(&b, oldp->handle);
-	cmd_handle(&b, np->handle);
-	cmd_auth_pw(&b, "");
-	wr_tpm2b(&b.params, in->dup.b, in->dup.size);
-	wr_tpm2b_name(&b.params, name);
-	wr_tpm2b(&b.params, in->secret, in->secret_len);
-	rc = harness_run(&h, &b, &r, NULL);
-	if (rc != TPM_RC_SUCCESS)
-		return rc;
-	*out = *in;
-	CU_ASSERT_EQUAL(rd_tpm2b(&r, out->dup.b, sizeof(out->dup.b), &out->dup.size), 0);
-	CU_ASSERT_EQUAL(rd_tpm2b(&r, out->secret, sizeof(out->secret), &out->secret_len), 0);
-	CU_ASSERT_EQUAL(rd_left(&r), 0);
-	return rc;
+	return dup_rewrap(&h, oldp->handle, np->handle, name, in, out);
 }
 
 /* The imported key signs msg with a sign sequence; the original key verifies it. */
@@ -254,7 +113,7 @@ static void signs_like(TPM_HANDLE imported, const struct pq_key *orig)
 
 /* Import under parent and Load. */
 static TPM_HANDLE import_load(const struct pq_key *parent, const struct pq_key *orig,
-			      const struct blob *bl)
+			      const struct dup_blob *bl)
 {
 	struct tpm2b_private priv;
 	struct cmdbuf b;
@@ -272,7 +131,7 @@ static TPM_HANDLE import_load(const struct pq_key *parent, const struct pq_key *
 
 /* Import under parent, Load, sign. */
 static void import_and_sign(const struct pq_key *parent, const struct pq_key *orig,
-			    const struct blob *bl)
+			    const struct dup_blob *bl)
 {
 	TPM_HANDLE k = import_load(parent, orig, bl);
 
@@ -285,7 +144,7 @@ static void import_and_sign(const struct pq_key *parent, const struct pq_key *or
 static void test_round_trips(void)
 {
 	struct pq_key mldsa, ecc;
-	struct blob bl;
+	struct dup_blob bl;
 
 	duplicable_key(TPM_ALG_MLDSA, TPM_MLDSA_65, &mldsa);
 	duplicable_key(TPM_ALG_ECC, 0, &ecc);
@@ -313,7 +172,7 @@ static void test_kem_keys(void)
 	struct tpm2b_private priv;
 	struct tpmt_public t;
 	struct cmdbuf b;
-	struct blob bl;
+	struct dup_blob bl;
 	struct rd rsp;
 	TPM_HANDLE k;
 	uint16_t n = 0;
@@ -398,7 +257,7 @@ static void outside_hmac_key(struct tpmt_public *pub, struct tpmt_sensitive *sen
 /* Outer wrapper only, to an ML-KEM parent with AES-128 children: seed by encapsulation with
  * the label "DUPLICATE", then Part 1's STORAGE key and INTEGRITY HMAC. */
 static void wrap_to_kem(const struct pq_key *p, const struct tpmt_sensitive *sens,
-			const struct tpm2b_name *name, struct blob *bl)
+			const struct tpm2b_name *name, struct dup_blob *bl)
 {
 	uint8_t plain[512], m[32], k[32], seed[DSIZE], sym[16], hkey[DSIZE], iv[16] = { 0 };
 	struct crypto_hmac_ctx mac;
@@ -449,7 +308,7 @@ static void test_outside_sender(void)
 	struct tpm2b_private priv;
 	struct tpm2b_name name;
 	struct cmdbuf b;
-	struct blob bl;
+	struct dup_blob bl;
 	struct rd rsp;
 	TPM_HANDLE k;
 
@@ -484,7 +343,7 @@ static void test_external_parent(void)
 {
 	struct pq_key mldsa, ext;
 	struct tpm2b_private priv;
-	struct blob bl;
+	struct dup_blob bl;
 
 	duplicable_key(TPM_ALG_MLDSA, TPM_MLDSA_44, &mldsa);
 	CU_ASSERT_EQUAL_FATAL(pq_load_public(&h, &kem768.pub, &ext), TPM_RC_SUCCESS);
@@ -504,7 +363,7 @@ static void test_tampered_seed(void)
 {
 	struct tpm2b_private priv;
 	struct pq_key mldsa;
-	struct blob bl, bad;
+	struct dup_blob bl, bad;
 
 	duplicable_key(TPM_ALG_MLDSA, TPM_MLDSA_44, &mldsa);
 	CU_ASSERT_EQUAL_FATAL(duplicate(&mldsa, &kem768, &no_sym, &bl), TPM_RC_SUCCESS);
@@ -528,7 +387,7 @@ static void test_tampered_seed(void)
 /* Rewrap: ML-KEM old parent (decapsulation) to ECC, and ECC to ML-KEM (encapsulation). */
 static void test_rewrap(void)
 {
-	struct blob bl, to_ecc, to_kem, bad;
+	struct dup_blob bl, to_ecc, to_kem, bad;
 	struct pq_key mldsa;
 
 	duplicable_key(TPM_ALG_MLDSA, TPM_MLDSA_87, &mldsa);
