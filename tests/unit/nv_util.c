@@ -293,3 +293,46 @@ int nv_tmp_clean(void)
 {
 	return nftw(tmp_root, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
 }
+
+/* Each test on a fresh in-memory TPM. */
+static void fresh(void)
+{
+	harness_close(&nvh);
+	harness_open(&nvh);
+}
+
+static int suite_init(void)
+{
+	if (nv_tmp_init() != 0)
+		return -1;
+	harness_open(&nvh);
+	return 0;
+}
+
+static int suite_clean(void)
+{
+	harness_close(&nvh);
+	return nv_tmp_clean();
+}
+
+void nvt_add(CU_pSuite s, const char *name, CU_TestFunc fn)
+{
+	CU_add_test(s, name, fn);
+	CU_add_test(s, "(fresh TPM)", fresh);
+}
+
+int nvt_run_suite(const char *name, void (*add)(CU_pSuite))
+{
+	CU_pSuite s;
+	unsigned failed;
+
+	if (CU_initialize_registry() != CUE_SUCCESS)
+		return 2;
+	s = CU_add_suite(name, suite_init, suite_clean);
+	add(s);
+	CU_basic_set_mode(CU_BRM_VERBOSE);
+	CU_basic_run_tests();
+	failed = CU_get_number_of_failures();
+	CU_cleanup_registry();
+	return failed ? 1 : 0;
+}

@@ -4,6 +4,8 @@
 #ifndef PQTPM_TEST_NV_UTIL_H
 #define PQTPM_TEST_NV_UTIL_H
 
+#include <CUnit/Basic.h>
+
 #include "harness.h"
 
 #define RC_P(rc, n) ((rc) | TPM_RC_P | ((n) << 8))
@@ -59,5 +61,10 @@ void nvt_cc_policy(TPM_CC code, uint8_t out[DSIZE]);
 void nvt_auth_policy(struct cmdbuf *b, const struct psess *s, const char *pw2);
 int nv_tmp_init(void);
 int nv_tmp_clean(void);
+/* A test, then a fresh in-memory TPM on nvh for the next one. */
+void nvt_add(CU_pSuite s, const char *name, CU_TestFunc fn);
+/* The program's one suite (add fills it): nvh open on a temporary root for its duration;
+ * returns the exit status. */
+int nvt_run_suite(const char *name, void (*add)(CU_pSuite));
 
 #endif

@@ -259,14 +259,6 @@ static void test_two_engines_one_dir(void)
 	harness_open(&nvh);
 }
 
-
-/* Each test on a fresh in-memory TPM. */
-static void fresh(void)
-{
-	harness_close(&nvh);
-	harness_open(&nvh);
-}
-
 /* ReadClock's time (from _TPM_Init, unadjusted) and clock (adjusted). */
 static void read_time_clock(uint64_t *time, uint64_t *clock)
 {
@@ -307,42 +299,6 @@ static void test_clock_rate(void)
 	CU_ASSERT_EQUAL(nvh.e->clock_ppm, 0);
 }
 
-static int suite_init(void)
-{
-	if (nv_tmp_init() != 0)
-		return -1;
-	harness_open(&nvh);
-	return 0;
-}
-
-static int suite_clean(void)
-{
-	harness_close(&nvh);
-	return nv_tmp_clean();
-}
-
-#define ADD(s, name, fn)                                                                   \
-	do {                                                                               \
-		CU_add_test(s, name, fn);                                                  \
-		CU_add_test(s, "(fresh TPM)", fresh);                                      \
-	} while (0)
-
-static int run_suite(const char *name, void (*add)(CU_pSuite))
-{
-	CU_pSuite s;
-	unsigned failed;
-
-	if (CU_initialize_registry() != CUE_SUCCESS)
-		return 2;
-	s = CU_add_suite(name, suite_init, suite_clean);
-	add(s);
-	CU_basic_set_mode(CU_BRM_VERBOSE);
-	CU_basic_run_tests();
-	failed = CU_get_number_of_failures();
-	CU_cleanup_registry();
-	return failed ? 1 : 0;
-}
-
 /* A forked child (an application that loaded the PKCS#11 module, then forked) takes the
  * directory's lock as its own process; what it defines, the parent sees. */
 static void test_forked_child(void)
@@ -369,16 +325,16 @@ static void test_forked_child(void)
 
 static void add_tests(CU_pSuite s)
 {
-	ADD(s, "resetCount, restartCount, Clock, ClockSet, Clear", test_lifecycle_counts);
-	ADD(s, "ClockRateAdjust changes the rate of Clock", test_clock_rate);
-	ADD(s, "SetPrimaryPolicy, ChangeEPS, ChangePPS", test_primary_policy_and_seeds);
-	ADD(s, "state survives a new engine, Resume finds PCRs", test_persistence);
-	ADD(s, "a failed save fails the command and rolls back", test_failed_save_rolls_back);
-	ADD(s, "two engines on one state directory", test_two_engines_one_dir);
-	ADD(s, "a forked child on the parent's directory", test_forked_child);
+	nvt_add(s, "resetCount, restartCount, Clock, ClockSet, Clear", test_lifecycle_counts);
+	nvt_add(s, "ClockRateAdjust changes the rate of Clock", test_clock_rate);
+	nvt_add(s, "SetPrimaryPolicy, ChangeEPS, ChangePPS", test_primary_policy_and_seeds);
+	nvt_add(s, "state survives a new engine, Resume finds PCRs", test_persistence);
+	nvt_add(s, "a failed save fails the command and rolls back", test_failed_save_rolls_back);
+	nvt_add(s, "two engines on one state directory", test_two_engines_one_dir);
+	nvt_add(s, "a forked child on the parent's directory", test_forked_child);
 }
 
 int main(void)
 {
-	return run_suite("lifecycle", add_tests);
+	return nvt_run_suite("lifecycle", add_tests);
 }

@@ -655,69 +655,26 @@ static void test_capability(void)
 
 /* resetCount, restartCount, Clock safe through the ways a TPM comes up. */
 
-/* Each test on a fresh in-memory TPM. */
-static void fresh(void)
-{
-	harness_close(&nvh);
-	harness_open(&nvh);
-}
-
-static int suite_init(void)
-{
-	if (nv_tmp_init() != 0)
-		return -1;
-	harness_open(&nvh);
-	return 0;
-}
-
-static int suite_clean(void)
-{
-	harness_close(&nvh);
-	return nv_tmp_clean();
-}
-
-#define ADD(s, name, fn)                                                                   \
-	do {                                                                               \
-		CU_add_test(s, name, fn);                                                  \
-		CU_add_test(s, "(fresh TPM)", fresh);                                      \
-	} while (0)
-
-static int run_suite(const char *name, void (*add)(CU_pSuite))
-{
-	CU_pSuite s;
-	unsigned failed;
-
-	if (CU_initialize_registry() != CUE_SUCCESS)
-		return 2;
-	s = CU_add_suite(name, suite_init, suite_clean);
-	add(s);
-	CU_basic_set_mode(CU_BRM_VERBOSE);
-	CU_basic_run_tests();
-	failed = CU_get_number_of_failures();
-	CU_cleanup_registry();
-	return failed ? 1 : 0;
-}
-
 static void add_tests(CU_pSuite s)
 {
-	ADD(s, "NV_DefineSpace rules and codes", test_define_rules);
-	ADD(s, "NV space and index table limits", test_nv_space);
-	ADD(s, "ordinary index: write, read, ranges, authorization", test_ordinary);
-	ADD(s, "counter index", test_counter);
-	ADD(s, "orderly counter across shutdowns and power loss", test_orderly_counter);
-	ADD(s, "bit field index", test_bits);
-	ADD(s, "extend index", test_extend);
-	ADD(s, "write, read and global locks through the lifecycle", test_locks);
-	ADD(s, "CLEAR_STCLEAR and orderly indices lose WRITTEN", test_stclear_written);
-	ADD(s, "PIN Pass and PIN Fail", test_pin);
-	ADD(s, "indices of disabled hierarchies", test_hierarchy_visibility);
-	ADD(s, "policies: POLICYWRITE, ChangeAuth, UndefineSpaceSpecial", test_policy_commands);
-	ADD(s, "PolicyNV", test_policy_nv);
-	ADD(s, "Clear deletes owner indices", test_clear);
-	ADD(s, "GetCapability: handles and NV properties", test_capability);
+	nvt_add(s, "NV_DefineSpace rules and codes", test_define_rules);
+	nvt_add(s, "NV space and index table limits", test_nv_space);
+	nvt_add(s, "ordinary index: write, read, ranges, authorization", test_ordinary);
+	nvt_add(s, "counter index", test_counter);
+	nvt_add(s, "orderly counter across shutdowns and power loss", test_orderly_counter);
+	nvt_add(s, "bit field index", test_bits);
+	nvt_add(s, "extend index", test_extend);
+	nvt_add(s, "write, read and global locks through the lifecycle", test_locks);
+	nvt_add(s, "CLEAR_STCLEAR and orderly indices lose WRITTEN", test_stclear_written);
+	nvt_add(s, "PIN Pass and PIN Fail", test_pin);
+	nvt_add(s, "indices of disabled hierarchies", test_hierarchy_visibility);
+	nvt_add(s, "policies: POLICYWRITE, ChangeAuth, UndefineSpaceSpecial", test_policy_commands);
+	nvt_add(s, "PolicyNV", test_policy_nv);
+	nvt_add(s, "Clear deletes owner indices", test_clear);
+	nvt_add(s, "GetCapability: handles and NV properties", test_capability);
 }
 
 int main(void)
 {
-	return run_suite("nv", add_tests);
+	return nvt_run_suite("nv", add_tests);
 }
