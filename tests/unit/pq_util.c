@@ -1,6 +1,7 @@
 /* Helpers for the post-quantum command tests (see pq_util.h). */
 #include <string.h>
 
+#include "crypto/mlkem.h"
 #include "pq_util.h"
 
 void pq_tmpl(struct tpmt_public *p, TPM_ALG_ID type, uint16_t set, uint32_t attrs)
@@ -214,4 +215,43 @@ TPM_RC pq_context_roundtrip(struct harness *h, TPM_HANDLE *handle)
 	cmd_begin(&b, TPM_CC_ContextLoad);
 	wr_context(&b.params, &ctx);
 	return harness_run(h, &b, NULL, handle);
+}
+
+TPM_RC pq_encapsulate(struct harness *h, TPM_HANDLE key, uint8_t ss[32], uint8_t *ct,
+		      uint16_t *ctlen)
+{
+	struct cmdbuf b;
+	struct rd rsp;
+	uint16_t sslen;
+	TPM_RC rc;
+
+	cmd_begin(&b, TPM_CC_Encapsulate);
+	cmd_handle(&b, key);
+	rc = harness_run(h, &b, &rsp, NULL);
+	if (rc != TPM_RC_SUCCESS)
+		return rc;
+	if (rd_tpm2b(&rsp, ss, 32, &sslen) || sslen != 32 ||
+	    rd_tpm2b(&rsp, ct, MLKEM_MAX_CT_BYTES, ctlen) || rd_left(&rsp))
+		return TPM_RC_FAILURE;
+	return rc;
+}
+
+TPM_RC pq_decapsulate(struct harness *h, TPM_HANDLE key, const char *auth, const uint8_t *ct,
+		      uint16_t ctlen, uint8_t ss[32])
+{
+	struct cmdbuf b;
+	struct rd rsp;
+	uint16_t sslen;
+	TPM_RC rc;
+
+	cmd_begin(&b, TPM_CC_Decapsulate);
+	cmd_handle(&b, key);
+	cmd_auth_pw(&b, auth);
+	wr_tpm2b(&b.params, ct, ctlen);
+	rc = harness_run(h, &b, &rsp, NULL);
+	if (rc != TPM_RC_SUCCESS)
+		return rc;
+	if (rd_tpm2b(&rsp, ss, 32, &sslen) || sslen != 32 || rd_left(&rsp))
+		return TPM_RC_FAILURE;
+	return rc;
 }

@@ -48,6 +48,14 @@ TPM_RC pq_sign_complete(struct harness *h, TPM_HANDLE seq, const char *seq_auth,
 TPM_RC pq_verify_complete(struct harness *h, TPM_HANDLE seq, const char *auth, TPM_HANDLE key,
 			  const struct tpmt_signature *sig, struct tpmt_ticket *t);
 
+/* Encapsulate with key: the shared secret (32 bytes) and the ciphertext (at most
+ * MLKEM_MAX_CT_BYTES); TPM_RC_FAILURE if the response is malformed. */
+TPM_RC pq_encapsulate(struct harness *h, TPM_HANDLE key, uint8_t ss[32], uint8_t *ct,
+		      uint16_t *ctlen);
+/* Decapsulate ct with key (userAuth auth): the shared secret. */
+TPM_RC pq_decapsulate(struct harness *h, TPM_HANDLE key, const char *auth, const uint8_t *ct,
+		      uint16_t ctlen, uint8_t ss[32]);
+
 /* ContextSave then ContextLoad (the handle may change). */
 TPM_RC pq_context_roundtrip(struct harness *h, TPM_HANDLE *handle);
 

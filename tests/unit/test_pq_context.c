@@ -101,43 +101,6 @@ static void test_mldsa87(void)
 	CU_ASSERT_EQUAL(pq_flush(&h, pub.handle), TPM_RC_SUCCESS);
 }
 
-static TPM_RC encapsulate(TPM_HANDLE key, uint8_t ss[32], uint8_t *ct, uint16_t *ctlen)
-{
-	struct cmdbuf b;
-	struct rd rsp;
-	uint16_t sslen;
-	TPM_RC rc;
-
-	cmd_begin(&b, TPM_CC_Encapsulate);
-	cmd_handle(&b, key);
-	rc = harness_run(&h, &b, &rsp, NULL);
-	if (rc != TPM_RC_SUCCESS)
-		return rc;
-	if (rd_tpm2b(&rsp, ss, 32, &sslen) || sslen != 32 ||
-	    rd_tpm2b(&rsp, ct, MLKEM_MAX_CT_BYTES, ctlen) || rd_left(&rsp))
-		return TPM_RC_FAILURE;
-	return rc;
-}
-
-static TPM_RC decapsulate(TPM_HANDLE key, const uint8_t *ct, uint16_t ctlen, uint8_t ss[32])
-{
-	struct cmdbuf b;
-	struct rd rsp;
-	uint16_t sslen;
-	TPM_RC rc;
-
-	cmd_begin(&b, TPM_CC_Decapsulate);
-	cmd_handle(&b, key);
-	cmd_auth_pw(&b, "k");
-	wr_tpm2b(&b.params, ct, ctlen);
-	rc = harness_run(&h, &b, &rsp, NULL);
-	if (rc != TPM_RC_SUCCESS)
-		return rc;
-	if (rd_tpm2b(&rsp, ss, 32, &sslen) || sslen != 32 || rd_left(&rsp))
-		return TPM_RC_FAILURE;
-	return rc;
-}
-
 static void test_mlkem1024(void)
 {
 	uint8_t ss[32], ss2[32], ct[MLKEM_MAX_CT_BYTES];
@@ -149,13 +112,13 @@ static void test_mlkem1024(void)
 
 	pq_tmpl(&t, TPM_ALG_MLKEM, TPM_MLKEM_1024, TPMA_OBJECT_DECRYPT);
 	CU_ASSERT_EQUAL_FATAL(pq_primary(&h, TPM_RH_OWNER, &t, "k", &k), TPM_RC_SUCCESS);
-	CU_ASSERT_EQUAL_FATAL(encapsulate(k.handle, ss, ct, &ctlen), TPM_RC_SUCCESS);
+	CU_ASSERT_EQUAL_FATAL(pq_encapsulate(&h, k.handle, ss, ct, &ctlen), TPM_RC_SUCCESS);
 	CU_ASSERT_EQUAL(ctlen, mlkem_ct_bytes(TPM_MLKEM_1024));
 	save_load(&k.handle, &size);
 	CU_ASSERT(size > mlkem_ek_bytes(TPM_MLKEM_1024));
 	read_name(k.handle, &name);
 	CU_ASSERT(name.size == k.name.size && memcmp(name.b, k.name.b, name.size) == 0);
-	CU_ASSERT_EQUAL_FATAL(decapsulate(k.handle, ct, ctlen, ss2), TPM_RC_SUCCESS);
+	CU_ASSERT_EQUAL_FATAL(pq_decapsulate(&h, k.handle, "k", ct, ctlen, ss2), TPM_RC_SUCCESS);
 	CU_ASSERT(memcmp(ss, ss2, sizeof(ss)) == 0);
 	CU_ASSERT_EQUAL(pq_flush(&h, k.handle), TPM_RC_SUCCESS);
 }

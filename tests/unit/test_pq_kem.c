@@ -29,44 +29,6 @@ static void kem_key(uint16_t set, uint32_t attrs, struct pq_key *k)
 	CU_ASSERT_EQUAL_FATAL(pq_primary(&h, TPM_RH_OWNER, &t, "kem", k), TPM_RC_SUCCESS);
 }
 
-static TPM_RC encapsulate(TPM_HANDLE key, uint8_t ss[32], uint8_t *ct, uint16_t *ctlen)
-{
-	struct cmdbuf b;
-	struct rd rsp;
-	uint16_t sslen;
-	TPM_RC rc;
-
-	cmd_begin(&b, TPM_CC_Encapsulate);
-	cmd_handle(&b, key);
-	rc = harness_run(&h, &b, &rsp, NULL);
-	if (rc != TPM_RC_SUCCESS)
-		return rc;
-	if (rd_tpm2b(&rsp, ss, 32, &sslen) || sslen != 32 ||
-	    rd_tpm2b(&rsp, ct, MLKEM_MAX_CT_BYTES, ctlen) || rd_left(&rsp))
-		return TPM_RC_FAILURE;
-	return rc;
-}
-
-static TPM_RC decapsulate(TPM_HANDLE key, const char *auth, const uint8_t *ct, uint16_t ctlen,
-			  uint8_t ss[32])
-{
-	struct cmdbuf b;
-	struct rd rsp;
-	uint16_t sslen;
-	TPM_RC rc;
-
-	cmd_begin(&b, TPM_CC_Decapsulate);
-	cmd_handle(&b, key);
-	cmd_auth_pw(&b, auth);
-	wr_tpm2b(&b.params, ct, ctlen);
-	rc = harness_run(&h, &b, &rsp, NULL);
-	if (rc != TPM_RC_SUCCESS)
-		return rc;
-	if (rd_tpm2b(&rsp, ss, 32, &sslen) || sslen != 32 || rd_left(&rsp))
-		return TPM_RC_FAILURE;
-	return rc;
-}
-
 /* Every set: the TPM's encapsulation decapsulates in the TPM; one made outside with FIPS 203
  * from the public key decapsulates in the TPM to the same secret. */
 static void test_round_trips(void)
@@ -78,17 +40,17 @@ static void test_round_trips(void)
 	for (uint16_t set = TPM_MLKEM_512; set <= TPM_MLKEM_1024; set++) {
 		kem_key(set, TPMA_OBJECT_DECRYPT, &k);
 		CU_ASSERT_EQUAL(k.pub.unique.size, mlkem_ek_bytes(set));
-		CU_ASSERT_EQUAL_FATAL(encapsulate(k.handle, ss, ct, &ctlen), 0);
+		CU_ASSERT_EQUAL_FATAL(pq_encapsulate(&h, k.handle, ss, ct, &ctlen), 0);
 		CU_ASSERT_EQUAL(ctlen, mlkem_ct_bytes(set));
-		CU_ASSERT_EQUAL_FATAL(decapsulate(k.handle, "kem", ct, ctlen, ss2), 0);
+		CU_ASSERT_EQUAL_FATAL(pq_decapsulate(&h, k.handle, "kem", ct, ctlen, ss2), 0);
 		CU_ASSERT_EQUAL(memcmp(ss, ss2, 32), 0);
 		memset(m, (int)set, sizeof(m));
 		CU_ASSERT_EQUAL_FATAL(mlkem_encaps(set, k.pub.unique.b, m, ct, ss), 0);
-		CU_ASSERT_EQUAL_FATAL(decapsulate(k.handle, "kem", ct, ctlen, ss2), 0);
+		CU_ASSERT_EQUAL_FATAL(pq_decapsulate(&h, k.handle, "kem", ct, ctlen, ss2), 0);
 		CU_ASSERT_EQUAL(memcmp(ss, ss2, 32), 0);
 		/* a changed ciphertext gives the implicit-rejection secret, not an error */
 		ct[3] ^= 1;
-		CU_ASSERT_EQUAL(decapsulate(k.handle, "kem", ct, ctlen, ss2), 0);
+		CU_ASSERT_EQUAL(pq_decapsulate(&h, k.handle, "kem", ct, ctlen, ss2), 0);
 		CU_ASSERT(memcmp(ss, ss2, 32) != 0);
 		CU_ASSERT_EQUAL(pq_flush(&h, k.handle), 0);
 	}
@@ -103,22 +65,23 @@ static void test_refusals(void)
 	struct cmdbuf b;
 
 	kem_key(TPM_MLKEM_768, TPMA_OBJECT_DECRYPT, &k);
-	CU_ASSERT_EQUAL_FATAL(encapsulate(k.handle, ss, ct, &ctlen), 0);
+	CU_ASSERT_EQUAL_FATAL(pq_encapsulate(&h, k.handle, ss, ct, &ctlen), 0);
 	/* ciphertexts of another set's length, or longer than any */
-	CU_ASSERT_EQUAL(decapsulate(k.handle, "kem", ct, 768, ss), RC_P(TPM_RC_SIZE, 1));
-	CU_ASSERT_EQUAL(decapsulate(k.handle, "kem", ct, 1089, ss), RC_P(TPM_RC_SIZE, 1));
-	CU_ASSERT_EQUAL(decapsulate(k.handle, "kem", ct, MLKEM_MAX_CT_BYTES + 1, ss),
+	CU_ASSERT_EQUAL(pq_decapsulate(&h, k.handle, "kem", ct, 768, ss), RC_P(TPM_RC_SIZE, 1));
+	CU_ASSERT_EQUAL(pq_decapsulate(&h, k.handle, "kem", ct, 1089, ss), RC_P(TPM_RC_SIZE, 1));
+	CU_ASSERT_EQUAL(pq_decapsulate(&h, k.handle, "kem", ct, MLKEM_MAX_CT_BYTES + 1, ss),
 			RC_P(TPM_RC_SIZE, 1));
-	CU_ASSERT_EQUAL(decapsulate(k.handle, "mek", ct, ctlen, ss),
+	CU_ASSERT_EQUAL(pq_decapsulate(&h, k.handle, "mek", ct, ctlen, ss),
 			TPM_RC_AUTH_FAIL | TPM_RC_S | TPM_RC_1);
 	/* a storage key (restricted) hands out no secrets; an ML-DSA key has none */
 	kem_key(TPM_MLKEM_768, PQ_STORAGE, &storage);
-	CU_ASSERT_EQUAL(encapsulate(storage.handle, ss, ct, &ctlen), RC_H(TPM_RC_ATTRIBUTES, 1));
-	CU_ASSERT_EQUAL(decapsulate(storage.handle, "kem", ct, 1088, ss),
+	CU_ASSERT_EQUAL(pq_encapsulate(&h, storage.handle, ss, ct, &ctlen),
+			RC_H(TPM_RC_ATTRIBUTES, 1));
+	CU_ASSERT_EQUAL(pq_decapsulate(&h, storage.handle, "kem", ct, 1088, ss),
 			RC_H(TPM_RC_ATTRIBUTES, 1));
 	pq_tmpl(&t, TPM_ALG_MLDSA, TPM_MLDSA_44, TPMA_OBJECT_SIGN_ENCRYPT);
 	CU_ASSERT_EQUAL_FATAL(pq_primary(&h, TPM_RH_OWNER, &t, "", &dsa), 0);
-	CU_ASSERT_EQUAL(encapsulate(dsa.handle, ss, ct, &ctlen), RC_H(TPM_RC_KEY, 1));
+	CU_ASSERT_EQUAL(pq_encapsulate(&h, dsa.handle, ss, ct, &ctlen), RC_H(TPM_RC_KEY, 1));
 	/* Decapsulate takes a parameter; Encapsulate none */
 	cmd_begin(&b, TPM_CC_Decapsulate);
 	cmd_handle(&b, k.handle);
@@ -130,8 +93,8 @@ static void test_refusals(void)
 	CU_ASSERT_EQUAL(harness_run(&h, &b, NULL, NULL), TPM_RC_SIZE);
 	/* a public key alone encapsulates; it cannot decapsulate */
 	CU_ASSERT_EQUAL_FATAL(pq_load_public(&h, &k.pub, &pub), 0);
-	CU_ASSERT_EQUAL(encapsulate(pub.handle, ss, ct, &ctlen), 0);
-	CU_ASSERT_EQUAL(decapsulate(pub.handle, "", ct, ctlen, ss), TPM_RC_AUTH_UNAVAILABLE);
+	CU_ASSERT_EQUAL(pq_encapsulate(&h, pub.handle, ss, ct, &ctlen), 0);
+	CU_ASSERT_EQUAL(pq_decapsulate(&h, pub.handle, "", ct, ctlen, ss), TPM_RC_AUTH_UNAVAILABLE);
 }
 
 /* ---- salted sessions: the client side of an HMAC session (as test_session.c) ---- */
