@@ -138,7 +138,8 @@ static TPM_RC verify_digest_signature(struct cmd *c)
 		TRYP(3, scheme_verify(key, &digest, &sig));
 		meta = sig.hash;
 	}
-	if (key->pub.name_alg == TPM_ALG_NULL) {
+	/* no ticket for a key without a Name, nor for a context (see sig_seq_begin) */
+	if (key->pub.name_alg == TPM_ALG_NULL || ctx.size != 0) {
 		ticket_null(&t, TPM_ST_DIGEST_VERIFIED);
 		t.metadata = meta;
 	} else {

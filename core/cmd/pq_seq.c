@@ -69,8 +69,10 @@ TPM_RC sig_seq_begin(struct pqtpm_engine *e, struct object *seq, const struct ob
 	s->ctx = *ctx;
 	seq->seq_first_len = 0;
 	TRY(choose(seq, key, ctx));
-	/* a key without a Name cannot be named in a ticket */
-	if (verify && key->pub.name_alg != TPM_ALG_NULL)
+	/* a key without a Name cannot be named in a ticket; a ticket has no place for the
+	 * context, so one is issued only for the empty context that PolicyAuthorize and
+	 * PolicySigned use (a signature made for another purpose never approves a policy) */
+	if (verify && key->pub.name_alg != TPM_ALG_NULL && ctx->size == 0)
 		TRY(ticket_message_start(e, key->hierarchy, &seq->hmac, &s->ticket));
 	return TPM_RC_SUCCESS;
 }

@@ -190,8 +190,15 @@ static void test_hash_mldsa(void)
 	CU_ASSERT_EQUAL(mldsa_verify_hash(2, k.pub.unique.b, TPM_ALG_SHA256, d.b, 32, ctx, CTXLEN,
 					  sig.sig, sig.size),
 			0);
+	/* verified under a context: a NULL ticket (the ticket cannot say which context) */
 	CU_ASSERT_EQUAL(verify_digest(&k, ctx, CTXLEN, &d, &sig, &t), 0);
+	CU_ASSERT_EQUAL(t.tag, TPM_ST_DIGEST_VERIFIED);
+	CU_ASSERT_EQUAL(t.hierarchy, TPM_RH_NULL);
+	CU_ASSERT_EQUAL(t.digest.size, 0);
+	CU_ASSERT_EQUAL_FATAL(sign_digest(&k, NULL, 0, &d, NULL, &sig), 0);
+	CU_ASSERT_EQUAL(verify_digest(&k, NULL, 0, &d, &sig, &t), 0);
 	expect_digest_ticket(&t, &d, &k.name, TPM_ALG_SHA256);
+	CU_ASSERT_EQUAL_FATAL(sign_digest(&k, ctx, CTXLEN, &d, NULL, &sig), 0);
 	/* another context is another signature */
 	CU_ASSERT_EQUAL(verify_digest(&k, ctx, CTXLEN - 1, &d, &sig, &t),
 			RC_P(TPM_RC_SIGNATURE, 3));

@@ -121,7 +121,14 @@ static void test_mldsa_sets(void)
 		CU_ASSERT_EQUAL(mldsa_verify(set, k.pub.unique.b, msg, sizeof(msg) - 1, ctx, CTXLEN,
 					     sig.sig, sig.size),
 				-1);
+		/* verified under a context: a NULL ticket, the ticket cannot say which context */
 		CU_ASSERT_EQUAL(verify_msg(&k, ctx, CTXLEN, msg, sizeof(msg), &sig, &t), 0);
+		CU_ASSERT_EQUAL(t.tag, TPM_ST_MESSAGE_VERIFIED);
+		CU_ASSERT_EQUAL(t.hierarchy, TPM_RH_NULL);
+		CU_ASSERT_EQUAL(t.digest.size, 0);
+		/* the empty context gets a ticket */
+		CU_ASSERT_EQUAL_FATAL(sign_msg(&k, NULL, 0, msg, sizeof(msg), 1024, &sig), 0);
+		CU_ASSERT_EQUAL(verify_msg(&k, NULL, 0, msg, sizeof(msg), &sig, &t), 0);
 		expect_message_ticket(&t, TPM_RH_OWNER, msg, sizeof(msg), &k.name);
 		CU_ASSERT_EQUAL(pq_flush(&h, k.handle), 0);
 	}
@@ -264,7 +271,7 @@ static void test_sequence_context(void)
 
 	fill_msg();
 	mldsa_key(TPM_MLDSA_87, 0, &k);
-	CU_ASSERT_EQUAL_FATAL(pq_sign_start(&h, k.handle, "s", ctx, CTXLEN, &seq), 0);
+	CU_ASSERT_EQUAL_FATAL(pq_sign_start(&h, k.handle, "s", NULL, 0, &seq), 0);
 	CU_ASSERT_EQUAL(pq_update(&h, seq, "s", msg, 1000), 0);
 	CU_ASSERT_EQUAL_FATAL(pq_context_roundtrip(&h, &seq), 0);
 	CU_ASSERT_EQUAL(pq_update(&h, seq, "s", msg + 1000, 1000), 0);
@@ -272,9 +279,9 @@ static void test_sequence_context(void)
 	CU_ASSERT_EQUAL_FATAL(pq_context_roundtrip(&h, &k.handle), 0);
 	CU_ASSERT_EQUAL_FATAL(pq_sign_complete(&h, seq, "s", k.handle, "key", msg + 2000, 10, &sig),
 			      0);
-	CU_ASSERT_EQUAL(mldsa_verify(3, k.pub.unique.b, msg, 2010, ctx, CTXLEN, sig.sig, sig.size),
+	CU_ASSERT_EQUAL(mldsa_verify(3, k.pub.unique.b, msg, 2010, NULL, 0, sig.sig, sig.size),
 			0);
-	CU_ASSERT_EQUAL_FATAL(pq_verify_start(&h, k.handle, "v", ctx, CTXLEN, &seq), 0);
+	CU_ASSERT_EQUAL_FATAL(pq_verify_start(&h, k.handle, "v", NULL, 0, &seq), 0);
 	CU_ASSERT_EQUAL(pq_update(&h, seq, "v", msg, 1000), 0);
 	CU_ASSERT_EQUAL_FATAL(pq_context_roundtrip(&h, &seq), 0);
 	CU_ASSERT_EQUAL(pq_update(&h, seq, "v", msg + 1000, 1010), 0);
@@ -319,6 +326,9 @@ static void test_other_schemes(void)
 					  sig.sig, sig.size),
 			0);
 	CU_ASSERT_EQUAL(verify_msg(&k, ctx, CTXLEN, msg, 3000, &sig, &t), 0);
+	CU_ASSERT_EQUAL(t.hierarchy, TPM_RH_NULL);
+	CU_ASSERT_EQUAL_FATAL(sign_msg(&k, NULL, 0, msg, 3000, 1024, &sig), 0);
+	CU_ASSERT_EQUAL(verify_msg(&k, NULL, 0, msg, 3000, &sig, &t), 0);
 	expect_message_ticket(&t, TPM_RH_OWNER, msg, 3000, &k.name);
 
 	pq_tmpl(&tp, TPM_ALG_ECC, 0, TPMA_OBJECT_SIGN_ENCRYPT);
