@@ -8,6 +8,11 @@
 #include "marshal.h"
 #include "types.h"
 
+/* A response code with its parameter, handle or session number n */
+#define RC_P(rc, n) ((rc) | TPM_RC_P | ((n) << 8))
+#define RC_H(rc, n) ((rc) | TPM_RC_H | ((n) << 8))
+#define RC_S(rc, n) ((rc) | TPM_RC_S | ((n) << 8))
+
 struct harness {
 	struct pqtpm_engine *e;
 	struct pqtpm_client *c;

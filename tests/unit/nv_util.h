@@ -8,9 +8,6 @@
 
 #include "harness.h"
 
-#define RC_P(rc, n) ((rc) | TPM_RC_P | ((n) << 8))
-#define RC_H(rc, n) ((rc) | TPM_RC_H | ((n) << 8))
-#define RC_S(rc, n) ((rc) | TPM_RC_S | ((n) << 8))
 #define NT(t) ((uint32_t)(t) << TPMA_NV_TPM2_NT_SHIFT)
 #define OWNER_RW (TPMA_NV_OWNERWRITE | TPMA_NV_OWNERREAD)
 #define AUTH_RW (TPMA_NV_AUTHWRITE | TPMA_NV_AUTHREAD)

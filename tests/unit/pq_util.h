@@ -6,9 +6,6 @@
 #include "engine_int.h"
 #include "harness.h"
 
-#define RC_P(rc, n) ((rc) | TPM_RC_P | ((n) << 8))
-#define RC_H(rc, n) ((rc) | TPM_RC_H | ((n) << 8))
-
 /* fixedTPM, fixedParent, userWithAuth, sensitiveDataOrigin */
 #define PQ_KEY_BASE                                                                        \
 	(TPMA_OBJECT_FIXEDTPM | TPMA_OBJECT_FIXEDPARENT | TPMA_OBJECT_USERWITHAUTH |        \

@@ -18,6 +18,7 @@
 #include "sessions.h"
 #include "state/state_int.h"
 #include "state/store.h"
+#include "unit_main.h"
 
 #define PCR_TEST 16
 #define ATTEST_MAGIC 0xFF544347u
@@ -630,27 +631,22 @@ static void test_codec(void)
 
 int main(void)
 {
-	CU_pSuite s;
-	unsigned failures;
+	static const struct unit_test tests[] = {
+		{ "keys", setup_keys },
+		{ "audit digest over GetRandom and PCR_Extend", test_chain },
+		{ "auditExclusive and auditReset", test_exclusive },
+		{ "refusals", test_refusals },
+		{ "an audit session is no longer bound", test_unbound_by_audit },
+		{ "across Shutdown(STATE) and a new engine", test_across_restart },
+		{ "the saved-sessions section with the audit state", test_codec },
+	};
+	int failed;
 
 	if (nv_tmp_init() != 0)
 		return 1;
 	harness_open(&nvh);
-	if (CU_initialize_registry() != CUE_SUCCESS)
-		return 1;
-	s = CU_add_suite("audit", NULL, NULL);
-	CU_add_test(s, "keys", setup_keys);
-	CU_add_test(s, "audit digest over GetRandom and PCR_Extend", test_chain);
-	CU_add_test(s, "auditExclusive and auditReset", test_exclusive);
-	CU_add_test(s, "refusals", test_refusals);
-	CU_add_test(s, "an audit session is no longer bound", test_unbound_by_audit);
-	CU_add_test(s, "across Shutdown(STATE) and a new engine", test_across_restart);
-	CU_add_test(s, "the saved-sessions section with the audit state", test_codec);
-	CU_basic_set_mode(CU_BRM_VERBOSE);
-	CU_basic_run_tests();
-	failures = CU_get_number_of_failures();
-	CU_cleanup_registry();
+	failed = UNIT_RUN("audit", tests, NULL, NULL);
 	harness_close(&nvh);
 	nv_tmp_clean();
-	return failures ? 1 : 0;
+	return failed;
 }

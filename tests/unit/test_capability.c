@@ -7,6 +7,7 @@
 
 #include "engine_int.h"
 #include "harness.h"
+#include "unit_main.h"
 
 #define RC_P1(rc) ((rc) | TPM_RC_P | TPM_RC_1)
 #define RC_P2(rc) ((rc) | TPM_RC_P | (2 * TPM_RC_1))
@@ -555,10 +556,7 @@ static void test_testparms(void)
 
 int main(void)
 {
-	static const struct {
-		const char *name;
-		void (*fn)(void);
-	} tests[] = {
+	static const struct unit_test tests[] = {
 		{ "bad capability", test_bad_capability },
 		{ "algorithms", test_algs },
 		{ "handles", test_handles },
@@ -569,20 +567,6 @@ int main(void)
 		{ "curves, policies, act", test_small_lists },
 		{ "TestParms", test_testparms },
 	};
-	CU_pSuite suite;
-	unsigned failed;
 
-	if (CU_initialize_registry() != CUE_SUCCESS)
-		return 1;
-	suite = CU_add_suite("capability", NULL, NULL);
-	if (!suite)
-		return 1;
-	for (size_t i = 0; i < sizeof(tests) / sizeof(tests[0]); i++)
-		if (!CU_add_test(suite, tests[i].name, tests[i].fn))
-			return 1;
-	CU_basic_set_mode(CU_BRM_VERBOSE);
-	CU_basic_run_tests();
-	failed = CU_get_number_of_failures();
-	CU_cleanup_registry();
-	return failed != 0;
+	return UNIT_RUN("capability", tests, NULL, NULL);
 }

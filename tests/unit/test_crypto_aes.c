@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "crypto/crypto.h"
+#include "unit_main.h"
 
 static size_t unhex(const char *hex, uint8_t *out)
 {
@@ -229,20 +230,13 @@ static void test_errors(void)
 
 int main(void)
 {
-	CU_pSuite s;
-	unsigned failures;
+	static const struct unit_test tests[] = {
+		{ "SP 800-38A known answers, iv out, in place", test_known_answers },
+		{ "two chained calls equal one", test_chaining },
+		{ "odd lengths round trip", test_odd_lengths },
+		{ "counter wraps and counts partial blocks", test_counter_wraps },
+		{ "errors", test_errors },
+	};
 
-	if (CU_initialize_registry() != CUE_SUCCESS)
-		return 1;
-	s = CU_add_suite("crypto_aes", NULL, NULL);
-	CU_add_test(s, "SP 800-38A known answers, iv out, in place", test_known_answers);
-	CU_add_test(s, "two chained calls equal one", test_chaining);
-	CU_add_test(s, "odd lengths round trip", test_odd_lengths);
-	CU_add_test(s, "counter wraps and counts partial blocks", test_counter_wraps);
-	CU_add_test(s, "errors", test_errors);
-	CU_basic_set_mode(CU_BRM_VERBOSE);
-	CU_basic_run_tests();
-	failures = CU_get_number_of_failures();
-	CU_cleanup_registry();
-	return failures ? 1 : 0;
+	return UNIT_RUN("crypto_aes", tests, NULL, NULL);
 }

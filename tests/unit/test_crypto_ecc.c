@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "crypto/crypto.h"
+#include "unit_main.h"
 
 static size_t unhex(const char *hex, uint8_t *out)
 {
@@ -291,24 +292,19 @@ static void test_thread_cleanup(void)
 
 int main(void)
 {
-	CU_pSuite s;
-	unsigned failures;
+	static const struct unit_test tests[] = {
+		{ "domain parameters", test_params },
+		{ "public keys from known private keys", test_public_known_answers },
+		{ "generation from a kdf_rng stream", test_generate_deterministic },
+		{ "ECDSA RFC 6979 known answers verify", test_ecdsa_known_answers },
+		{ "ECDSA sign/verify round trips", test_ecdsa_round_trip },
+		{ "points off the curve, keys out of range", test_bad_points_and_keys },
+		{ "ECDH both ways", test_ecdh_both_ways },
+		{ "ECC in a thread that cleans up", test_thread_cleanup },
+	};
+	int failed;
 
-	if (CU_initialize_registry() != CUE_SUCCESS)
-		return 1;
-	s = CU_add_suite("crypto_ecc", NULL, NULL);
-	CU_add_test(s, "domain parameters", test_params);
-	CU_add_test(s, "public keys from known private keys", test_public_known_answers);
-	CU_add_test(s, "generation from a kdf_rng stream", test_generate_deterministic);
-	CU_add_test(s, "ECDSA RFC 6979 known answers verify", test_ecdsa_known_answers);
-	CU_add_test(s, "ECDSA sign/verify round trips", test_ecdsa_round_trip);
-	CU_add_test(s, "points off the curve, keys out of range", test_bad_points_and_keys);
-	CU_add_test(s, "ECDH both ways", test_ecdh_both_ways);
-	CU_add_test(s, "ECC in a thread that cleans up", test_thread_cleanup);
-	CU_basic_set_mode(CU_BRM_VERBOSE);
-	CU_basic_run_tests();
-	failures = CU_get_number_of_failures();
-	CU_cleanup_registry();
+	failed = UNIT_RUN("crypto_ecc", tests, NULL, NULL);
 	crypto_cleanup();
-	return failures ? 1 : 0;
+	return failed;
 }

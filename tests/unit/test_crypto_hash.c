@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "crypto/crypto.h"
+#include "unit_main.h"
 
 static size_t unhex(const char *hex, uint8_t *out)
 {
@@ -237,22 +238,15 @@ static void test_util(void)
 
 int main(void)
 {
-	CU_pSuite s;
-	unsigned failures;
+	static const struct unit_test tests[] = {
+		{ "hash known answers", test_hash_known_answers },
+		{ "hash sizes and unsupported algorithms", test_hash_sizes },
+		{ "hash incremental equals one-shot", test_hash_incremental },
+		{ "hash context survives memcpy", test_hash_context_copy },
+		{ "hmac RFC 4231 / RFC 2202", test_hmac_known_answers },
+		{ "hmac incremental and copied", test_hmac_incremental_and_copy },
+		{ "wipe and constant-time compare", test_util },
+	};
 
-	if (CU_initialize_registry() != CUE_SUCCESS)
-		return 1;
-	s = CU_add_suite("crypto_hash", NULL, NULL);
-	CU_add_test(s, "hash known answers", test_hash_known_answers);
-	CU_add_test(s, "hash sizes and unsupported algorithms", test_hash_sizes);
-	CU_add_test(s, "hash incremental equals one-shot", test_hash_incremental);
-	CU_add_test(s, "hash context survives memcpy", test_hash_context_copy);
-	CU_add_test(s, "hmac RFC 4231 / RFC 2202", test_hmac_known_answers);
-	CU_add_test(s, "hmac incremental and copied", test_hmac_incremental_and_copy);
-	CU_add_test(s, "wipe and constant-time compare", test_util);
-	CU_basic_set_mode(CU_BRM_VERBOSE);
-	CU_basic_run_tests();
-	failures = CU_get_number_of_failures();
-	CU_cleanup_registry();
-	return failures ? 1 : 0;
+	return UNIT_RUN("crypto_hash", tests, NULL, NULL);
 }

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include "crypto/crypto.h"
+#include "unit_main.h"
 
 static size_t unhex(const char *hex, uint8_t *out)
 {
@@ -296,26 +297,21 @@ static void test_system_rng_cleanup(void)
 
 int main(void)
 {
-	CU_pSuite s;
-	unsigned failures;
+	static const struct unit_test tests[] = {
+		{ "KDFa known answers", test_kdfa },
+		{ "KDFe known answers", test_kdfe },
+		{ "KDFa with no label", test_kdfa_null_label },
+		{ "kdf_rng is deterministic", test_kdf_rng_deterministic },
+		{ "kdf_rng blocks as defined", test_kdf_rng_definition },
+		{ "kdf_rng input limits", test_kdf_rng_limits },
+		{ "system rng and stir", test_system_rng },
+		{ "system rng differs after fork", test_system_rng_after_fork },
+		{ "system rng after cleanup", test_system_rng_cleanup },
+	};
+	int failed;
 
 	fork_random_child();
-	if (CU_initialize_registry() != CUE_SUCCESS)
-		return 1;
-	s = CU_add_suite("crypto_kdf", NULL, NULL);
-	CU_add_test(s, "KDFa known answers", test_kdfa);
-	CU_add_test(s, "KDFe known answers", test_kdfe);
-	CU_add_test(s, "KDFa with no label", test_kdfa_null_label);
-	CU_add_test(s, "kdf_rng is deterministic", test_kdf_rng_deterministic);
-	CU_add_test(s, "kdf_rng blocks as defined", test_kdf_rng_definition);
-	CU_add_test(s, "kdf_rng input limits", test_kdf_rng_limits);
-	CU_add_test(s, "system rng and stir", test_system_rng);
-	CU_add_test(s, "system rng differs after fork", test_system_rng_after_fork);
-	CU_add_test(s, "system rng after cleanup", test_system_rng_cleanup);
-	CU_basic_set_mode(CU_BRM_VERBOSE);
-	CU_basic_run_tests();
-	failures = CU_get_number_of_failures();
-	CU_cleanup_registry();
+	failed = UNIT_RUN("crypto_kdf", tests, NULL, NULL);
 	crypto_cleanup();
-	return failures ? 1 : 0;
+	return failed;
 }

@@ -17,8 +17,7 @@
 #include "harness.h"
 #include "keys.h"
 #include "sessions.h"
-
-#define RC_S(rc, n) ((rc) | TPM_RC_S | ((n) << 8))
+#include "unit_main.h"
 
 #define DSIZE 32
 #define FIXED (TPMA_OBJECT_FIXEDTPM | TPMA_OBJECT_FIXEDPARENT)
@@ -485,24 +484,19 @@ static void test_persistence(void)
 
 int main(void)
 {
-	CU_pSuite s;
-	unsigned failures;
+	static const struct unit_test tests[] = {
+		{ "defaults", test_defaults },
+		{ "lockout after maxTries, what still works, LockReset", test_lockout },
+		{ "NV indices with and without TPMA_NV_NO_DA", test_nv },
+		{ "recovery in time, DictionaryAttackParameters", test_recovery },
+		{ "lockoutAuth locked out and recovering", test_lockout_auth },
+		{ "counters survive a restart", test_persistence },
+	};
+	int failed;
 
 	if (!mkdtemp(tmp_root))
 		return 1;
-	if (CU_initialize_registry() != CUE_SUCCESS)
-		return 1;
-	s = CU_add_suite("dictionary attack", NULL, NULL);
-	CU_add_test(s, "defaults", test_defaults);
-	CU_add_test(s, "lockout after maxTries, what still works, LockReset", test_lockout);
-	CU_add_test(s, "NV indices with and without TPMA_NV_NO_DA", test_nv);
-	CU_add_test(s, "recovery in time, DictionaryAttackParameters", test_recovery);
-	CU_add_test(s, "lockoutAuth locked out and recovering", test_lockout_auth);
-	CU_add_test(s, "counters survive a restart", test_persistence);
-	CU_basic_set_mode(CU_BRM_VERBOSE);
-	CU_basic_run_tests();
-	failures = CU_get_number_of_failures();
-	CU_cleanup_registry();
+	failed = UNIT_RUN("dictionary attack", tests, NULL, NULL);
 	rmdir(tmp_root);
-	return failures ? 1 : 0;
+	return failed;
 }

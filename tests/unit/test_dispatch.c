@@ -5,6 +5,7 @@
 #include <CUnit/Basic.h>
 
 #include "harness.h"
+#include "unit_main.h"
 
 static struct harness h;
 
@@ -252,24 +253,19 @@ static void test_shutdown(void)
 
 int main(void)
 {
-	CU_pSuite s;
-	unsigned failures;
+	static const struct unit_test tests[] = {
+		{ "header checks", test_header },
+		{ "repeated Startup", test_startup_twice },
+		{ "handle checks", test_handles },
+		{ "password authorization", test_password },
+		{ "HierarchyControl", test_hierarchy_control },
+		{ "Clear and ClearControl", test_clear },
+		{ "Shutdown and Startup", test_shutdown },
+	};
+	int failed;
 
 	harness_open(&h);
-	if (CU_initialize_registry() != CUE_SUCCESS)
-		return 1;
-	s = CU_add_suite("dispatch", NULL, NULL);
-	CU_add_test(s, "header checks", test_header);
-	CU_add_test(s, "repeated Startup", test_startup_twice);
-	CU_add_test(s, "handle checks", test_handles);
-	CU_add_test(s, "password authorization", test_password);
-	CU_add_test(s, "HierarchyControl", test_hierarchy_control);
-	CU_add_test(s, "Clear and ClearControl", test_clear);
-	CU_add_test(s, "Shutdown and Startup", test_shutdown);
-	CU_basic_set_mode(CU_BRM_VERBOSE);
-	CU_basic_run_tests();
-	failures = CU_get_number_of_failures();
-	CU_cleanup_registry();
+	failed = UNIT_RUN("dispatch", tests, NULL, NULL);
 	harness_close(&h);
-	return failures ? 1 : 0;
+	return failed;
 }

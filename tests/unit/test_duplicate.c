@@ -14,9 +14,7 @@
 #include "keys.h"
 #include "object/object.h"
 #include "sessions.h"
-
-#define RC_P(rc, n) ((rc) | TPM_RC_P | ((n) << 8))
-#define RC_H(rc, n) ((rc) | TPM_RC_H | ((n) << 8))
+#include "unit_main.h"
 
 #define DSIZE 32 /* SHA-256 everywhere here */
 #define FIXED (TPMA_OBJECT_FIXEDTPM | TPMA_OBJECT_FIXEDPARENT)
@@ -645,25 +643,20 @@ static void test_rewrap(void)
 
 int main(void)
 {
-	CU_pSuite s;
-	unsigned failures;
+	static const struct unit_test tests[] = {
+		{ "RSA and ECC storage parents", setup_parents },
+		{ "Import of known HMAC and AES keys", test_import_known_keys },
+		{ "Import: tampered blobs", test_import_integrity },
+		{ "Import: wrong parent", test_import_wrong_parent },
+		{ "Import: attributes, sizes, binding", test_import_checks },
+		{ "Duplicate -> Import round trips", test_duplicate_round_trip },
+		{ "Duplicate refusals", test_duplicate_refusals },
+		{ "Rewrap", test_rewrap },
+	};
+	int failed;
 
 	harness_open(&h);
-	if (CU_initialize_registry() != CUE_SUCCESS)
-		return 1;
-	s = CU_add_suite("duplicate", NULL, NULL);
-	CU_add_test(s, "RSA and ECC storage parents", setup_parents);
-	CU_add_test(s, "Import of known HMAC and AES keys", test_import_known_keys);
-	CU_add_test(s, "Import: tampered blobs", test_import_integrity);
-	CU_add_test(s, "Import: wrong parent", test_import_wrong_parent);
-	CU_add_test(s, "Import: attributes, sizes, binding", test_import_checks);
-	CU_add_test(s, "Duplicate -> Import round trips", test_duplicate_round_trip);
-	CU_add_test(s, "Duplicate refusals", test_duplicate_refusals);
-	CU_add_test(s, "Rewrap", test_rewrap);
-	CU_basic_set_mode(CU_BRM_VERBOSE);
-	CU_basic_run_tests();
-	failures = CU_get_number_of_failures();
-	CU_cleanup_registry();
+	failed = UNIT_RUN("duplicate", tests, NULL, NULL);
 	harness_close(&h);
-	return failures ? 1 : 0;
+	return failed;
 }

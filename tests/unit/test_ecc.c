@@ -8,10 +8,7 @@
 #include "engine_int.h"
 #include "harness.h"
 #include "keys.h"
-
-#define RC_P(rc, n) ((rc) | TPM_RC_P | ((n) << 8))
-#define RC_H(rc, n) ((rc) | TPM_RC_H | ((n) << 8))
-#define RC_S(rc, n) ((rc) | TPM_RC_S | ((n) << 8))
+#include "unit_main.h"
 
 #define SIGN TPMA_OBJECT_SIGN_ENCRYPT
 #define DECRYPT TPMA_OBJECT_DECRYPT
@@ -356,22 +353,15 @@ static void test_ecc_parameters_unsupported(void)
 
 int main(void)
 {
-	CU_pSuite s;
-	unsigned failed;
+	static const struct unit_test tests[] = {
+		{ "ECDH P-256: KeyGen, ZGen, outside ECDH", test_ecdh_p256 },
+		{ "ECDH P-384: KeyGen, ZGen, outside ECDH", test_ecdh_p384 },
+		{ "ZGen refuses bad points", test_zgen_bad_points },
+		{ "ZGen and KeyGen key checks", test_zgen_keys },
+		{ "ECC_Parameters P-256", test_ecc_parameters_p256 },
+		{ "ECC_Parameters P-384", test_ecc_parameters_p384 },
+		{ "ECC_Parameters unsupported curves", test_ecc_parameters_unsupported },
+	};
 
-	if (CU_initialize_registry() != CUE_SUCCESS)
-		return 2;
-	s = CU_add_suite_with_setup_and_teardown("ecc", NULL, NULL, setup, teardown);
-	CU_add_test(s, "ECDH P-256: KeyGen, ZGen, outside ECDH", test_ecdh_p256);
-	CU_add_test(s, "ECDH P-384: KeyGen, ZGen, outside ECDH", test_ecdh_p384);
-	CU_add_test(s, "ZGen refuses bad points", test_zgen_bad_points);
-	CU_add_test(s, "ZGen and KeyGen key checks", test_zgen_keys);
-	CU_add_test(s, "ECC_Parameters P-256", test_ecc_parameters_p256);
-	CU_add_test(s, "ECC_Parameters P-384", test_ecc_parameters_p384);
-	CU_add_test(s, "ECC_Parameters unsupported curves", test_ecc_parameters_unsupported);
-	CU_basic_set_mode(CU_BRM_VERBOSE);
-	CU_basic_run_tests();
-	failed = CU_get_number_of_failures();
-	CU_cleanup_registry();
-	return failed ? 1 : 0;
+	return UNIT_RUN("ecc", tests, setup, teardown);
 }

@@ -9,10 +9,7 @@
 #include "harness.h"
 #include "keys.h"
 #include "pcr.h"
-
-#define RC_P(rc, n) ((rc) | TPM_RC_P | ((n) << 8))
-#define RC_H(rc, n) ((rc) | TPM_RC_H | ((n) << 8))
-#define RC_S(rc, n) ((rc) | TPM_RC_S | ((n) << 8))
+#include "unit_main.h"
 
 #define SIGN TPMA_OBJECT_SIGN_ENCRYPT
 
@@ -539,30 +536,23 @@ static void test_event_sequence_locality(void)
 
 int main(void)
 {
-	CU_pSuite s;
-	unsigned failed;
+	static const struct unit_test tests[] = {
+		{ "Hash known answers and tickets", test_hash_known_answers },
+		{ "Hash NULL tickets", test_hash_null_tickets },
+		{ "Hash errors", test_hash_errors },
+		{ "Hash truncated input", test_hash_truncated },
+		{ "sequence equals one-shot", test_sequence_equals_one_shot },
+		{ "sequence data in SequenceComplete", test_sequence_abc_in_complete },
+		{ "sequence TPM_GENERATED_VALUE", test_sequence_generated_value },
+		{ "sequence authorization", test_sequence_auth },
+		{ "sequence errors", test_sequence_errors },
+		{ "sequence slots run out", test_sequence_slots_run_out },
+		{ "HMAC sequence", test_hmac_sequence },
+		{ "HMAC_Start errors", test_hmac_start_errors },
+		{ "event sequence extends", test_event_sequence_extends },
+		{ "event sequence NULL PCR", test_event_sequence_null_pcr },
+		{ "event sequence locality", test_event_sequence_locality },
+	};
 
-	if (CU_initialize_registry() != CUE_SUCCESS)
-		return 2;
-	s = CU_add_suite_with_setup_and_teardown("hash", NULL, NULL, setup, teardown);
-	CU_add_test(s, "Hash known answers and tickets", test_hash_known_answers);
-	CU_add_test(s, "Hash NULL tickets", test_hash_null_tickets);
-	CU_add_test(s, "Hash errors", test_hash_errors);
-	CU_add_test(s, "Hash truncated input", test_hash_truncated);
-	CU_add_test(s, "sequence equals one-shot", test_sequence_equals_one_shot);
-	CU_add_test(s, "sequence data in SequenceComplete", test_sequence_abc_in_complete);
-	CU_add_test(s, "sequence TPM_GENERATED_VALUE", test_sequence_generated_value);
-	CU_add_test(s, "sequence authorization", test_sequence_auth);
-	CU_add_test(s, "sequence errors", test_sequence_errors);
-	CU_add_test(s, "sequence slots run out", test_sequence_slots_run_out);
-	CU_add_test(s, "HMAC sequence", test_hmac_sequence);
-	CU_add_test(s, "HMAC_Start errors", test_hmac_start_errors);
-	CU_add_test(s, "event sequence extends", test_event_sequence_extends);
-	CU_add_test(s, "event sequence NULL PCR", test_event_sequence_null_pcr);
-	CU_add_test(s, "event sequence locality", test_event_sequence_locality);
-	CU_basic_set_mode(CU_BRM_VERBOSE);
-	CU_basic_run_tests();
-	failed = CU_get_number_of_failures();
-	CU_cleanup_registry();
-	return failed ? 1 : 0;
+	return UNIT_RUN("hash", tests, setup, teardown);
 }

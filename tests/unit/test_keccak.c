@@ -8,6 +8,7 @@
 #include <wolfssl/wolfcrypt/hash.h>
 
 #include "crypto/keccak.h"
+#include "unit_main.h"
 
 static void hex_to_bytes(uint8_t *out, const char *hex)
 {
@@ -171,26 +172,16 @@ static void test_wipe(void)
 
 int main(void)
 {
-	CU_pSuite s;
-	unsigned failures;
+	static const struct unit_test tests[] = {
+		{ "SHA3-256 known answers", test_sha3_256 },
+		{ "SHA3-384 known answers", test_sha3_384 },
+		{ "SHA3-512 known answers", test_sha3_512 },
+		{ "SHAKE128/256 of the empty string", test_shake_empty },
+		{ "incremental absorb and squeeze equal one-shot", test_incremental },
+		{ "SHA3 context API equals one-shot", test_sha3_ctx },
+		{ "lengths 0..600 against wolfSSL", test_against_wolfssl },
+		{ "wipe zeroes", test_wipe },
+	};
 
-	if (CU_initialize_registry() != CUE_SUCCESS)
-		return 1;
-	s = CU_add_suite("keccak", NULL, NULL);
-	if (!s || !CU_add_test(s, "SHA3-256 known answers", test_sha3_256)
-	    || !CU_add_test(s, "SHA3-384 known answers", test_sha3_384)
-	    || !CU_add_test(s, "SHA3-512 known answers", test_sha3_512)
-	    || !CU_add_test(s, "SHAKE128/256 of the empty string", test_shake_empty)
-	    || !CU_add_test(s, "incremental absorb and squeeze equal one-shot", test_incremental)
-	    || !CU_add_test(s, "SHA3 context API equals one-shot", test_sha3_ctx)
-	    || !CU_add_test(s, "lengths 0..600 against wolfSSL", test_against_wolfssl)
-	    || !CU_add_test(s, "wipe zeroes", test_wipe)) {
-		CU_cleanup_registry();
-		return 1;
-	}
-	CU_basic_set_mode(CU_BRM_VERBOSE);
-	CU_basic_run_tests();
-	failures = CU_get_number_of_failures();
-	CU_cleanup_registry();
-	return failures ? 1 : 0;
+	return UNIT_RUN("keccak", tests, NULL, NULL);
 }

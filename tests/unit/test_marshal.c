@@ -6,6 +6,7 @@
 #include <CUnit/Basic.h>
 
 #include "types.h"
+#include "unit_main.h"
 
 static uint8_t buf[8192];
 
@@ -705,10 +706,7 @@ static void test_tpm2b_limits(void)
 
 int main(void)
 {
-	static const struct {
-		const char *name;
-		void (*fn)(void);
-	} tests[] = {
+	static const struct unit_test tests[] = {
 		{ "public known RSA", test_public_known_rsa },
 		{ "public known ECC", test_public_known_ecc },
 		{ "public known PQ", test_public_known_pq },
@@ -724,20 +722,6 @@ int main(void)
 		{ "context", test_context },
 		{ "tpm2b limits", test_tpm2b_limits },
 	};
-	CU_pSuite suite;
-	unsigned failed;
 
-	if (CU_initialize_registry() != CUE_SUCCESS)
-		return 1;
-	suite = CU_add_suite("marshal", NULL, NULL);
-	if (!suite)
-		return 1;
-	for (size_t i = 0; i < sizeof(tests) / sizeof(tests[0]); i++)
-		if (!CU_add_test(suite, tests[i].name, tests[i].fn))
-			return 1;
-	CU_basic_set_mode(CU_BRM_VERBOSE);
-	CU_basic_run_tests();
-	failed = CU_get_number_of_failures();
-	CU_cleanup_registry();
-	return failed != 0;
+	return UNIT_RUN("marshal", tests, NULL, NULL);
 }

@@ -13,6 +13,7 @@
 #include "crypto/keccak.h"
 #include "crypto/mldsa.h"
 
+#include "unit_main.h"
 #include "vectors.h"
 
 /* ---- helpers ---- */
@@ -488,24 +489,14 @@ static void test_round_trips(void)
 
 int main(void)
 {
-	CU_pSuite s;
-	unsigned failures;
+	static const struct unit_test tests[] = {
+		{ "ACVP keyGen records", test_keygen_vectors },
+		{ "ACVP sigGen records (all interfaces)", test_siggen_vectors },
+		{ "ACVP sigVer records", test_sigver_vectors },
+		{ "malformed inputs", test_malformed },
+		{ "malformed hint encodings", test_bad_hints },
+		{ "sign/verify round trips", test_round_trips },
+	};
 
-	if (CU_initialize_registry() != CUE_SUCCESS)
-		return 1;
-	s = CU_add_suite("mldsa", NULL, NULL);
-	if (!s || !CU_add_test(s, "ACVP keyGen records", test_keygen_vectors)
-	    || !CU_add_test(s, "ACVP sigGen records (all interfaces)", test_siggen_vectors)
-	    || !CU_add_test(s, "ACVP sigVer records", test_sigver_vectors)
-	    || !CU_add_test(s, "malformed inputs", test_malformed)
-	    || !CU_add_test(s, "malformed hint encodings", test_bad_hints)
-	    || !CU_add_test(s, "sign/verify round trips", test_round_trips)) {
-		CU_cleanup_registry();
-		return 1;
-	}
-	CU_basic_set_mode(CU_BRM_VERBOSE);
-	CU_basic_run_tests();
-	failures = CU_get_number_of_failures();
-	CU_cleanup_registry();
-	return failures ? 1 : 0;
+	return UNIT_RUN("mldsa", tests, NULL, NULL);
 }

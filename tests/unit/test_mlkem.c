@@ -12,6 +12,7 @@
 #include "crypto/keccak.h"
 #include "crypto/mlkem.h"
 
+#include "unit_main.h"
 #include "vectors.h"
 
 /* ---- helpers ---- */
@@ -297,24 +298,14 @@ static void test_round_trips(void)
 
 int main(void)
 {
-	CU_pSuite s;
-	unsigned failures;
+	static const struct unit_test tests[] = {
+		{ "ACVP keyGen records", test_keygen_vectors },
+		{ "ACVP encapsulation records", test_encap_vectors },
+		{ "ACVP decapsulation records", test_decap_vectors },
+		{ "ACVP key check records", test_keycheck_vectors },
+		{ "malformed inputs", test_malformed },
+		{ "encaps/decaps round trips", test_round_trips },
+	};
 
-	if (CU_initialize_registry() != CUE_SUCCESS)
-		return 1;
-	s = CU_add_suite("mlkem", NULL, NULL);
-	if (!s || !CU_add_test(s, "ACVP keyGen records", test_keygen_vectors)
-	    || !CU_add_test(s, "ACVP encapsulation records", test_encap_vectors)
-	    || !CU_add_test(s, "ACVP decapsulation records", test_decap_vectors)
-	    || !CU_add_test(s, "ACVP key check records", test_keycheck_vectors)
-	    || !CU_add_test(s, "malformed inputs", test_malformed)
-	    || !CU_add_test(s, "encaps/decaps round trips", test_round_trips)) {
-		CU_cleanup_registry();
-		return 1;
-	}
-	CU_basic_set_mode(CU_BRM_VERBOSE);
-	CU_basic_run_tests();
-	failures = CU_get_number_of_failures();
-	CU_cleanup_registry();
-	return failures ? 1 : 0;
+	return UNIT_RUN("mlkem", tests, NULL, NULL);
 }

@@ -8,6 +8,7 @@
 #include <CUnit/Basic.h>
 
 #include "config.h"
+#include "unit_main.h"
 
 static char path[64];
 static char err[512];
@@ -324,7 +325,7 @@ static void test_shipped_conf(void)
 
 int main(void)
 {
-	static const struct { const char *name; CU_TestFunc fn; } tests[] = {
+	static const struct unit_test tests[] = {
 		{ "defaults", test_defaults },
 		{ "config file", test_file },
 		{ "flags override the file", test_flags_override_file },
@@ -338,25 +339,6 @@ int main(void)
 		{ "--help mentions --threads", test_usage_mentions_threads },
 		{ "shipped conf/pqtpm.conf", test_shipped_conf },
 	};
-	CU_pSuite suite;
-	unsigned failures;
-	size_t i;
 
-	if (CU_initialize_registry() != CUE_SUCCESS)
-		return 1;
-	suite = CU_add_suite("mssim_config", NULL, NULL);
-	if (!suite)
-		goto fail;
-	for (i = 0; i < sizeof(tests) / sizeof(tests[0]); i++)
-		if (!CU_add_test(suite, tests[i].name, tests[i].fn))
-			goto fail;
-	CU_basic_set_mode(CU_BRM_VERBOSE);
-	if (CU_basic_run_tests() != CUE_SUCCESS)
-		goto fail;
-	failures = CU_get_number_of_failures();
-	CU_cleanup_registry();
-	return failures != 0;
-fail:
-	CU_cleanup_registry();
-	return 1;
+	return UNIT_RUN("mssim_config", tests, NULL, NULL);
 }

@@ -5,6 +5,7 @@
 
 #include "frame.h"
 #include "protocol.h"
+#include "unit_main.h"
 
 /* TPM2_GetRandom(8) */
 static const uint8_t get_random[12] = {
@@ -402,7 +403,7 @@ static void test_set_alternative_result(void)
 
 int main(void)
 {
-	static const struct { const char *name; CU_TestFunc fn; } tests[] = {
+	static const struct unit_test tests[] = {
 		{ "command fed byte by byte", test_command_byte_by_byte },
 		{ "two frames and a partial one in one buffer", test_two_frames_one_buffer },
 		{ "declared size above the maximum closes", test_oversize_command },
@@ -415,25 +416,6 @@ int main(void)
 		{ "refused codes keep the stream aligned", test_refused_codes_keep_alignment },
 		{ "set alternative result is a no-op", test_set_alternative_result },
 	};
-	CU_pSuite suite;
-	unsigned failures;
-	size_t i;
 
-	if (CU_initialize_registry() != CUE_SUCCESS)
-		return 1;
-	suite = CU_add_suite("mssim_frame", NULL, NULL);
-	if (!suite)
-		goto fail;
-	for (i = 0; i < sizeof(tests) / sizeof(tests[0]); i++)
-		if (!CU_add_test(suite, tests[i].name, tests[i].fn))
-			goto fail;
-	CU_basic_set_mode(CU_BRM_VERBOSE);
-	if (CU_basic_run_tests() != CUE_SUCCESS)
-		goto fail;
-	failures = CU_get_number_of_failures();
-	CU_cleanup_registry();
-	return failures != 0;
-fail:
-	CU_cleanup_registry();
-	return 1;
+	return UNIT_RUN("mssim_frame", tests, NULL, NULL);
 }

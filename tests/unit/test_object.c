@@ -9,6 +9,7 @@
 #include "crypto/mldsa.h"
 #include "crypto/mlkem.h"
 #include "object/object.h"
+#include "unit_main.h"
 
 #define STORAGE (TPMA_OBJECT_FIXEDTPM | TPMA_OBJECT_FIXEDPARENT | TPMA_OBJECT_SENSITIVEDATAORIGIN | \
 		 TPMA_OBJECT_USERWITHAUTH | TPMA_OBJECT_RESTRICTED | TPMA_OBJECT_DECRYPT)
@@ -479,10 +480,7 @@ static void test_rsa_pair(void)
 
 int main(void)
 {
-	static const struct {
-		const char *name;
-		void (*fn)(void);
-	} tests[] = {
+	static const struct unit_test tests[] = {
 		{ "name known answer", test_name },
 		{ "qualified name", test_qualified_name },
 		{ "wrap known answer", test_wrap_known },
@@ -493,20 +491,6 @@ int main(void)
 		{ "generate and pair", test_generate_and_pair },
 		{ "rsa pair", test_rsa_pair },
 	};
-	CU_pSuite suite;
-	unsigned failed;
 
-	if (CU_initialize_registry() != CUE_SUCCESS)
-		return 1;
-	suite = CU_add_suite("object", NULL, NULL);
-	if (!suite)
-		return 1;
-	for (size_t i = 0; i < sizeof(tests) / sizeof(tests[0]); i++)
-		if (!CU_add_test(suite, tests[i].name, tests[i].fn))
-			return 1;
-	CU_basic_set_mode(CU_BRM_VERBOSE);
-	CU_basic_run_tests();
-	failed = CU_get_number_of_failures();
-	CU_cleanup_registry();
-	return failed != 0;
+	return UNIT_RUN("object", tests, NULL, NULL);
 }

@@ -16,10 +16,7 @@
 #include "object/object.h"
 #include "pcr.h"
 #include "sessions.h"
-
-#define RC_P(rc, n) ((rc) | TPM_RC_P | ((n) << 8))
-#define RC_H(rc, n) ((rc) | TPM_RC_H | ((n) << 8))
-#define RC_S(rc, n) ((rc) | TPM_RC_S | ((n) << 8))
+#include "unit_main.h"
 
 #define FIXED (TPMA_OBJECT_FIXEDTPM | TPMA_OBJECT_FIXEDPARENT)
 #define ORIGIN TPMA_OBJECT_SENSITIVEDATAORIGIN
@@ -896,10 +893,7 @@ static void test_read_public_sequence(void)
 
 int main(void)
 {
-	static const struct {
-		const char *name;
-		void (*fn)(void);
-	} tests[] = {
+	static const struct unit_test tests[] = {
 		{ "primary determinism", test_primary_determinism },
 		{ "primary RSA", test_primary_rsa },
 		{ "primary across restart", test_primary_restart },
@@ -915,25 +909,13 @@ int main(void)
 		{ "post-quantum keys", test_pq },
 		{ "read public of a sequence", test_read_public_sequence },
 	};
-	CU_pSuite suite;
-	unsigned failed;
+	int failed;
 
 	if (!mkdtemp(tmp_root)) {
 		perror("mkdtemp");
 		return 2;
 	}
-	if (CU_initialize_registry() != CUE_SUCCESS)
-		return 2;
-	suite = CU_add_suite("object commands", NULL, NULL);
-	if (!suite)
-		return 2;
-	for (size_t i = 0; i < sizeof(tests) / sizeof(tests[0]); i++)
-		if (!CU_add_test(suite, tests[i].name, tests[i].fn))
-			return 2;
-	CU_basic_set_mode(CU_BRM_VERBOSE);
-	CU_basic_run_tests();
-	failed = CU_get_number_of_failures();
-	CU_cleanup_registry();
+	failed = UNIT_RUN("object commands", tests, NULL, NULL);
 	nftw(tmp_root, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
-	return failed != 0;
+	return failed;
 }

@@ -8,6 +8,7 @@
 #include "engine_int.h"
 #include "harness.h"
 #include "pcr.h"
+#include "unit_main.h"
 
 #define RC_P1(rc) ((rc) | TPM_RC_P | TPM_RC_1)
 
@@ -580,10 +581,7 @@ static void test_digest(void)
 
 int main(void)
 {
-	static const struct {
-		const char *name;
-		void (*fn)(void);
-	} tests[] = {
+	static const struct unit_test tests[] = {
 		{ "startup values", test_startup_values },
 		{ "extend known answer", test_extend_known_answer },
 		{ "extend inputs", test_extend_inputs },
@@ -596,20 +594,6 @@ int main(void)
 		{ "D-RTM", test_drtm },
 		{ "pcr_digest", test_digest },
 	};
-	CU_pSuite suite;
-	unsigned failed;
 
-	if (CU_initialize_registry() != CUE_SUCCESS)
-		return 1;
-	suite = CU_add_suite("pcr", NULL, NULL);
-	if (!suite)
-		return 1;
-	for (size_t i = 0; i < sizeof(tests) / sizeof(tests[0]); i++)
-		if (!CU_add_test(suite, tests[i].name, tests[i].fn))
-			return 1;
-	CU_basic_set_mode(CU_BRM_VERBOSE);
-	CU_basic_run_tests();
-	failed = CU_get_number_of_failures();
-	CU_cleanup_registry();
-	return failed != 0;
+	return UNIT_RUN("pcr", tests, NULL, NULL);
 }

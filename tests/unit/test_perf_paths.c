@@ -24,9 +24,9 @@
 #include "engine_int.h"
 #include "harness.h"
 #include "state/store.h"
+#include "unit_main.h"
 
 #define DSIZE 32
-#define RC_S(rc, n) ((rc) | TPM_RC_S | ((n) << 8))
 #define KEY_ATTRS                                                                          \
 	(TPMA_OBJECT_FIXEDTPM | TPMA_OBJECT_FIXEDPARENT | TPMA_OBJECT_SENSITIVEDATAORIGIN |  \
 	 TPMA_OBJECT_USERWITHAUTH | TPMA_OBJECT_SIGN_ENCRYPT)
@@ -687,39 +687,32 @@ static void fresh(void)
 
 int main(void)
 {
-	CU_pSuite s;
-	unsigned failed;
+	static const struct unit_test tests[] = {
+		{ "an RSA key's private key kept in the object, and its copies",
+		  test_rsa_key_kept },
+		{ "RSA_Decrypt keeps the private key too", test_rsa_decrypt_kept },
+		{ "(fresh TPM)", fresh },
+		{ "one cache slot, two RSA keys in turn", test_crypto_cache_two_keys },
+		{ "primaries kept: same key, new authValue, gone with Clear", test_primary_kept },
+		{ "(fresh TPM)", fresh },
+		{ "ECC primaries kept too", test_primary_ecc_kept },
+		{ "(fresh TPM)", fresh },
+		{ "NULL hierarchy primaries go at TPM Reset", test_primary_null_reset },
+		{ "reading commands: no lock, yet the newest state", test_reads_without_lock },
+		{ "a forked child takes the lock through its own lock file",
+		  test_fork_takes_own_lock },
+		{ "a DA-bound session on a reading command counts its failure",
+		  test_da_session_on_reading_command },
+	};
+	int failed;
 
 	if (!mkdtemp(tmp_root)) {
 		perror("mkdtemp");
 		return 2;
 	}
 	harness_open(&h);
-	if (CU_initialize_registry() != CUE_SUCCESS)
-		return 2;
-	s = CU_add_suite("perf paths", NULL, NULL);
-	CU_add_test(s, "an RSA key's private key kept in the object, and its copies",
-		    test_rsa_key_kept);
-	CU_add_test(s, "RSA_Decrypt keeps the private key too", test_rsa_decrypt_kept);
-	CU_add_test(s, "(fresh TPM)", fresh);
-	CU_add_test(s, "one cache slot, two RSA keys in turn", test_crypto_cache_two_keys);
-	CU_add_test(s, "primaries kept: same key, new authValue, gone with Clear",
-		    test_primary_kept);
-	CU_add_test(s, "(fresh TPM)", fresh);
-	CU_add_test(s, "ECC primaries kept too", test_primary_ecc_kept);
-	CU_add_test(s, "(fresh TPM)", fresh);
-	CU_add_test(s, "NULL hierarchy primaries go at TPM Reset", test_primary_null_reset);
-	CU_add_test(s, "reading commands: no lock, yet the newest state",
-		    test_reads_without_lock);
-	CU_add_test(s, "a forked child takes the lock through its own lock file",
-		    test_fork_takes_own_lock);
-	CU_add_test(s, "a DA-bound session on a reading command counts its failure",
-		    test_da_session_on_reading_command);
-	CU_basic_set_mode(CU_BRM_VERBOSE);
-	CU_basic_run_tests();
-	failed = CU_get_number_of_failures();
-	CU_cleanup_registry();
+	failed = UNIT_RUN("perf paths", tests, NULL, NULL);
 	harness_close(&h);
 	nftw(tmp_root, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
-	return failed != 0;
+	return failed;
 }

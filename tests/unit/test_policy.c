@@ -14,9 +14,7 @@
 #include "keys.h"
 #include "pcr.h"
 #include "sessions.h"
-
-#define RC_P(rc, n) ((rc) | TPM_RC_P | ((n) << 8))
-#define RC_S(rc, n) ((rc) | TPM_RC_S | ((n) << 8))
+#include "unit_main.h"
 
 #define DSIZE 32 /* SHA-256: every session here */
 #define FIXED (TPMA_OBJECT_FIXEDTPM | TPMA_OBJECT_FIXEDPARENT)
@@ -1090,31 +1088,26 @@ static void test_session_errors(void)
 
 int main(void)
 {
-	CU_pSuite s;
-	unsigned failures;
+	static const struct unit_test tests[] = {
+		{ "a storage parent and a signing key", setup_keys },
+		{ "digest of every assertion (trial)", test_digests },
+		{ "PolicyAuthValue and PolicyPassword unseal", test_auth_value_password },
+		{ "PolicyCommandCode", test_command_code },
+		{ "PolicyPCR", test_pcr },
+		{ "PolicyOR", test_or },
+		{ "PolicySecret and PolicyTicket", test_secret_and_ticket },
+		{ "PolicySigned", test_signed },
+		{ "PolicyAuthorize", test_authorize },
+		{ "PolicyCpHash and PolicyNameHash", test_cp_and_name_hash },
+		{ "PolicyLocality", test_locality },
+		{ "physical presence, counter/timer", test_pp_counter_timer },
+		{ "PolicyTemplate", test_template },
+		{ "policy session handle errors", test_session_errors },
+	};
+	int failed;
 
 	harness_open(&h);
-	if (CU_initialize_registry() != CUE_SUCCESS)
-		return 1;
-	s = CU_add_suite("policy", NULL, NULL);
-	CU_add_test(s, "a storage parent and a signing key", setup_keys);
-	CU_add_test(s, "digest of every assertion (trial)", test_digests);
-	CU_add_test(s, "PolicyAuthValue and PolicyPassword unseal", test_auth_value_password);
-	CU_add_test(s, "PolicyCommandCode", test_command_code);
-	CU_add_test(s, "PolicyPCR", test_pcr);
-	CU_add_test(s, "PolicyOR", test_or);
-	CU_add_test(s, "PolicySecret and PolicyTicket", test_secret_and_ticket);
-	CU_add_test(s, "PolicySigned", test_signed);
-	CU_add_test(s, "PolicyAuthorize", test_authorize);
-	CU_add_test(s, "PolicyCpHash and PolicyNameHash", test_cp_and_name_hash);
-	CU_add_test(s, "PolicyLocality", test_locality);
-	CU_add_test(s, "physical presence, counter/timer", test_pp_counter_timer);
-	CU_add_test(s, "PolicyTemplate", test_template);
-	CU_add_test(s, "policy session handle errors", test_session_errors);
-	CU_basic_set_mode(CU_BRM_VERBOSE);
-	CU_basic_run_tests();
-	failures = CU_get_number_of_failures();
-	CU_cleanup_registry();
+	failed = UNIT_RUN("policy", tests, NULL, NULL);
 	harness_close(&h);
-	return failures ? 1 : 0;
+	return failed;
 }

@@ -27,6 +27,7 @@
 #include "sessions.h"
 #include "state/state_int.h"
 #include "state/store.h"
+#include "unit_main.h"
 
 #define FIXED (TPMA_OBJECT_FIXEDTPM | TPMA_OBJECT_FIXEDPARENT)
 #define SEALED (FIXED | TPMA_OBJECT_NODA)
@@ -1028,33 +1029,28 @@ static void test_section(void)
 
 int main(void)
 {
-	CU_pSuite s;
-	unsigned failures;
+	static const struct unit_test tests[] = {
+		{ "a storage parent", setup },
+		{ "PolicyNvWritten digest and arguments", test_nv_written_digest },
+		{ "PolicyNvWritten on NV_Write and NV_Read", test_nv_written_use },
+		{ "PolicyDuplicationSelect digest and arguments", test_dup_select_digest },
+		{ "PolicyDuplicationSelect on Duplicate", test_dup_select_use },
+		{ "PolicyAuthorizeNV on Unseal", test_authorize_nv },
+		{ "PolicyCounterTimer against ReadClock", test_counter_timer_read_clock },
+		{ "saved sessions: Resume in a new engine", test_saved_resume },
+		{ "saved sessions: Restart in a new engine", test_saved_restart },
+		{ "saved sessions: Reset ends them", test_saved_reset },
+		{ "saved sessions: Restart and Reset in one engine", test_saved_in_process },
+		{ "saved sessions: a failed Shutdown(STATE)", test_saved_failed_shutdown },
+		{ "the saved-sessions section of the state file", test_section },
+	};
+	int failed;
 
 	if (nv_tmp_init() != 0)
 		return 1;
 	harness_open(&nvh);
-	if (CU_initialize_registry() != CUE_SUCCESS)
-		return 1;
-	s = CU_add_suite("policy_more", NULL, NULL);
-	CU_add_test(s, "a storage parent", setup);
-	CU_add_test(s, "PolicyNvWritten digest and arguments", test_nv_written_digest);
-	CU_add_test(s, "PolicyNvWritten on NV_Write and NV_Read", test_nv_written_use);
-	CU_add_test(s, "PolicyDuplicationSelect digest and arguments", test_dup_select_digest);
-	CU_add_test(s, "PolicyDuplicationSelect on Duplicate", test_dup_select_use);
-	CU_add_test(s, "PolicyAuthorizeNV on Unseal", test_authorize_nv);
-	CU_add_test(s, "PolicyCounterTimer against ReadClock", test_counter_timer_read_clock);
-	CU_add_test(s, "saved sessions: Resume in a new engine", test_saved_resume);
-	CU_add_test(s, "saved sessions: Restart in a new engine", test_saved_restart);
-	CU_add_test(s, "saved sessions: Reset ends them", test_saved_reset);
-	CU_add_test(s, "saved sessions: Restart and Reset in one engine", test_saved_in_process);
-	CU_add_test(s, "saved sessions: a failed Shutdown(STATE)", test_saved_failed_shutdown);
-	CU_add_test(s, "the saved-sessions section of the state file", test_section);
-	CU_basic_set_mode(CU_BRM_VERBOSE);
-	CU_basic_run_tests();
-	failures = CU_get_number_of_failures();
-	CU_cleanup_registry();
+	failed = UNIT_RUN("policy_more", tests, NULL, NULL);
 	harness_close(&nvh);
 	nv_tmp_clean();
-	return failures ? 1 : 0;
+	return failed;
 }

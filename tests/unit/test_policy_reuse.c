@@ -14,8 +14,8 @@
 #include "harness.h"
 #include "keys.h"
 #include "sessions.h"
+#include "unit_main.h"
 
-#define RC_S(rc, n) ((rc) | TPM_RC_S | ((n) << 8))
 #define DSIZE 32
 
 static struct harness h;
@@ -145,19 +145,14 @@ static void test_reuse_after_password(void)
 
 int main(void)
 {
-	CU_pSuite s;
-	unsigned failed;
+	static const struct unit_test tests[] = {
+		{ "policy session reused after PolicyPassword / PolicyRestart",
+		  test_reuse_after_password },
+	};
+	int failed;
 
 	harness_open(&h);
-	if (CU_initialize_registry() != CUE_SUCCESS)
-		return 2;
-	s = CU_add_suite("policy_reuse", NULL, NULL);
-	CU_add_test(s, "policy session reused after PolicyPassword / PolicyRestart",
-		    test_reuse_after_password);
-	CU_basic_set_mode(CU_BRM_VERBOSE);
-	CU_basic_run_tests();
-	failed = CU_get_number_of_failures();
-	CU_cleanup_registry();
+	failed = UNIT_RUN("policy_reuse", tests, NULL, NULL);
 	harness_close(&h);
-	return failed ? 1 : 0;
+	return failed;
 }

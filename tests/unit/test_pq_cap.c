@@ -6,6 +6,7 @@
 #include <CUnit/Basic.h>
 
 #include "pq_util.h"
+#include "unit_main.h"
 
 static struct harness h;
 
@@ -156,19 +157,12 @@ static void test_testparms(void)
 
 int main(void)
 {
-	CU_pSuite s;
-	unsigned failed;
+	static const struct unit_test tests[] = {
+		{ "algorithms", test_algorithms },
+		{ "commands", test_commands },
+		{ "parameter sets", test_parameter_sets },
+		{ "TestParms", test_testparms },
+	};
 
-	if (CU_initialize_registry() != CUE_SUCCESS)
-		return 2;
-	s = CU_add_suite_with_setup_and_teardown("pq_cap", NULL, NULL, setup, teardown);
-	CU_add_test(s, "algorithms", test_algorithms);
-	CU_add_test(s, "commands", test_commands);
-	CU_add_test(s, "parameter sets", test_parameter_sets);
-	CU_add_test(s, "TestParms", test_testparms);
-	CU_basic_set_mode(CU_BRM_VERBOSE);
-	CU_basic_run_tests();
-	failed = CU_get_number_of_failures();
-	CU_cleanup_registry();
-	return failed ? 1 : 0;
+	return UNIT_RUN("pq_cap", tests, setup, teardown);
 }

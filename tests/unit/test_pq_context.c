@@ -11,6 +11,7 @@
 #include "crypto/mldsa.h"
 #include "crypto/mlkem.h"
 #include "pq_util.h"
+#include "unit_main.h"
 
 static struct harness h;
 static const uint8_t msg[] = "saved, flushed, loaded, and still signing";
@@ -150,18 +151,11 @@ static void test_storage_parent(void)
 
 int main(void)
 {
-	CU_pSuite s;
-	unsigned failed;
+	static const struct unit_test tests[] = {
+		{ "ML-DSA-87 key", test_mldsa87 },
+		{ "ML-KEM-1024 key", test_mlkem1024 },
+		{ "ML-KEM-1024 storage parent and ML-DSA-87 child", test_storage_parent },
+	};
 
-	if (CU_initialize_registry() != CUE_SUCCESS)
-		return 2;
-	s = CU_add_suite_with_setup_and_teardown("pq_context", NULL, NULL, setup, teardown);
-	CU_add_test(s, "ML-DSA-87 key", test_mldsa87);
-	CU_add_test(s, "ML-KEM-1024 key", test_mlkem1024);
-	CU_add_test(s, "ML-KEM-1024 storage parent and ML-DSA-87 child", test_storage_parent);
-	CU_basic_set_mode(CU_BRM_VERBOSE);
-	CU_basic_run_tests();
-	failed = CU_get_number_of_failures();
-	CU_cleanup_registry();
-	return failed ? 1 : 0;
+	return UNIT_RUN("pq_context", tests, setup, teardown);
 }

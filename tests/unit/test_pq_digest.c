@@ -10,6 +10,7 @@
 #include "crypto/mldsa.h"
 #include "pq_util.h"
 #include "scheme.h"
+#include "unit_main.h"
 
 static struct harness h;
 static const uint8_t ctx[] = "attest";
@@ -344,22 +345,15 @@ static void test_public_areas(void)
 
 int main(void)
 {
-	CU_pSuite s;
-	unsigned failed;
+	static const struct unit_test tests[] = {
+		{ "external mu, all sets", test_external_mu },
+		{ "external mu refusals", test_external_mu_refusals },
+		{ "HashML-DSA digests", test_hash_mldsa },
+		{ "Sign and VerifySignature", test_sign_command },
+		{ "RSA/ECC through the digest commands", test_classical },
+		{ "attestation signing helper", test_sign_message_helper },
+		{ "public areas", test_public_areas },
+	};
 
-	if (CU_initialize_registry() != CUE_SUCCESS)
-		return 2;
-	s = CU_add_suite_with_setup_and_teardown("pq_digest", NULL, NULL, setup, teardown);
-	CU_add_test(s, "external mu, all sets", test_external_mu);
-	CU_add_test(s, "external mu refusals", test_external_mu_refusals);
-	CU_add_test(s, "HashML-DSA digests", test_hash_mldsa);
-	CU_add_test(s, "Sign and VerifySignature", test_sign_command);
-	CU_add_test(s, "RSA/ECC through the digest commands", test_classical);
-	CU_add_test(s, "attestation signing helper", test_sign_message_helper);
-	CU_add_test(s, "public areas", test_public_areas);
-	CU_basic_set_mode(CU_BRM_VERBOSE);
-	CU_basic_run_tests();
-	failed = CU_get_number_of_failures();
-	CU_cleanup_registry();
-	return failed ? 1 : 0;
+	return UNIT_RUN("pq_digest", tests, setup, teardown);
 }

@@ -14,6 +14,7 @@
 #include "dup_util.h"
 #include "object/object.h"
 #include "pq_util.h"
+#include "unit_main.h"
 
 #define DSIZE 32 /* SHA-256 everywhere here */
 #define DUPLICABLE                                                                         \
@@ -412,21 +413,14 @@ static void test_rewrap(void)
 
 int main(void)
 {
-	CU_pSuite s;
-	unsigned failed;
+	static const struct unit_test tests[] = {
+		{ "ML-DSA and ECC keys to ML-KEM parents", test_round_trips },
+		{ "ML-KEM keys moved to ML-KEM parents", test_kem_keys },
+		{ "a blob wrapped outside the TPM", test_outside_sender },
+		{ "new parent from another TPM", test_external_parent },
+		{ "tampered, short and foreign seeds", test_tampered_seed },
+		{ "Rewrap with ML-KEM parents", test_rewrap },
+	};
 
-	if (CU_initialize_registry() != CUE_SUCCESS)
-		return 2;
-	s = CU_add_suite_with_setup_and_teardown("pq_dup", NULL, NULL, setup, teardown);
-	CU_add_test(s, "ML-DSA and ECC keys to ML-KEM parents", test_round_trips);
-	CU_add_test(s, "ML-KEM keys moved to ML-KEM parents", test_kem_keys);
-	CU_add_test(s, "a blob wrapped outside the TPM", test_outside_sender);
-	CU_add_test(s, "new parent from another TPM", test_external_parent);
-	CU_add_test(s, "tampered, short and foreign seeds", test_tampered_seed);
-	CU_add_test(s, "Rewrap with ML-KEM parents", test_rewrap);
-	CU_basic_set_mode(CU_BRM_VERBOSE);
-	CU_basic_run_tests();
-	failed = CU_get_number_of_failures();
-	CU_cleanup_registry();
-	return failed ? 1 : 0;
+	return UNIT_RUN("pq_dup", tests, setup, teardown);
 }

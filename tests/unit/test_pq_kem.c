@@ -8,6 +8,7 @@
 
 #include "crypto/mlkem.h"
 #include "pq_util.h"
+#include "unit_main.h"
 
 static struct harness h;
 
@@ -364,23 +365,16 @@ static void test_credential_outside(void)
 
 int main(void)
 {
-	CU_pSuite s;
-	unsigned failed;
+	static const struct unit_test tests[] = {
+		{ "Encapsulate/Decapsulate, all sets, both directions", test_round_trips },
+		{ "KEM refusals", test_refusals },
+		{ "ML-KEM salted session", test_salted_session },
+		{ "ML-KEM storage parents", test_storage_parent },
+		{ "credential with RSA", test_credential_rsa },
+		{ "credential with ECC", test_credential_ecc },
+		{ "credential with ML-KEM", test_credential_mlkem },
+		{ "ML-KEM credential made outside", test_credential_outside },
+	};
 
-	if (CU_initialize_registry() != CUE_SUCCESS)
-		return 2;
-	s = CU_add_suite_with_setup_and_teardown("pq_kem", NULL, NULL, setup, teardown);
-	CU_add_test(s, "Encapsulate/Decapsulate, all sets, both directions", test_round_trips);
-	CU_add_test(s, "KEM refusals", test_refusals);
-	CU_add_test(s, "ML-KEM salted session", test_salted_session);
-	CU_add_test(s, "ML-KEM storage parents", test_storage_parent);
-	CU_add_test(s, "credential with RSA", test_credential_rsa);
-	CU_add_test(s, "credential with ECC", test_credential_ecc);
-	CU_add_test(s, "credential with ML-KEM", test_credential_mlkem);
-	CU_add_test(s, "ML-KEM credential made outside", test_credential_outside);
-	CU_basic_set_mode(CU_BRM_VERBOSE);
-	CU_basic_run_tests();
-	failed = CU_get_number_of_failures();
-	CU_cleanup_registry();
-	return failed ? 1 : 0;
+	return UNIT_RUN("pq_kem", tests, setup, teardown);
 }

@@ -9,6 +9,7 @@
 #include "crypto/mldsa.h"
 #include "crypto/mlkem.h"
 #include "pq_util.h"
+#include "unit_main.h"
 
 static struct harness h;
 static struct pq_key dsa, kem;
@@ -250,18 +251,11 @@ static void test_kem(void)
 
 int main(void)
 {
-	CU_pSuite s;
-	unsigned failed;
+	static const struct unit_test tests[] = {
+		{ "sequence commands cut short", test_sequences },
+		{ "digest commands cut short", test_digests },
+		{ "KEM commands cut short", test_kem },
+	};
 
-	if (CU_initialize_registry() != CUE_SUCCESS)
-		return 2;
-	s = CU_add_suite_with_setup_and_teardown("pq_malformed", NULL, NULL, setup, teardown);
-	CU_add_test(s, "sequence commands cut short", test_sequences);
-	CU_add_test(s, "digest commands cut short", test_digests);
-	CU_add_test(s, "KEM commands cut short", test_kem);
-	CU_basic_set_mode(CU_BRM_VERBOSE);
-	CU_basic_run_tests();
-	failed = CU_get_number_of_failures();
-	CU_cleanup_registry();
-	return failed ? 1 : 0;
+	return UNIT_RUN("pq_malformed", tests, setup, teardown);
 }

@@ -10,6 +10,7 @@
 #include "crypto/mldsa.h"
 #include "crypto/mlkem.h"
 #include "pq_util.h"
+#include "unit_main.h"
 
 static struct harness h;
 static struct pq_key parent; /* an ECC P-256 storage primary */
@@ -397,23 +398,16 @@ static void test_external_private(void)
 
 int main(void)
 {
-	CU_pSuite s;
-	unsigned failed;
+	static const struct unit_test tests[] = {
+		{ "unknown parameter sets", test_parameter_sets },
+		{ "HashML-DSA pre-hash", test_hash_mldsa_pre_hash },
+		{ "sign-only and decrypt-only", test_uses },
+		{ "allowExternalMu", test_external_mu_flag },
+		{ "ML-KEM symmetric definitions", test_mlkem_symmetric },
+		{ "origin and fixed attributes", test_origin_and_fixed },
+		{ "public key sizes", test_public_key_sizes },
+		{ "LoadExternal with the private seed", test_external_private },
+	};
 
-	if (CU_initialize_registry() != CUE_SUCCESS)
-		return 2;
-	s = CU_add_suite_with_setup_and_teardown("pq_object", NULL, NULL, setup, teardown);
-	CU_add_test(s, "unknown parameter sets", test_parameter_sets);
-	CU_add_test(s, "HashML-DSA pre-hash", test_hash_mldsa_pre_hash);
-	CU_add_test(s, "sign-only and decrypt-only", test_uses);
-	CU_add_test(s, "allowExternalMu", test_external_mu_flag);
-	CU_add_test(s, "ML-KEM symmetric definitions", test_mlkem_symmetric);
-	CU_add_test(s, "origin and fixed attributes", test_origin_and_fixed);
-	CU_add_test(s, "public key sizes", test_public_key_sizes);
-	CU_add_test(s, "LoadExternal with the private seed", test_external_private);
-	CU_basic_set_mode(CU_BRM_VERBOSE);
-	CU_basic_run_tests();
-	failed = CU_get_number_of_failures();
-	CU_cleanup_registry();
-	return failed ? 1 : 0;
+	return UNIT_RUN("pq_object", tests, setup, teardown);
 }

@@ -8,6 +8,7 @@
 
 #include "crypto/mldsa.h"
 #include "pq_util.h"
+#include "unit_main.h"
 
 static struct harness h;
 static const uint8_t ctx[] = "pqtpm context";
@@ -407,24 +408,17 @@ static void test_key_cache(void)
 
 int main(void)
 {
-	CU_pSuite s;
-	unsigned failed;
+	static const struct unit_test tests[] = {
+		{ "ML-DSA-44/65/87 sign and verify sequences", test_mldsa_sets },
+		{ "message and context shapes", test_message_shapes },
+		{ "bad signatures, other context", test_verify_refusals },
+		{ "sequence refusals", test_sequence_refusals },
+		{ "context save and load midway", test_sequence_context },
+		{ "public key alone", test_public_only },
+		{ "HashML-DSA and ECDSA sequences", test_other_schemes },
+		{ "restricted key", test_restricted },
+		{ "expanded key cache", test_key_cache },
+	};
 
-	if (CU_initialize_registry() != CUE_SUCCESS)
-		return 2;
-	s = CU_add_suite_with_setup_and_teardown("pq_sequence", NULL, NULL, setup, teardown);
-	CU_add_test(s, "ML-DSA-44/65/87 sign and verify sequences", test_mldsa_sets);
-	CU_add_test(s, "message and context shapes", test_message_shapes);
-	CU_add_test(s, "bad signatures, other context", test_verify_refusals);
-	CU_add_test(s, "sequence refusals", test_sequence_refusals);
-	CU_add_test(s, "context save and load midway", test_sequence_context);
-	CU_add_test(s, "public key alone", test_public_only);
-	CU_add_test(s, "HashML-DSA and ECDSA sequences", test_other_schemes);
-	CU_add_test(s, "restricted key", test_restricted);
-	CU_add_test(s, "expanded key cache", test_key_cache);
-	CU_basic_set_mode(CU_BRM_VERBOSE);
-	CU_basic_run_tests();
-	failed = CU_get_number_of_failures();
-	CU_cleanup_registry();
-	return failed ? 1 : 0;
+	return UNIT_RUN("pq_sequence", tests, setup, teardown);
 }

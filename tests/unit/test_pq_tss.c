@@ -14,6 +14,7 @@
 #include "crypto/mlkem.h"
 #include "marshal.h"
 #include "types.h"
+#include "unit_main.h"
 
 static struct pqtpm_engine *e;
 static struct pqtpm_tss *t;
@@ -369,24 +370,17 @@ static void test_arguments(void)
 
 int main(void)
 {
-	CU_pSuite s;
-	unsigned failed;
+	static const struct unit_test tests[] = {
+		{ "Startup and GetRandom", test_startup_random },
+		{ "sign and verify a message", test_sign_message },
+		{ "SignDigest with external mu", test_sign_digest },
+		{ "ML-KEM both ways", test_kem },
+		{ "ML-KEM salted session", test_kem_session },
+		{ "credential with ML-KEM", test_credential },
+		{ "objects and sessions", test_objects },
+		{ "capabilities", test_capability },
+		{ "argument checks", test_arguments },
+	};
 
-	if (CU_initialize_registry() != CUE_SUCCESS)
-		return 2;
-	s = CU_add_suite_with_setup_and_teardown("pq_tss", NULL, NULL, setup, teardown);
-	CU_add_test(s, "Startup and GetRandom", test_startup_random);
-	CU_add_test(s, "sign and verify a message", test_sign_message);
-	CU_add_test(s, "SignDigest with external mu", test_sign_digest);
-	CU_add_test(s, "ML-KEM both ways", test_kem);
-	CU_add_test(s, "ML-KEM salted session", test_kem_session);
-	CU_add_test(s, "credential with ML-KEM", test_credential);
-	CU_add_test(s, "objects and sessions", test_objects);
-	CU_add_test(s, "capabilities", test_capability);
-	CU_add_test(s, "argument checks", test_arguments);
-	CU_basic_set_mode(CU_BRM_VERBOSE);
-	CU_basic_run_tests();
-	failed = CU_get_number_of_failures();
-	CU_cleanup_registry();
-	return failed ? 1 : 0;
+	return UNIT_RUN("pq_tss", tests, setup, teardown);
 }

@@ -7,6 +7,7 @@
 
 #include "engine_int.h"
 #include "harness.h"
+#include "unit_main.h"
 
 #define RC_P1(rc) ((rc) | TPM_RC_P | TPM_RC_1)
 
@@ -203,30 +204,13 @@ static void test_read_clock(void)
 
 int main(void)
 {
-	static const struct {
-		const char *name;
-		void (*fn)(void);
-	} tests[] = {
+	static const struct unit_test tests[] = {
 		{ "GetRandom", test_get_random },
 		{ "StirRandom", test_stir_random },
 		{ "SelfTest", test_self_test },
 		{ "IncrementalSelfTest", test_incremental_self_test },
 		{ "ReadClock", test_read_clock },
 	};
-	CU_pSuite suite;
-	unsigned failed;
 
-	if (CU_initialize_registry() != CUE_SUCCESS)
-		return 1;
-	suite = CU_add_suite("random, testing, clock", NULL, NULL);
-	if (!suite)
-		return 1;
-	for (size_t i = 0; i < sizeof(tests) / sizeof(tests[0]); i++)
-		if (!CU_add_test(suite, tests[i].name, tests[i].fn))
-			return 1;
-	CU_basic_set_mode(CU_BRM_VERBOSE);
-	CU_basic_run_tests();
-	failed = CU_get_number_of_failures();
-	CU_cleanup_registry();
-	return failed != 0;
+	return UNIT_RUN("random, testing, clock", tests, NULL, NULL);
 }

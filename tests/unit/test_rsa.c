@@ -8,10 +8,7 @@
 #include "engine_int.h"
 #include "harness.h"
 #include "keys.h"
-
-#define RC_P(rc, n) ((rc) | TPM_RC_P | ((n) << 8))
-#define RC_H(rc, n) ((rc) | TPM_RC_H | ((n) << 8))
-#define RC_S(rc, n) ((rc) | TPM_RC_S | ((n) << 8))
+#include "unit_main.h"
 
 #define SIGN TPMA_OBJECT_SIGN_ENCRYPT
 #define DECRYPT TPMA_OBJECT_DECRYPT
@@ -336,23 +333,16 @@ static void test_keys(void)
 
 int main(void)
 {
-	CU_pSuite s;
-	unsigned failed;
+	static const struct unit_test tests[] = {
+		{ "OAEP round trips", test_oaep },
+		{ "RSAES round trips", test_rsaes },
+		{ "OAEP label binds", test_oaep_label_binds },
+		{ "raw RSA", test_raw },
+		{ "key scheme rules", test_key_scheme },
+		{ "label rules", test_label_rules },
+		{ "sizes", test_sizes },
+		{ "key checks", test_keys },
+	};
 
-	if (CU_initialize_registry() != CUE_SUCCESS)
-		return 2;
-	s = CU_add_suite_with_setup_and_teardown("rsa", NULL, NULL, setup, teardown);
-	CU_add_test(s, "OAEP round trips", test_oaep);
-	CU_add_test(s, "RSAES round trips", test_rsaes);
-	CU_add_test(s, "OAEP label binds", test_oaep_label_binds);
-	CU_add_test(s, "raw RSA", test_raw);
-	CU_add_test(s, "key scheme rules", test_key_scheme);
-	CU_add_test(s, "label rules", test_label_rules);
-	CU_add_test(s, "sizes", test_sizes);
-	CU_add_test(s, "key checks", test_keys);
-	CU_basic_set_mode(CU_BRM_VERBOSE);
-	CU_basic_run_tests();
-	failed = CU_get_number_of_failures();
-	CU_cleanup_registry();
-	return failed ? 1 : 0;
+	return UNIT_RUN("rsa", tests, setup, teardown);
 }

@@ -9,6 +9,7 @@
 #include "crypto/crypto.h"
 #include "harness.h"
 #include "sessions.h"
+#include "unit_main.h"
 
 static struct harness h;
 
@@ -504,26 +505,21 @@ static void test_start_errors(void)
 
 int main(void)
 {
-	CU_pSuite s;
-	unsigned failures;
+	static const struct unit_test tests[] = {
+		{ "HMAC session, replay, continueSession, flush", test_hmac_session },
+		{ "a session of another client", test_other_client },
+		{ "bound session", test_bound_session },
+		{ "parameter encryption AES-CFB and XOR", test_param_encryption },
+		{ "oversized encrypted parameter", test_oversized_param },
+		{ "salted with RSA", test_salted_rsa },
+		{ "salted with ECC", test_salted_ecc },
+		{ "StartAuthSession errors", test_start_errors },
+		{ "session contexts", test_session_context },
+	};
+	int failed;
 
 	harness_open(&h);
-	if (CU_initialize_registry() != CUE_SUCCESS)
-		return 1;
-	s = CU_add_suite("sessions", NULL, NULL);
-	CU_add_test(s, "HMAC session, replay, continueSession, flush", test_hmac_session);
-	CU_add_test(s, "a session of another client", test_other_client);
-	CU_add_test(s, "bound session", test_bound_session);
-	CU_add_test(s, "parameter encryption AES-CFB and XOR", test_param_encryption);
-	CU_add_test(s, "oversized encrypted parameter", test_oversized_param);
-	CU_add_test(s, "salted with RSA", test_salted_rsa);
-	CU_add_test(s, "salted with ECC", test_salted_ecc);
-	CU_add_test(s, "StartAuthSession errors", test_start_errors);
-	CU_add_test(s, "session contexts", test_session_context);
-	CU_basic_set_mode(CU_BRM_VERBOSE);
-	CU_basic_run_tests();
-	failures = CU_get_number_of_failures();
-	CU_cleanup_registry();
+	failed = UNIT_RUN("sessions", tests, NULL, NULL);
 	harness_close(&h);
-	return failures ? 1 : 0;
+	return failed;
 }

@@ -8,10 +8,7 @@
 #include "engine_int.h"
 #include "harness.h"
 #include "keys.h"
-
-#define RC_P(rc, n) ((rc) | TPM_RC_P | ((n) << 8))
-#define RC_H(rc, n) ((rc) | TPM_RC_H | ((n) << 8))
-#define RC_S(rc, n) ((rc) | TPM_RC_S | ((n) << 8))
+#include "unit_main.h"
 
 #define SIGN TPMA_OBJECT_SIGN_ENCRYPT
 #define DECRYPT TPMA_OBJECT_DECRYPT
@@ -446,24 +443,17 @@ static void test_malformed(void)
 
 int main(void)
 {
-	CU_pSuite s;
-	unsigned failed;
+	static const struct unit_test tests[] = {
+		{ "ECDSA sign, verify, ticket", test_ecdsa },
+		{ "scheme rules", test_ecdsa_scheme_rules },
+		{ "RSASSA and RSAPSS", test_rsa_schemes },
+		{ "HMAC signatures", test_hmac_signature },
+		{ "keys that may not sign", test_key_attributes },
+		{ "restricted keys need a ticket", test_restricted },
+		{ "unrestricted keys and tickets", test_unrestricted_with_ticket },
+		{ "NULL hierarchy ticket", test_null_hierarchy_ticket },
+		{ "malformed input", test_malformed },
+	};
 
-	if (CU_initialize_registry() != CUE_SUCCESS)
-		return 2;
-	s = CU_add_suite_with_setup_and_teardown("sign", NULL, NULL, setup, teardown);
-	CU_add_test(s, "ECDSA sign, verify, ticket", test_ecdsa);
-	CU_add_test(s, "scheme rules", test_ecdsa_scheme_rules);
-	CU_add_test(s, "RSASSA and RSAPSS", test_rsa_schemes);
-	CU_add_test(s, "HMAC signatures", test_hmac_signature);
-	CU_add_test(s, "keys that may not sign", test_key_attributes);
-	CU_add_test(s, "restricted keys need a ticket", test_restricted);
-	CU_add_test(s, "unrestricted keys and tickets", test_unrestricted_with_ticket);
-	CU_add_test(s, "NULL hierarchy ticket", test_null_hierarchy_ticket);
-	CU_add_test(s, "malformed input", test_malformed);
-	CU_basic_set_mode(CU_BRM_VERBOSE);
-	CU_basic_run_tests();
-	failed = CU_get_number_of_failures();
-	CU_cleanup_registry();
-	return failed ? 1 : 0;
+	return UNIT_RUN("sign", tests, setup, teardown);
 }

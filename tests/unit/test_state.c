@@ -18,6 +18,7 @@
 #include "object/object.h"
 #include "state/state_int.h"
 #include "state/store.h"
+#include "unit_main.h"
 
 #define CHECKSUM_SIZE 32
 #define HEADER_SIZE 16
@@ -998,40 +999,35 @@ static void test_lock_serializes(void)
 
 int main(void)
 {
-	CU_pSuite s;
-	unsigned failed;
+	static const struct unit_test tests[] = {
+		{ "round trip of every field", test_round_trip },
+		{ "round trip, 32 ML-DSA-87 objects", test_round_trip_full_of_largest_objects },
+		{ "no file: -ENOENT", test_no_file_is_enoent },
+		{ "no state directory", test_no_state_dir },
+		{ "every flipped byte refused", test_every_flipped_byte_refused },
+		{ "truncated files refused", test_truncated_refused },
+		{ "magic, version, trailing data", test_wrong_magic_version_trailing_refused },
+		{ "bad bodies with good checksums", test_bad_body_refused },
+		{ "bad objects with good checksums", test_bad_object_refused },
+		{ "round trip of NV, DA, saved PCRs, clockSafe", test_round_trip_v2 },
+		{ "bad version 2 sections with good checksums", test_bad_v2_sections_refused },
+		{ "a version 1 file loads and is saved as version 2", test_version1_loads },
+		{ "a directory as state file", test_directory_as_state_file_refused },
+		{ "save into a missing directory", test_save_into_missing_dir_fails },
+		{ "save into a read-only directory", test_save_into_read_only_dir_fails },
+		{ "failed write keeps the old file", test_failed_write_keeps_old_file },
+		{ "directory modes", test_dir_prepare_modes },
+		{ "directory prepare refuses a file", test_dir_prepare_refuses_file },
+		{ "file modes", test_file_modes },
+		{ "lock serializes processes", test_lock_serializes },
+	};
+	int failed;
 
 	if (!mkdtemp(tmp_root)) {
 		perror("mkdtemp");
 		return 2;
 	}
-	if (CU_initialize_registry() != CUE_SUCCESS)
-		return 2;
-	s = CU_add_suite("state", NULL, NULL);
-	CU_add_test(s, "round trip of every field", test_round_trip);
-	CU_add_test(s, "round trip, 32 ML-DSA-87 objects", test_round_trip_full_of_largest_objects);
-	CU_add_test(s, "no file: -ENOENT", test_no_file_is_enoent);
-	CU_add_test(s, "no state directory", test_no_state_dir);
-	CU_add_test(s, "every flipped byte refused", test_every_flipped_byte_refused);
-	CU_add_test(s, "truncated files refused", test_truncated_refused);
-	CU_add_test(s, "magic, version, trailing data", test_wrong_magic_version_trailing_refused);
-	CU_add_test(s, "bad bodies with good checksums", test_bad_body_refused);
-	CU_add_test(s, "bad objects with good checksums", test_bad_object_refused);
-	CU_add_test(s, "round trip of NV, DA, saved PCRs, clockSafe", test_round_trip_v2);
-	CU_add_test(s, "bad version 2 sections with good checksums", test_bad_v2_sections_refused);
-	CU_add_test(s, "a version 1 file loads and is saved as version 2", test_version1_loads);
-	CU_add_test(s, "a directory as state file", test_directory_as_state_file_refused);
-	CU_add_test(s, "save into a missing directory", test_save_into_missing_dir_fails);
-	CU_add_test(s, "save into a read-only directory", test_save_into_read_only_dir_fails);
-	CU_add_test(s, "failed write keeps the old file", test_failed_write_keeps_old_file);
-	CU_add_test(s, "directory modes", test_dir_prepare_modes);
-	CU_add_test(s, "directory prepare refuses a file", test_dir_prepare_refuses_file);
-	CU_add_test(s, "file modes", test_file_modes);
-	CU_add_test(s, "lock serializes processes", test_lock_serializes);
-	CU_basic_set_mode(CU_BRM_VERBOSE);
-	CU_basic_run_tests();
-	failed = CU_get_number_of_failures();
-	CU_cleanup_registry();
+	failed = UNIT_RUN("state", tests, NULL, NULL);
 	rm_tree(tmp_root);
-	return failed != 0;
+	return failed;
 }

@@ -8,10 +8,7 @@
 #include "engine_int.h"
 #include "harness.h"
 #include "keys.h"
-
-#define RC_P(rc, n) ((rc) | TPM_RC_P | ((n) << 8))
-#define RC_H(rc, n) ((rc) | TPM_RC_H | ((n) << 8))
-#define RC_S(rc, n) ((rc) | TPM_RC_S | ((n) << 8))
+#include "unit_main.h"
 
 #define SIGN TPMA_OBJECT_SIGN_ENCRYPT
 #define DECRYPT TPMA_OBJECT_DECRYPT
@@ -419,22 +416,15 @@ static void test_hmac_errors(void)
 
 int main(void)
 {
-	CU_pSuite s;
-	unsigned failed;
+	static const struct unit_test tests[] = {
+		{ "SP 800-38A known answers", test_known_answers },
+		{ "chaining through ivOut", test_chaining },
+		{ "mode rules", test_modes },
+		{ "size rules", test_sizes },
+		{ "key checks", test_key_checks },
+		{ "HMAC known answers", test_hmac_known_answers },
+		{ "HMAC errors", test_hmac_errors },
+	};
 
-	if (CU_initialize_registry() != CUE_SUCCESS)
-		return 2;
-	s = CU_add_suite_with_setup_and_teardown("sym", NULL, NULL, setup, teardown);
-	CU_add_test(s, "SP 800-38A known answers", test_known_answers);
-	CU_add_test(s, "chaining through ivOut", test_chaining);
-	CU_add_test(s, "mode rules", test_modes);
-	CU_add_test(s, "size rules", test_sizes);
-	CU_add_test(s, "key checks", test_key_checks);
-	CU_add_test(s, "HMAC known answers", test_hmac_known_answers);
-	CU_add_test(s, "HMAC errors", test_hmac_errors);
-	CU_basic_set_mode(CU_BRM_VERBOSE);
-	CU_basic_run_tests();
-	failed = CU_get_number_of_failures();
-	CU_cleanup_registry();
-	return failed ? 1 : 0;
+	return UNIT_RUN("sym", tests, setup, teardown);
 }
