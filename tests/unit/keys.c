@@ -59,3 +59,44 @@ void key_primary(struct harness *h, const struct tpmt_public *t, const void *dat
 {
 	CU_ASSERT_EQUAL_FATAL(key_primary_in(h, TPM_RH_OWNER, t, "", data, dlen, k), TPM_RC_SUCCESS);
 }
+
+TPM_RC key_create(struct harness *h, TPM_HANDLE parent, const struct tpmt_public *t,
+		  const char *auth, const void *data, uint16_t dlen, struct tpm2b_private *priv,
+		  struct tpmt_public *pub)
+{
+	struct cmdbuf b;
+	struct rd r;
+	TPM_RC rc;
+
+	cmd_begin(&b, TPM_CC_Create);
+	cmd_handle(&b, parent);
+	cmd_auth_pw(&b, "");
+	cmd_sensitive(&b, auth, data, dlen);
+	wr_tpm2b_public(&b.params, t);
+	wr_u16(&b.params, 0);
+	wr_u32(&b.params, 0);
+	rc = harness_run(h, &b, &r, NULL);
+	if (rc != TPM_RC_SUCCESS)
+		return rc;
+	CU_ASSERT_EQUAL_FATAL(rd_tpm2b(&r, priv->b, sizeof(priv->b), &priv->size), TPM_RC_SUCCESS);
+	CU_ASSERT_EQUAL_FATAL(rd_tpm2b_public(&r, pub), TPM_RC_SUCCESS);
+	return rc;
+}
+
+TPM_RC key_load(struct harness *h, TPM_HANDLE parent, const struct tpm2b_private *priv,
+		const struct tpmt_public *pub, TPM_HANDLE *handle, struct tpm2b_name *name)
+{
+	struct cmdbuf b;
+	struct rd r;
+	TPM_RC rc;
+
+	cmd_begin(&b, TPM_CC_Load);
+	cmd_handle(&b, parent);
+	cmd_auth_pw(&b, "");
+	wr_tpm2b(&b.params, priv->b, priv->size);
+	wr_tpm2b_public(&b.params, pub);
+	rc = harness_run(h, &b, &r, handle);
+	if (rc == TPM_RC_SUCCESS)
+		CU_ASSERT_EQUAL_FATAL(rd_tpm2b_name(&r, name), TPM_RC_SUCCESS);
+	return rc;
+}

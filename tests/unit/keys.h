@@ -24,5 +24,13 @@ TPM_RC key_primary_in(struct harness *h, TPM_HANDLE hierarchy, const struct tpmt
 /* In the owner hierarchy, empty auth; a failure ends the test. */
 void key_primary(struct harness *h, const struct tpmt_public *t, const void *data, uint16_t dlen,
 		 struct key *k);
+/* Create under parent (password "") with userAuth auth and data (dlen bytes; data may be NULL
+ * when dlen is 0): the outPrivate and outPublic it returns. */
+TPM_RC key_create(struct harness *h, TPM_HANDLE parent, const struct tpmt_public *t,
+		  const char *auth, const void *data, uint16_t dlen, struct tpm2b_private *priv,
+		  struct tpmt_public *pub);
+/* Load under parent (password ""): the object's handle and Name. */
+TPM_RC key_load(struct harness *h, TPM_HANDLE parent, const struct tpm2b_private *priv,
+		const struct tpmt_public *pub, TPM_HANDLE *handle, struct tpm2b_name *name);
 
 #endif

@@ -2,6 +2,7 @@
 #include <string.h>
 
 #include "crypto/mlkem.h"
+#include "keys.h"
 #include "pq_util.h"
 
 void pq_tmpl(struct tpmt_public *p, TPM_ALG_ID type, uint16_t set, uint32_t attrs)
@@ -24,16 +25,6 @@ void pq_tmpl(struct tpmt_public *p, TPM_ALG_ID type, uint16_t set, uint32_t attr
 	p->curve_id = TPM_ECC_NIST_P256;
 }
 
-static void sensitive_create(struct wr *w, const char *auth)
-{
-	size_t mark;
-
-	wr_size_begin(w, &mark);
-	wr_tpm2b(w, auth, (uint16_t)strlen(auth));
-	wr_u16(w, 0);
-	wr_size_end(w, mark);
-}
-
 TPM_RC pq_primary(struct harness *h, TPM_HANDLE hierarchy, const struct tpmt_public *t,
 		  const char *auth, struct pq_key *k)
 {
@@ -47,7 +38,7 @@ TPM_RC pq_primary(struct harness *h, TPM_HANDLE hierarchy, const struct tpmt_pub
 	cmd_begin(&b, TPM_CC_CreatePrimary);
 	cmd_handle(&b, hierarchy);
 	cmd_auth_pw(&b, "");
-	sensitive_create(&b.params, auth);
+	cmd_sensitive(&b, auth, NULL, 0);
 	wr_tpm2b_public(&b.params, t);
 	wr_u16(&b.params, 0);
 	wr_u32(&b.params, 0);
@@ -65,31 +56,12 @@ TPM_RC pq_create_load(struct harness *h, TPM_HANDLE parent, const struct tpmt_pu
 		      const char *auth, struct pq_key *k)
 {
 	struct tpm2b_private priv;
-	struct cmdbuf b;
-	struct rd rsp;
 	TPM_RC rc;
 
-	cmd_begin(&b, TPM_CC_Create);
-	cmd_handle(&b, parent);
-	cmd_auth_pw(&b, "");
-	sensitive_create(&b.params, auth);
-	wr_tpm2b_public(&b.params, t);
-	wr_u16(&b.params, 0);
-	wr_u32(&b.params, 0);
-	rc = harness_run(h, &b, &rsp, NULL);
+	rc = key_create(h, parent, t, auth, NULL, 0, &priv, &k->pub);
 	if (rc != TPM_RC_SUCCESS)
 		return rc;
-	if (rd_tpm2b(&rsp, priv.b, sizeof(priv.b), &priv.size) || rd_tpm2b_public(&rsp, &k->pub))
-		return TPM_RC_FAILURE;
-	cmd_begin(&b, TPM_CC_Load);
-	cmd_handle(&b, parent);
-	cmd_auth_pw(&b, "");
-	wr_tpm2b(&b.params, priv.b, priv.size);
-	wr_tpm2b_public(&b.params, &k->pub);
-	rc = harness_run(h, &b, &rsp, &k->handle);
-	if (rc != TPM_RC_SUCCESS)
-		return rc;
-	return rd_tpm2b_name(&rsp, &k->name) ? TPM_RC_FAILURE : rc;
+	return key_load(h, parent, &priv, &k->pub, &k->handle, &k->name);
 }
 
 TPM_RC pq_load_public(struct harness *h, const struct tpmt_public *pub, struct pq_key *k)

@@ -305,29 +305,12 @@ static TPM_RC policy_authorize(struct psess *s, const uint8_t approved[DSIZE], c
 
 static TPM_HANDLE create_primary(const struct tpmt_public *t, struct tpm2b_name *name)
 {
-	struct tpmt_public pub;
-	struct tpm2b_digest d;
-	struct tpmt_ticket tk;
-	uint8_t creation[512];
-	uint16_t clen;
-	struct cmdbuf b;
-	struct rd r;
-	TPM_HANDLE handle = 0;
+	struct key k;
 
-	cmd_begin(&b, TPM_CC_CreatePrimary);
-	cmd_handle(&b, TPM_RH_OWNER);
-	cmd_auth_pw(&b, "");
-	cmd_sensitive(&b, "", "", 0);
-	wr_tpm2b_public(&b.params, t);
-	wr_u16(&b.params, 0);
-	wr_u32(&b.params, 0);
-	CU_ASSERT_EQUAL_FATAL(harness_run(&h, &b, &r, &handle), TPM_RC_SUCCESS);
-	CU_ASSERT_EQUAL(rd_tpm2b_public(&r, &pub), TPM_RC_SUCCESS);
-	CU_ASSERT_EQUAL(rd_tpm2b(&r, creation, sizeof(creation), &clen), TPM_RC_SUCCESS);
-	CU_ASSERT_EQUAL(rd_tpm2b_digest(&r, &d), TPM_RC_SUCCESS);
-	CU_ASSERT_EQUAL(rd_ticket(&r, &tk), TPM_RC_SUCCESS);
-	CU_ASSERT_EQUAL(rd_tpm2b_name(&r, name), TPM_RC_SUCCESS);
-	return handle;
+	CU_ASSERT_EQUAL_FATAL(key_primary_in(&h, TPM_RH_OWNER, t, "", NULL, 0, &k),
+			      TPM_RC_SUCCESS);
+	*name = k.name;
+	return k.handle;
 }
 
 struct sealed {
@@ -340,29 +323,14 @@ static void seal(const uint8_t policy[DSIZE], uint32_t attrs, const char *auth, 
 {
 	struct tpmt_public t, pub;
 	struct tpm2b_private priv;
-	struct cmdbuf b;
-	struct rd r;
 
 	key_template_attrs(&t, TPM_ALG_KEYEDHASH, attrs);
 	t.auth_policy.size = DSIZE;
 	memcpy(t.auth_policy.b, policy, DSIZE);
-	cmd_begin(&b, TPM_CC_Create);
-	cmd_handle(&b, parent);
-	cmd_auth_pw(&b, "");
-	cmd_sensitive(&b, auth, "sealed secret", 13);
-	wr_tpm2b_public(&b.params, &t);
-	wr_u16(&b.params, 0);
-	wr_u32(&b.params, 0);
-	CU_ASSERT_EQUAL_FATAL(harness_run(&h, &b, &r, NULL), TPM_RC_SUCCESS);
-	CU_ASSERT_EQUAL_FATAL(rd_tpm2b(&r, priv.b, sizeof(priv.b), &priv.size), TPM_RC_SUCCESS);
-	CU_ASSERT_EQUAL_FATAL(rd_tpm2b_public(&r, &pub), TPM_RC_SUCCESS);
-	cmd_begin(&b, TPM_CC_Load);
-	cmd_handle(&b, parent);
-	cmd_auth_pw(&b, "");
-	wr_tpm2b(&b.params, priv.b, priv.size);
-	wr_tpm2b_public(&b.params, &pub);
-	CU_ASSERT_EQUAL_FATAL(harness_run(&h, &b, &r, &o->handle), TPM_RC_SUCCESS);
-	CU_ASSERT_EQUAL_FATAL(rd_tpm2b_name(&r, &o->name), TPM_RC_SUCCESS);
+	CU_ASSERT_EQUAL_FATAL(key_create(&h, parent, &t, auth, "sealed secret", 13, &priv, &pub),
+			      TPM_RC_SUCCESS);
+	CU_ASSERT_EQUAL_FATAL(key_load(&h, parent, &priv, &pub, &o->handle, &o->name),
+			      TPM_RC_SUCCESS);
 }
 
 /* cpHash of Unseal(o) */

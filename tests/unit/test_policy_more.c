@@ -140,14 +140,8 @@ static TPM_RC counter_timer(const struct psess *s, const uint8_t *operand, uint1
 /* A storage primary (deterministic: the same key after a restart) in hierarchy hier. */
 static TPM_HANDLE storage_primary(TPM_HANDLE hier, struct tpm2b_name *name)
 {
-	struct tpmt_public t, pub;
-	struct tpm2b_digest d;
-	struct tpmt_ticket tk;
-	uint8_t creation[512];
-	uint16_t clen;
-	struct cmdbuf b;
-	struct rd r;
-	TPM_HANDLE handle = 0;
+	struct tpmt_public t;
+	struct key k;
 
 	key_template_attrs(&t, TPM_ALG_ECC,
 			   FIXED | TPMA_OBJECT_SENSITIVEDATAORIGIN | TPMA_OBJECT_USERWITHAUTH |
@@ -155,20 +149,9 @@ static TPM_HANDLE storage_primary(TPM_HANDLE hier, struct tpm2b_name *name)
 	t.symmetric.alg = TPM_ALG_AES;
 	t.symmetric.key_bits = 128;
 	t.symmetric.mode = TPM_ALG_CFB;
-	cmd_begin(&b, TPM_CC_CreatePrimary);
-	cmd_handle(&b, hier);
-	cmd_auth_pw(&b, "");
-	cmd_sensitive(&b, "", "", 0);
-	wr_tpm2b_public(&b.params, &t);
-	wr_u16(&b.params, 0);
-	wr_u32(&b.params, 0);
-	CU_ASSERT_EQUAL_FATAL(harness_run(&nvh, &b, &r, &handle), TPM_RC_SUCCESS);
-	CU_ASSERT_EQUAL(rd_tpm2b_public(&r, &pub), TPM_RC_SUCCESS);
-	CU_ASSERT_EQUAL(rd_tpm2b(&r, creation, sizeof(creation), &clen), TPM_RC_SUCCESS);
-	CU_ASSERT_EQUAL(rd_tpm2b_digest(&r, &d), TPM_RC_SUCCESS);
-	CU_ASSERT_EQUAL(rd_ticket(&r, &tk), TPM_RC_SUCCESS);
-	CU_ASSERT_EQUAL(rd_tpm2b_name(&r, name), TPM_RC_SUCCESS);
-	return handle;
+	CU_ASSERT_EQUAL_FATAL(key_primary_in(&nvh, hier, &t, "", NULL, 0, &k), TPM_RC_SUCCESS);
+	*name = k.name;
+	return k.handle;
 }
 
 struct sealed {
@@ -180,39 +163,21 @@ struct sealed {
 
 static void load(TPM_HANDLE under, struct sealed *o)
 {
-	struct cmdbuf b;
-	struct rd r;
-
-	cmd_begin(&b, TPM_CC_Load);
-	cmd_handle(&b, under);
-	cmd_auth_pw(&b, "");
-	wr_tpm2b(&b.params, o->priv.b, o->priv.size);
-	wr_tpm2b_public(&b.params, &o->pub);
-	CU_ASSERT_EQUAL_FATAL(harness_run(&nvh, &b, &r, &o->handle), TPM_RC_SUCCESS);
-	CU_ASSERT_EQUAL_FATAL(rd_tpm2b_name(&r, &o->name), TPM_RC_SUCCESS);
+	CU_ASSERT_EQUAL_FATAL(key_load(&nvh, under, &o->priv, &o->pub, &o->handle, &o->name),
+			      TPM_RC_SUCCESS);
 }
 
 /* Sealed data under the parent with this authPolicy and attributes, loaded. */
 static void seal(const uint8_t policy[DSIZE], uint32_t attrs, struct sealed *o)
 {
 	struct tpmt_public t;
-	struct cmdbuf b;
-	struct rd r;
 
 	key_template_attrs(&t, TPM_ALG_KEYEDHASH, attrs);
 	t.auth_policy.size = DSIZE;
 	memcpy(t.auth_policy.b, policy, DSIZE);
-	cmd_begin(&b, TPM_CC_Create);
-	cmd_handle(&b, parent);
-	cmd_auth_pw(&b, "");
-	cmd_sensitive(&b, "", "sealed secret", 13);
-	wr_tpm2b_public(&b.params, &t);
-	wr_u16(&b.params, 0);
-	wr_u32(&b.params, 0);
-	CU_ASSERT_EQUAL_FATAL(harness_run(&nvh, &b, &r, NULL), TPM_RC_SUCCESS);
-	CU_ASSERT_EQUAL_FATAL(rd_tpm2b(&r, o->priv.b, sizeof(o->priv.b), &o->priv.size),
+	CU_ASSERT_EQUAL_FATAL(key_create(&nvh, parent, &t, "", "sealed secret", 13, &o->priv,
+					 &o->pub),
 			      TPM_RC_SUCCESS);
-	CU_ASSERT_EQUAL_FATAL(rd_tpm2b_public(&r, &o->pub), TPM_RC_SUCCESS);
 	load(parent, o);
 }
 
