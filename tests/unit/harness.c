@@ -1,4 +1,5 @@
 /* Unit-test harness (see harness.h). */
+#include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -156,4 +157,17 @@ TPM_RC harness_run(struct harness *h, struct cmdbuf *b, struct rd *rsp, TPM_HAND
 		rd_init(rsp, h->rsp + r.off, rd_left(&r));
 	}
 	return rc;
+}
+
+static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st;
+	(void)flag;
+	(void)ftw;
+	return remove(path);
+}
+
+int harness_rm_tree(const char *path)
+{
+	return nftw(path, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
 }

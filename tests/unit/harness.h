@@ -37,6 +37,8 @@ void harness_open(struct harness *h);
 /* The same on a state directory (created if missing). */
 void harness_open_dir(struct harness *h, const char *dir);
 void harness_close(struct harness *h);
+/* Remove a directory tree (a state directory, a test's temporary root); nftw's result. */
+int harness_rm_tree(const char *path);
 
 void cmd_begin(struct cmdbuf *b, TPM_CC cc);
 void cmd_handle(struct cmdbuf *b, TPM_HANDLE h);

@@ -1,7 +1,6 @@
 /* Helpers of the NV and lifecycle tests (test_nv.c, test_lifecycle.c): NV commands, Startup
  * and Shutdown, power cycles, ReadClock, policy sessions with an empty session key, state
  * directories. Every helper runs its command on nvh. */
-#include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -215,14 +214,6 @@ void nvt_read_clock(uint64_t *clock, uint32_t *resets, uint32_t *restarts, uint8
 
 /* ---- state directories ---- */
 
-static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-	(void)st;
-	(void)flag;
-	(void)ftw;
-	return remove(path);
-}
-
 void nvt_new_dir(char *out, size_t cap)
 {
 	snprintf(out, cap, "%s/d%u", tmp_root, ++dir_seq);
@@ -291,7 +282,7 @@ int nv_tmp_init(void)
 
 int nv_tmp_clean(void)
 {
-	return nftw(tmp_root, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+	return harness_rm_tree(tmp_root);
 }
 
 /* Each test on a fresh in-memory TPM. */

@@ -3,7 +3,6 @@
  * stale contexts refused; FlushContext; EvictControl's rules, persistent objects seen by
  * other clients, surviving a restart, and rolled back when the state cannot be saved. */
 #include <CUnit/Basic.h>
-#include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -773,14 +772,6 @@ static void test_evict_errors(void)
 	flush(&h, seq);
 }
 
-static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-	(void)st;
-	(void)flag;
-	(void)ftw;
-	return remove(path);
-}
-
 static void test_persistent_survives_restart(void)
 {
 	struct tpmt_public t = ecc_template(0);
@@ -878,6 +869,6 @@ int main(void)
 	CU_basic_run_tests();
 	failed = CU_get_number_of_failures();
 	CU_cleanup_registry();
-	nftw(tmp_root, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+	harness_rm_tree(tmp_root);
 	return failed != 0;
 }

@@ -4,7 +4,6 @@
  * TPMA_NV_NO_DA, DictionaryAttackLockReset, DictionaryAttackParameters, recovery in time,
  * lockoutAuth's own lockout, the GetCapability view, and the counters surviving a restart
  * (saved before the failure's response). */
-#include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -436,14 +435,6 @@ static void test_lockout_auth(void)
 	harness_close(&h);
 }
 
-static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-	(void)st;
-	(void)flag;
-	(void)ftw;
-	return remove(path);
-}
-
 /* The counters survive a restart, and a failure is on disk before its response. */
 static void test_persistence(void)
 {
@@ -479,7 +470,7 @@ static void test_persistence(void)
 	CU_ASSERT_EQUAL(lock_reset("lpw"), TPM_RC_SUCCESS);
 	CU_ASSERT_EQUAL(prop(TPM_PT_LOCKOUT_COUNTER), 0);
 	harness_close(&h);
-	nftw(dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+	harness_rm_tree(dir);
 }
 
 int main(void)

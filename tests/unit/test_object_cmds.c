@@ -3,7 +3,6 @@
  * / Unseal / ReadPublic round trips, creation data and tickets recomputed here, CreateLoaded,
  * ObjectChangeAuth, LoadExternal with and without a private part, post-quantum keys, and the
  * exact error codes with their handle and parameter numbers. */
-#include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -272,14 +271,6 @@ static void test_primary_rsa(void)
 	teardown();
 }
 
-static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-	(void)st;
-	(void)flag;
-	(void)ftw;
-	return remove(path);
-}
-
 /* The owner seed survives a restart; the NULL seed is new at every TPM Reset. */
 static void test_primary_restart(void)
 {
@@ -299,7 +290,7 @@ static void test_primary_restart(void)
 	harness_close(&h);
 	CU_ASSERT(same_public(&owner1.pub, &owner2.pub));
 	CU_ASSERT(!same_public(&null1.pub, &null2.pub));
-	nftw(dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+	harness_rm_tree(dir);
 }
 
 static void test_primary_errors(void)
@@ -916,6 +907,6 @@ int main(void)
 		return 2;
 	}
 	failed = UNIT_RUN("object commands", tests, NULL, NULL);
-	nftw(tmp_root, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+	harness_rm_tree(tmp_root);
 	return failed;
 }

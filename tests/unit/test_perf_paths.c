@@ -8,7 +8,6 @@
  * wrote, a changed ownerAuth included; a session bound to a DA-protected entity on such a
  * command still counts its failure; a forked child locks through its own lock file. */
 #include <fcntl.h>
-#include <ftw.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -671,14 +670,6 @@ static void test_da_session_on_reading_command(void)
 	harness_close(&a);
 }
 
-static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-	(void)st;
-	(void)flag;
-	(void)ftw;
-	return remove(path);
-}
-
 static void fresh(void)
 {
 	harness_close(&h);
@@ -713,6 +704,6 @@ int main(void)
 	harness_open(&h);
 	failed = UNIT_RUN("perf paths", tests, NULL, NULL);
 	harness_close(&h);
-	nftw(tmp_root, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+	harness_rm_tree(tmp_root);
 	return failed;
 }

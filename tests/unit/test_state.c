@@ -4,7 +4,6 @@
 #include <CUnit/Basic.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +13,7 @@
 #include <unistd.h>
 
 #include "engine_int.h"
+#include "harness.h"
 #include "nv/nv.h"
 #include "object/object.h"
 #include "state/state_int.h"
@@ -27,19 +27,6 @@ static char tmp_root[] = "/tmp/pqtpm-test-state-XXXXXX";
 static unsigned dir_seq;
 
 /* ---- helpers: directories and files ---- */
-
-static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-	(void)st;
-	(void)flag;
-	(void)ftw;
-	return remove(path);
-}
-
-static void rm_tree(const char *path)
-{
-	nftw(path, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
-}
 
 /* A fresh, empty directory under tmp_root. */
 static void new_dir(char *out, size_t cap)
@@ -1028,6 +1015,6 @@ int main(void)
 		return 2;
 	}
 	failed = UNIT_RUN("state", tests, NULL, NULL);
-	rm_tree(tmp_root);
+	harness_rm_tree(tmp_root);
 	return failed;
 }
