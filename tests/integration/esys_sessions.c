@@ -593,13 +593,5 @@ out:
 
 int main(int argc, char **argv)
 {
-	const char *conf = tcti_conf(argc, argv);
-	TSS2_TCTI_CONTEXT *tcti = NULL;
-	ESYS_CONTEXT *ctx = NULL;
-
-	printf("esys_sessions: TCTI %s\n", conf);
-	if (esys_connect(conf, "", &tcti, &ctx))
-		run(ctx);
-	esys_disconnect(&tcti, &ctx);
-	return finish();
+	return esys_main(argc, argv, "esys_sessions", run);
 }

@@ -78,6 +78,19 @@ void esys_disconnect(TSS2_TCTI_CONTEXT **tcti, ESYS_CONTEXT **ctx)
 	Tss2_TctiLdr_Finalize(tcti);
 }
 
+int esys_main(int argc, char **argv, const char *name, void (*run)(ESYS_CONTEXT *ctx))
+{
+	const char *conf = tcti_conf(argc, argv);
+	TSS2_TCTI_CONTEXT *tcti = NULL;
+	ESYS_CONTEXT *ctx = NULL;
+
+	printf("%s: TCTI %s\n", name, conf);
+	if (esys_connect(conf, "", &tcti, &ctx))
+		run(ctx);
+	esys_disconnect(&tcti, &ctx);
+	return finish();
+}
+
 void flush(ESYS_CONTEXT *ctx, ESYS_TR *h)
 {
 	if (*h != ESYS_TR_NONE)

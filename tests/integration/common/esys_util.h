@@ -31,6 +31,8 @@ const char *tcti_conf(int argc, char **argv);
 int esys_connect(const char *conf, const char *what, TSS2_TCTI_CONTEXT **tcti,
 		 ESYS_CONTEXT **ctx);
 void esys_disconnect(TSS2_TCTI_CONTEXT **tcti, ESYS_CONTEXT **ctx);
+/* A program's main: connect (tcti_conf), run, disconnect; returns finish(). */
+int esys_main(int argc, char **argv, const char *name, void (*run)(ESYS_CONTEXT *ctx));
 
 /* FlushContext unless *h is ESYS_TR_NONE, which it becomes. */
 void flush(ESYS_CONTEXT *ctx, ESYS_TR *h);
