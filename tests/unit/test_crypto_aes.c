@@ -4,19 +4,7 @@
 
 #include "crypto/crypto.h"
 #include "unit_main.h"
-
-static size_t unhex(const char *hex, uint8_t *out)
-{
-	size_t n = strlen(hex) / 2;
-
-	for (size_t i = 0; i < n; i++) {
-		unsigned v;
-
-		sscanf(hex + 2 * i, "%2x", &v);
-		out[i] = (uint8_t)v;
-	}
-	return n;
-}
+#include "vectors.h"
 
 /* SP 800-38A, appendix F: the same four plaintext blocks under each key and mode. */
 #define PLAIN                                                                              \
@@ -110,14 +98,14 @@ static void test_known_answers(void)
 {
 	uint8_t plain[64], key[32], want[64], got[64], iv_in[16] = { 0 }, iv[16], iv_want[16];
 
-	unhex(PLAIN, plain);
+	vec_unhex(PLAIN, plain);
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		const struct aes_case *c = &cases[i];
-		size_t klen = unhex(c->key, key);
+		size_t klen = vec_unhex(c->key, key);
 
-		unhex(c->cipher, want);
+		vec_unhex(c->cipher, want);
 		if (c->iv)
-			unhex(c->iv, iv_in);
+			vec_unhex(c->iv, iv_in);
 		expected_iv_out(c, plain, want, iv_in, iv_want);
 
 		memcpy(iv, iv_in, 16);
@@ -152,7 +140,7 @@ static void test_chaining(void)
 					    TPM_ALG_ECB };
 	uint8_t key[16], msg[80], one[80], two[80], iv1[16], iv2[16];
 
-	unhex(KEY128, key);
+	vec_unhex(KEY128, key);
 	for (size_t i = 0; i < sizeof(msg); i++)
 		msg[i] = (uint8_t)(i * 13);
 	for (size_t m = 0; m < sizeof(modes) / sizeof(modes[0]); m++) {
@@ -179,7 +167,7 @@ static void test_odd_lengths(void)
 	static const TPM_ALG_ID modes[] = { TPM_ALG_CFB, TPM_ALG_OFB, TPM_ALG_CTR };
 	uint8_t key[32], msg[100], ct[100], back[100], iv[16], iv_enc[16];
 
-	unhex(KEY256, key);
+	vec_unhex(KEY256, key);
 	for (size_t i = 0; i < sizeof(msg); i++)
 		msg[i] = (uint8_t)(i ^ 0x5c);
 	for (size_t m = 0; m < sizeof(modes) / sizeof(modes[0]); m++) {

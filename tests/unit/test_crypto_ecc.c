@@ -6,19 +6,7 @@
 
 #include "crypto/crypto.h"
 #include "unit_main.h"
-
-static size_t unhex(const char *hex, uint8_t *out)
-{
-	size_t n = strlen(hex) / 2;
-
-	for (size_t i = 0; i < n; i++) {
-		unsigned v;
-
-		sscanf(hex + 2 * i, "%2x", &v);
-		out[i] = (uint8_t)v;
-	}
-	return n;
-}
+#include "vectors.h"
 
 /* RFC 6979 A.2.5 (P-256, SHA-256) and A.2.6 (P-384, SHA-384), message "sample". */
 struct curve_case {
@@ -91,10 +79,10 @@ static void test_public_known_answers(void)
 		const struct curve_case *c = &curves[i];
 		struct crypto_ecc_params p;
 		uint8_t d[MAX], ux[MAX], uy[MAX], x[MAX], y[MAX];
-		size_t n = unhex(c->d, d);
+		size_t n = vec_unhex(c->d, d);
 
-		unhex(c->ux, ux);
-		unhex(c->uy, uy);
+		vec_unhex(c->ux, ux);
+		vec_unhex(c->uy, uy);
 		CU_ASSERT_EQUAL(crypto_ecc_public(c->curve, d, x, y), TPM_RC_SUCCESS);
 		CU_ASSERT_EQUAL(memcmp(x, ux, n), 0);
 		CU_ASSERT_EQUAL(memcmp(y, uy, n), 0);
@@ -122,11 +110,11 @@ static void test_generate_deterministic(void)
 	for (size_t i = 0; i < NCURVES; i++) {
 		const struct curve_case *c = &curves[i];
 		uint8_t want_d[MAX], want_x[MAX], want_y[MAX], d[MAX], x[MAX], y[MAX];
-		size_t n = unhex(c->gen_d, want_d);
+		size_t n = vec_unhex(c->gen_d, want_d);
 		struct crypto_kdf_rng k;
 
-		unhex(c->gen_x, want_x);
-		unhex(c->gen_y, want_y);
+		vec_unhex(c->gen_x, want_x);
+		vec_unhex(c->gen_y, want_y);
 		kdf_stream(&k);
 		CU_ASSERT_EQUAL(crypto_ecc_generate(&k.rng, c->curve, d, x, y), TPM_RC_SUCCESS);
 		crypto_kdf_rng_wipe(&k);
@@ -141,11 +129,11 @@ static void test_ecdsa_known_answers(void)
 	for (size_t i = 0; i < NCURVES; i++) {
 		const struct curve_case *c = &curves[i];
 		uint8_t ux[MAX], uy[MAX], r[MAX], s[MAX], digest[64];
-		size_t n = unhex(c->ux, ux), dlen = crypto_hash_size(c->hash);
+		size_t n = vec_unhex(c->ux, ux), dlen = crypto_hash_size(c->hash);
 
-		unhex(c->uy, uy);
-		unhex(c->r, r);
-		unhex(c->s, s);
+		vec_unhex(c->uy, uy);
+		vec_unhex(c->r, r);
+		vec_unhex(c->s, s);
 		CU_ASSERT_EQUAL(crypto_hash(c->hash, "sample", 6, digest), TPM_RC_SUCCESS);
 		CU_ASSERT_EQUAL(crypto_ecdsa_verify(c->curve, ux, uy, digest, dlen, r, n, s, n),
 				TPM_RC_SUCCESS);
@@ -204,9 +192,9 @@ static void test_bad_points_and_keys(void)
 	uint8_t d[32], ux[32], uy[32], x[33], y[32], digest[32] = { 1 }, r[32], s[32];
 	uint8_t zero[32] = { 0 };
 
-	unhex(c->d, d);
-	unhex(c->ux, ux);
-	unhex(c->uy, uy);
+	vec_unhex(c->d, d);
+	vec_unhex(c->ux, ux);
+	vec_unhex(c->uy, uy);
 	CU_ASSERT_EQUAL(crypto_ecc_params(c->curve, &p), TPM_RC_SUCCESS);
 	CU_ASSERT_EQUAL(crypto_ecdsa_sign(c->curve, d, digest, 32, r, s), TPM_RC_SUCCESS);
 	CU_ASSERT_EQUAL(crypto_ecdsa_verify(c->curve, ux, uy, digest, 32, r, 32, s, 32),

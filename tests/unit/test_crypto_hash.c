@@ -4,24 +4,12 @@
 
 #include "crypto/crypto.h"
 #include "unit_main.h"
-
-static size_t unhex(const char *hex, uint8_t *out)
-{
-	size_t n = strlen(hex) / 2;
-
-	for (size_t i = 0; i < n; i++) {
-		unsigned v;
-
-		sscanf(hex + 2 * i, "%2x", &v);
-		out[i] = (uint8_t)v;
-	}
-	return n;
-}
+#include "vectors.h"
 
 static void check_digest(TPM_ALG_ID alg, const void *msg, size_t len, const char *hex)
 {
 	uint8_t want[CRYPTO_MAX_DIGEST], got[CRYPTO_MAX_DIGEST];
-	size_t n = unhex(hex, want);
+	size_t n = vec_unhex(hex, want);
 
 	CU_ASSERT_EQUAL(crypto_hash_size(alg), n);
 	CU_ASSERT_EQUAL(crypto_hash(alg, msg, len, got), TPM_RC_SUCCESS);
@@ -192,8 +180,8 @@ static void test_hmac_known_answers(void)
 	for (size_t i = 0; i < sizeof(hmac_cases) / sizeof(hmac_cases[0]); i++) {
 		const struct hmac_case *c = &hmac_cases[i];
 		uint8_t key[200], data[200], want[CRYPTO_MAX_DIGEST], got[CRYPTO_MAX_DIGEST];
-		size_t klen = unhex(c->key, key), dlen = unhex(c->data, data);
-		size_t mlen = unhex(c->mac, want);
+		size_t klen = vec_unhex(c->key, key), dlen = vec_unhex(c->data, data);
+		size_t mlen = vec_unhex(c->mac, want);
 
 		CU_ASSERT_EQUAL(crypto_hmac(c->alg, key, klen, data, dlen, got), TPM_RC_SUCCESS);
 		CU_ASSERT_EQUAL(memcmp(got, want, mlen), 0);
@@ -205,10 +193,10 @@ static void test_hmac_incremental_and_copy(void)
 	const struct hmac_case *c = &hmac_cases[6]; /* SHA-256, long key, long data */
 	uint8_t key[200], data[200], want[CRYPTO_MAX_DIGEST], a[CRYPTO_MAX_DIGEST];
 	uint8_t b[CRYPTO_MAX_DIGEST];
-	size_t klen = unhex(c->key, key), dlen = unhex(c->data, data);
+	size_t klen = vec_unhex(c->key, key), dlen = vec_unhex(c->data, data);
 	struct crypto_hmac_ctx ctx, copy;
 
-	unhex(c->mac, want);
+	vec_unhex(c->mac, want);
 	CU_ASSERT_EQUAL(crypto_hmac_start(&ctx, c->alg, key, klen), TPM_RC_SUCCESS);
 	CU_ASSERT_EQUAL(crypto_hmac_update(&ctx, data, 10), TPM_RC_SUCCESS);
 	memcpy(&copy, &ctx, sizeof(ctx));

@@ -6,19 +6,7 @@
 
 #include "crypto/crypto.h"
 #include "unit_main.h"
-
-static size_t unhex(const char *hex, uint8_t *out)
-{
-	size_t n = strlen(hex) / 2;
-
-	for (size_t i = 0; i < n; i++) {
-		unsigned v;
-
-		sscanf(hex + 2 * i, "%2x", &v);
-		out[i] = (uint8_t)v;
-	}
-	return n;
-}
+#include "vectors.h"
 
 struct kdf_case {
 	TPM_ALG_ID hash;
@@ -88,8 +76,8 @@ static void run_cases(const struct kdf_case *cases, size_t count, bool kdfa)
 	for (size_t i = 0; i < count; i++) {
 		const struct kdf_case *c = &cases[i];
 		uint8_t key[128], u[128], v[128], want[256], got[256];
-		size_t klen = unhex(c->key, key), ulen = unhex(c->u, u), vlen = unhex(c->v, v);
-		size_t olen = unhex(c->out, want);
+		size_t klen = vec_unhex(c->key, key), ulen = vec_unhex(c->u, u), vlen = vec_unhex(c->v, v);
+		size_t olen = vec_unhex(c->out, want);
 		TPM_RC rc;
 
 		CU_ASSERT_EQUAL(olen, (c->bits + 7) / 8);

@@ -4,19 +4,7 @@
 #include <string.h>
 
 #include "crypto/crypto.h"
-
-static size_t unhex(const char *hex, uint8_t *out)
-{
-	size_t n = strlen(hex) / 2;
-
-	for (size_t i = 0; i < n; i++) {
-		unsigned v;
-
-		sscanf(hex + 2 * i, "%2x", &v);
-		out[i] = (uint8_t)v;
-	}
-	return n;
-}
+#include "vectors.h"
 
 /* The 2048-bit key crypto_rsa_generate must derive from the kdf_rng stream below (seed
  * 11 22 33 00.., "Primary Object Creation", ctx_u 09 00..; e = 65537), computed by an
@@ -101,8 +89,8 @@ static void kdf_stream(struct crypto_kdf_rng *k, uint8_t ctx_u0)
 
 static int setup(void)
 {
-	unhex(KAT_N, kat_n);
-	unhex(KAT_P, kat_p);
+	vec_unhex(KAT_N, kat_n);
+	vec_unhex(KAT_P, kat_p);
 	return 0;
 }
 
@@ -165,7 +153,7 @@ static void test_verify_known_answers(void)
 	for (size_t i = 0; i < 3; i++) {
 		TPM_ALG_ID scheme = i == 0 ? TPM_ALG_RSASSA : TPM_ALG_RSAPSS;
 
-		unhex(sigs[i], sig);
+		vec_unhex(sigs[i], sig);
 		CU_ASSERT_EQUAL(crypto_rsa_verify(&kat_pub, scheme, TPM_ALG_SHA256, digest, 32, sig,
 						  256),
 				TPM_RC_SUCCESS);
@@ -188,7 +176,7 @@ static void test_decrypt_known_answers(void)
 	uint8_t ct[256], out[256];
 	size_t outlen;
 
-	unhex(KAT_OAEP_CT, ct);
+	vec_unhex(KAT_OAEP_CT, ct);
 	CU_ASSERT_EQUAL(crypto_rsa_decrypt(&kat, TPM_ALG_OAEP, TPM_ALG_SHA256, label,
 					   sizeof(label), ct, 256, out, &outlen),
 			TPM_RC_SUCCESS);
@@ -199,7 +187,7 @@ static void test_decrypt_known_answers(void)
 					   sizeof(label) - 1, ct, 256, out, &outlen),
 			TPM_RC_VALUE);
 
-	unhex(KAT_RSAES_CT, ct);
+	vec_unhex(KAT_RSAES_CT, ct);
 	CU_ASSERT_EQUAL(crypto_rsa_decrypt(&kat, TPM_ALG_RSAES, TPM_ALG_NULL, NULL, 0, ct, 256,
 					   out, &outlen),
 			TPM_RC_SUCCESS);

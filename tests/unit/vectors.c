@@ -69,18 +69,12 @@ uint8_t *vec_bytes(const struct vec_record *r, const char *key, size_t *len)
 {
 	const char *hex = vec_field(r, key);
 	uint8_t *out;
-	size_t i, n;
+	size_t n;
 
 	CU_ASSERT_PTR_NOT_NULL_FATAL(hex);
-	n = strlen(hex) / 2;
-	out = malloc(n + 1);
+	out = malloc(strlen(hex) / 2 + 1);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(out);
-	for (i = 0; i < n; i++) {
-		unsigned v;
-
-		sscanf(hex + 2 * i, "%2x", &v);
-		out[i] = (uint8_t)v;
-	}
+	n = vec_unhex(hex, out);
 	if (len)
 		*len = n;
 	return out;
@@ -97,4 +91,17 @@ FILE *vec_open(const char *name)
 	if (!f)
 		fprintf(stderr, "cannot open %s\n", path);
 	return f;
+}
+
+size_t vec_unhex(const char *hex, uint8_t *out)
+{
+	size_t n = strlen(hex) / 2;
+
+	for (size_t i = 0; i < n; i++) {
+		unsigned v;
+
+		sscanf(hex + 2 * i, "%2x", &v);
+		out[i] = (uint8_t)v;
+	}
+	return n;
 }

@@ -1,5 +1,5 @@
-/* Reader of the NIST ACVP vector files in tests/vectors (vectors.c): records of 'key = value'
- * lines separated by blank lines, '#' lines are comments. */
+/* Test vectors (vectors.c): the reader of the NIST ACVP vector files in tests/vectors (records
+ * of 'key = value' lines separated by blank lines, '#' lines are comments), and hex strings. */
 #ifndef PQTPM_TEST_VECTORS_H
 #define PQTPM_TEST_VECTORS_H
 
@@ -27,5 +27,7 @@ int vec_is(const struct vec_record *r, const char *key, const char *want);
 /* The field as bytes (malloc'd, at least one byte so an empty string is not NULL); a missing
  * field fails the test. */
 uint8_t *vec_bytes(const struct vec_record *r, const char *key, size_t *len);
+/* The bytes of a hex string (two digits a byte) into out; returns how many. */
+size_t vec_unhex(const char *hex, uint8_t *out);
 
 #endif
