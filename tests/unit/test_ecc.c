@@ -26,13 +26,6 @@ static void teardown(void)
 	harness_close(&h);
 }
 
-/* ---- keys: primaries in the owner hierarchy (keys.c) ---- */
-
-static void primary(const struct tpmt_public *t, const void *data, uint16_t dlen, struct key *k)
-{
-	key_primary(&h, t, data, dlen, k);
-}
-
 /* ---- points ---- */
 
 struct point {
@@ -123,7 +116,7 @@ static void ecdh_key(struct key *k, uint16_t curve, uint32_t attrs)
 		t.symmetric.key_bits = 128;
 		t.symmetric.mode = TPM_ALG_CFB;
 	}
-	primary(&t, NULL, 0, k);
+	key_primary(&h, &t, NULL, 0, k);
 }
 
 static bool same_point(const struct point *a, const struct point *b)
@@ -233,7 +226,7 @@ static void test_zgen_keys(void)
 	ecdh_key(&signer, TPM_ECC_NIST_P256, SIGN);
 	ecdh_key(&storage, TPM_ECC_NIST_P256, DECRYPT | RESTRICTED);
 	key_template(&t, TPM_ALG_RSA, DECRYPT);
-	primary(&t, NULL, 0, &rsa);
+	key_primary(&h, &t, NULL, 0, &rsa);
 	CU_ASSERT_EQUAL_FATAL(keygen(&dec, &z, &pub), 0);
 
 	CU_ASSERT_EQUAL(zgen(&signer, &pub, &out), RC_H(TPM_RC_ATTRIBUTES, 1));

@@ -35,13 +35,6 @@ static void teardown(void)
 	harness_close(&h);
 }
 
-/* ---- keys: primaries in the owner hierarchy (keys.c) ---- */
-
-static void primary(const struct tpmt_public *t, const void *data, uint16_t dlen, struct key *k)
-{
-	key_primary(&h, t, data, dlen, k);
-}
-
 /* ---- helpers ---- */
 
 static TPM_RC run_hash(const void *data, uint16_t len, TPM_ALG_ID alg, TPM_HANDLE hier,
@@ -381,7 +374,7 @@ static void hmac_key(struct key *k, TPM_ALG_ID scheme_hash, uint32_t attrs)
 	key_template(&t, TPM_ALG_KEYEDHASH, attrs);
 	t.scheme.scheme = scheme_hash == TPM_ALG_NULL ? TPM_ALG_NULL : TPM_ALG_HMAC;
 	t.scheme.hash_alg = scheme_hash;
-	primary(&t, jefe, sizeof(jefe) - 1, k);
+	key_primary(&h, &t, jefe, sizeof(jefe) - 1, k);
 }
 
 static void test_hmac_sequence(void)
@@ -426,7 +419,7 @@ static void test_hmac_start_errors(void)
 	hmac_key(&open, TPM_ALG_NULL, SIGN);
 	hmac_key(&sealed, TPM_ALG_NULL, 0);
 	key_template(&tp, TPM_ALG_ECC, SIGN);
-	primary(&tp, NULL, 0, &ecc);
+	key_primary(&h, &tp, NULL, 0, &ecc);
 
 	CU_ASSERT_EQUAL(hmac_start(&k, "", "", TPM_ALG_SHA1, &seq), RC_P(TPM_RC_VALUE, 2));
 	CU_ASSERT_EQUAL(hmac_start(&open, "", "", TPM_ALG_NULL, &seq), RC_P(TPM_RC_VALUE, 2));

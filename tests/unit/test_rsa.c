@@ -26,19 +26,6 @@ static void teardown(void)
 	harness_close(&h);
 }
 
-/* ---- keys: primaries in the owner hierarchy (keys.c) ---- */
-
-static TPM_RC primary_in(TPM_HANDLE hierarchy, const struct tpmt_public *t, const char *auth,
-			 const void *data, uint16_t dlen, struct key *k)
-{
-	return key_primary_in(&h, hierarchy, t, auth, data, dlen, k);
-}
-
-static void primary(const struct tpmt_public *t, const void *data, uint16_t dlen, struct key *k)
-{
-	key_primary(&h, t, data, dlen, k);
-}
-
 /* ---- commands ---- */
 
 struct blob {
@@ -121,7 +108,7 @@ static void rsa_key(struct key *k, TPM_ALG_ID scheme, TPM_ALG_ID hash, uint32_t 
 		t.symmetric.key_bits = 128;
 		t.symmetric.mode = TPM_ALG_CFB;
 	}
-	primary(&t, NULL, 0, k);
+	key_primary(&h, &t, NULL, 0, k);
 }
 
 /* A ciphertext made outside the TPM with the key's public part. */
@@ -307,7 +294,7 @@ static void test_keys(void)
 	rsa_key(&signer, TPM_ALG_NULL, TPM_ALG_NULL, SIGN);
 	rsa_key(&storage, TPM_ALG_NULL, TPM_ALG_NULL, DECRYPT | RESTRICTED);
 	key_template(&t, TPM_ALG_ECC, DECRYPT);
-	primary(&t, NULL, 0, &ecc);
+	key_primary(&h, &t, NULL, 0, &ecc);
 
 	CU_ASSERT_EQUAL(encrypt(&signer, secret, 8, TPM_ALG_RSAES, 0, &no_label, &c),
 			RC_H(TPM_RC_ATTRIBUTES, 1));
@@ -323,7 +310,7 @@ static void test_keys(void)
 
 	/* RSA_Decrypt needs the key's authorization, RSA_Encrypt none */
 	key_template(&t, TPM_ALG_RSA, DECRYPT | TPMA_OBJECT_SENSITIVEDATAORIGIN);
-	CU_ASSERT_EQUAL_FATAL(primary_in(TPM_RH_OWNER, &t, "pw", NULL, 0, &k), 0);
+	CU_ASSERT_EQUAL_FATAL(key_primary_in(&h, TPM_RH_OWNER, &t, "pw", NULL, 0, &k), 0);
 	CU_ASSERT_EQUAL_FATAL(encrypt(&k, secret, 8, TPM_ALG_RSAES, 0, &no_label, &c), 0);
 	CU_ASSERT_EQUAL(decrypt_auth(&k, "", &c, TPM_ALG_RSAES, 0, &no_label, &m),
 			RC_S(TPM_RC_AUTH_FAIL, 1));

@@ -26,19 +26,6 @@ static void teardown(void)
 	harness_close(&h);
 }
 
-/* ---- keys: primaries in the owner hierarchy (keys.c) ---- */
-
-static TPM_RC primary_in(TPM_HANDLE hierarchy, const struct tpmt_public *t, const char *auth,
-			 const void *data, uint16_t dlen, struct key *k)
-{
-	return key_primary_in(&h, hierarchy, t, auth, data, dlen, k);
-}
-
-static void primary(const struct tpmt_public *t, const void *data, uint16_t dlen, struct key *k)
-{
-	key_primary(&h, t, data, dlen, k);
-}
-
 /* ---- commands ---- */
 
 static void digest_of(const char *msg, TPM_ALG_ID alg, struct tpm2b_digest *d)
@@ -147,7 +134,7 @@ static void ecc_sign_key(struct key *k, TPM_ALG_ID scheme, TPM_ALG_ID hash, uint
 	key_template(&t, TPM_ALG_ECC, SIGN | extra);
 	t.scheme.scheme = scheme;
 	t.scheme.hash_alg = hash;
-	primary(&t, NULL, 0, k);
+	key_primary(&h, &t, NULL, 0, k);
 }
 
 static void test_ecdsa(void)
@@ -237,7 +224,7 @@ static void test_rsa_schemes(void)
 	struct key k;
 
 	key_template(&tp, TPM_ALG_RSA, SIGN);
-	primary(&tp, NULL, 0, &k);
+	key_primary(&h, &tp, NULL, 0, &k);
 	digest_of("message", TPM_ALG_SHA256, &d);
 	for (size_t i = 0; i < 2; i++) {
 		CU_ASSERT_EQUAL_FATAL(sign(&k, &d, schemes[i], TPM_ALG_SHA256, &sig), 0);
@@ -283,7 +270,7 @@ static void test_hmac_signature(void)
 	key_template(&tp, TPM_ALG_KEYEDHASH, SIGN);
 	tp.scheme.scheme = TPM_ALG_HMAC;
 	tp.scheme.hash_alg = TPM_ALG_SHA256;
-	primary(&tp, secret, sizeof(secret) - 1, &k);
+	key_primary(&h, &tp, secret, sizeof(secret) - 1, &k);
 	digest_of("message", TPM_ALG_SHA256, &d);
 	CU_ASSERT_EQUAL_FATAL(sign(&k, &d, TPM_ALG_NULL, 0, &sig), 0);
 	CU_ASSERT_EQUAL(sig.sig_alg, TPM_ALG_HMAC);
@@ -322,7 +309,7 @@ static void test_key_attributes(void)
 	struct key dec, k;
 
 	key_template(&tp, TPM_ALG_ECC, DECRYPT);
-	primary(&tp, NULL, 0, &dec);
+	key_primary(&h, &tp, NULL, 0, &dec);
 	ecc_sign_key(&k, TPM_ALG_ECDSA, TPM_ALG_SHA256, 0);
 	digest_of("message", TPM_ALG_SHA256, &d);
 	CU_ASSERT_EQUAL(sign(&dec, &d, TPM_ALG_ECDSA, TPM_ALG_SHA256, &sig), RC_H(TPM_RC_KEY, 1));
@@ -395,7 +382,7 @@ static void test_null_hierarchy_ticket(void)
 	key_template(&tp, TPM_ALG_ECC, SIGN | TPMA_OBJECT_SENSITIVEDATAORIGIN);
 	tp.scheme.scheme = TPM_ALG_ECDSA;
 	tp.scheme.hash_alg = TPM_ALG_SHA256;
-	CU_ASSERT_EQUAL_FATAL(primary_in(TPM_RH_NULL, &tp, "", NULL, 0, &k), 0);
+	CU_ASSERT_EQUAL_FATAL(key_primary_in(&h, TPM_RH_NULL, &tp, "", NULL, 0, &k), 0);
 	digest_of("message", TPM_ALG_SHA256, &d);
 	CU_ASSERT_EQUAL_FATAL(sign(&k, &d, TPM_ALG_NULL, 0, &sig), 0);
 	CU_ASSERT_EQUAL_FATAL(verify(&k, &d, &sig, &t), 0);

@@ -26,13 +26,6 @@ static void teardown(void)
 	harness_close(&h);
 }
 
-/* ---- keys: primaries in the owner hierarchy (keys.c) ---- */
-
-static void primary(const struct tpmt_public *t, const void *data, uint16_t dlen, struct key *k)
-{
-	key_primary(&h, t, data, dlen, k);
-}
-
 /* ---- SP 800-38A, F.1-F.5, AES-128 ---- */
 
 static const uint8_t aes_key[16] = {
@@ -145,7 +138,7 @@ static void aes_key_with(struct key *k, TPM_ALG_ID mode, uint32_t attrs)
 	t.symmetric.alg = TPM_ALG_AES;
 	t.symmetric.key_bits = 128;
 	t.symmetric.mode = mode;
-	primary(&t, aes_key, sizeof(aes_key), k);
+	key_primary(&h, &t, aes_key, sizeof(aes_key), k);
 }
 
 /* ---- EncryptDecrypt ---- */
@@ -304,11 +297,11 @@ static void test_key_checks(void)
 	t.symmetric.alg = TPM_ALG_AES;
 	t.symmetric.key_bits = 128;
 	t.symmetric.mode = TPM_ALG_CFB;
-	primary(&t, NULL, 0, &storage);
+	key_primary(&h, &t, NULL, 0, &storage);
 	key_template(&t, TPM_ALG_KEYEDHASH, SIGN);
 	t.scheme.scheme = TPM_ALG_HMAC;
 	t.scheme.hash_alg = TPM_ALG_SHA256;
-	primary(&t, NULL, 0, &hmac_key);
+	key_primary(&h, &t, NULL, 0, &hmac_key);
 	iv_of(&iv, iv_seq);
 
 	/* sign stands for encrypt on a symmetric key */
@@ -365,7 +358,7 @@ static void hmac_key(struct key *k, TPM_ALG_ID hash, uint32_t attrs)
 	key_template(&t, TPM_ALG_KEYEDHASH, attrs);
 	t.scheme.scheme = hash == TPM_ALG_NULL ? TPM_ALG_NULL : TPM_ALG_HMAC;
 	t.scheme.hash_alg = hash;
-	primary(&t, jefe, sizeof(jefe) - 1, k);
+	key_primary(&h, &t, jefe, sizeof(jefe) - 1, k);
 }
 
 static void test_hmac_known_answers(void)
@@ -401,7 +394,7 @@ static void test_hmac_errors(void)
 	hmac_key(&open, TPM_ALG_NULL, SIGN);
 	/* a sealed data object: keyedHash without sign */
 	key_template(&t, TPM_ALG_KEYEDHASH, 0);
-	primary(&t, jefe, sizeof(jefe) - 1, &sealed);
+	key_primary(&h, &t, jefe, sizeof(jefe) - 1, &sealed);
 	aes_key_with(&aes, TPM_ALG_CFB, SIGN | DECRYPT);
 
 	CU_ASSERT_EQUAL(hmac(&sha256, "", "x", 1, TPM_ALG_SHA1, &d), RC_P(TPM_RC_VALUE, 2));
