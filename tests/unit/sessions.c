@@ -85,6 +85,19 @@ TPM_RC sess_policy_cc(struct harness *h, TPM_HANDLE s, TPM_CC code)
 	return harness_run(h, &b, NULL, NULL);
 }
 
+TPM_RC sess_policy_counter_timer(struct harness *h, TPM_HANDLE s, const uint8_t *operand,
+				 uint16_t len, uint16_t offset, uint16_t op)
+{
+	struct cmdbuf b;
+
+	cmd_begin(&b, TPM_CC_PolicyCounterTimer);
+	cmd_handle(&b, s);
+	wr_tpm2b(&b.params, operand, len);
+	wr_u16(&b.params, offset);
+	wr_u16(&b.params, op);
+	return harness_run(h, &b, NULL, NULL);
+}
+
 void sess_policy_digest(struct harness *h, TPM_HANDLE s, uint8_t out[SESS_DSIZE])
 {
 	struct tpm2b_digest d;

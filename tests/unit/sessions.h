@@ -25,6 +25,9 @@ TPM_RC sess_start(struct harness *h, uint8_t type, TPM_HANDLE *handle,
 TPM_RC sess_flush(struct harness *h, TPM_HANDLE handle);
 /* PolicyCommandCode(code) on session s. */
 TPM_RC sess_policy_cc(struct harness *h, TPM_HANDLE s, TPM_CC code);
+/* PolicyCounterTimer(operandB, offset, operation) on session s. */
+TPM_RC sess_policy_counter_timer(struct harness *h, TPM_HANDLE s, const uint8_t *operand,
+				 uint16_t len, uint16_t offset, uint16_t op);
 /* PolicyGetDigest of s (which must succeed with a SHA-256 digest). */
 void sess_policy_digest(struct harness *h, TPM_HANDLE s, uint8_t out[SESS_DSIZE]);
 

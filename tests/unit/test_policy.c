@@ -174,19 +174,6 @@ static void expect_or(uint8_t expect[DSIZE], uint8_t (*list)[DSIZE], uint32_t co
 	sess_policy_extend(expect, TPM_CC_PolicyOR, list, count * DSIZE);
 }
 
-static TPM_RC policy_counter_timer(struct psess *s, const uint8_t *operand, uint16_t len,
-				   uint16_t offset, uint16_t op)
-{
-	struct cmdbuf b;
-
-	cmd_begin(&b, TPM_CC_PolicyCounterTimer);
-	cmd_handle(&b, s->handle);
-	wr_tpm2b(&b.params, operand, len);
-	wr_u16(&b.params, offset);
-	wr_u16(&b.params, op);
-	return harness_run(&h, &b, NULL, NULL);
-}
-
 /* PolicySecret on auth (password pw); timeout and ticket when rsp is given */
 static TPM_RC policy_secret(struct psess *s, TPM_HANDLE auth, const char *pw, bool nonce,
 			    int32_t expiration, const char *ref, struct tpm2b_digest *timeout,
@@ -464,7 +451,8 @@ static void test_digests(void)
 	check_digest(&s);
 
 	/* PolicyCounterTimer: H(operandB || offset || operation) goes in */
-	CU_ASSERT_EQUAL(policy_counter_timer(&s, operand, 8, 8, EO_UNSIGNED_GT), TPM_RC_SUCCESS);
+	CU_ASSERT_EQUAL(sess_policy_counter_timer(&h, s.handle, operand, 8, 8, EO_UNSIGNED_GT),
+			TPM_RC_SUCCESS);
 	memcpy(arg, operand, 8);
 	arg[8] = 0;
 	arg[9] = 8;
@@ -715,12 +703,15 @@ static void test_secret_and_ticket(void)
 	/* tampered: the ticket, its timeout, its policyRef */
 	start_ok(&s, TPM_SE_POLICY);
 	t.digest.b[3] ^= 1;
-	CU_ASSERT_EQUAL(policy_ticket(&s, &timeout, "sec", &owner_name, &t), RC_P(TPM_RC_TICKET, 5));
+	CU_ASSERT_EQUAL(policy_ticket(&s, &timeout, "sec", &owner_name, &t),
+			RC_P(TPM_RC_TICKET, 5));
 	t.digest.b[3] ^= 1;
 	timeout.b[7] ^= 1;
-	CU_ASSERT_EQUAL(policy_ticket(&s, &timeout, "sec", &owner_name, &t), RC_P(TPM_RC_TICKET, 5));
+	CU_ASSERT_EQUAL(policy_ticket(&s, &timeout, "sec", &owner_name, &t),
+			RC_P(TPM_RC_TICKET, 5));
 	timeout.b[7] ^= 1;
-	CU_ASSERT_EQUAL(policy_ticket(&s, &timeout, "sex", &owner_name, &t), RC_P(TPM_RC_TICKET, 5));
+	CU_ASSERT_EQUAL(policy_ticket(&s, &timeout, "sex", &owner_name, &t),
+			RC_P(TPM_RC_TICKET, 5));
 	/* the ticket expires with its timeout */
 	h.e->ps.clock += 101 * 1000;
 	CU_ASSERT_EQUAL(policy_ticket(&s, &timeout, "sec", &owner_name, &t),
@@ -946,11 +937,14 @@ static void test_pp_counter_timer(void)
 
 	/* Clock (offset 8 of TPMS_TIME_INFO) > 0 holds, < 0 does not */
 	start_ok(&s, TPM_SE_POLICY);
-	CU_ASSERT_EQUAL(policy_counter_timer(&s, zero8, 8, 8, EO_UNSIGNED_GT), TPM_RC_SUCCESS);
-	CU_ASSERT_EQUAL(policy_counter_timer(&s, zero8, 8, 8, EO_UNSIGNED_LT), TPM_RC_POLICY);
-	CU_ASSERT_EQUAL(policy_counter_timer(&s, zero8, 8, 20, EO_UNSIGNED_GT),
+	CU_ASSERT_EQUAL(sess_policy_counter_timer(&h, s.handle, zero8, 8, 8, EO_UNSIGNED_GT),
+			TPM_RC_SUCCESS);
+	CU_ASSERT_EQUAL(sess_policy_counter_timer(&h, s.handle, zero8, 8, 8, EO_UNSIGNED_LT),
+			TPM_RC_POLICY);
+	CU_ASSERT_EQUAL(sess_policy_counter_timer(&h, s.handle, zero8, 8, 20, EO_UNSIGNED_GT),
 			RC_P(TPM_RC_RANGE, 2));
-	CU_ASSERT_EQUAL(policy_counter_timer(&s, zero8, 8, 8, 12), RC_P(TPM_RC_VALUE, 3));
+	CU_ASSERT_EQUAL(sess_policy_counter_timer(&h, s.handle, zero8, 8, 8, 12),
+			RC_P(TPM_RC_VALUE, 3));
 	flush(s.handle);
 }
 
@@ -1017,11 +1011,13 @@ static void test_template(void)
 	restricted = create_primary(&p, &name);
 
 	start_ok(&s, TPM_SE_POLICY);
-	CU_ASSERT_EQUAL(policy_digest_arg(&s, TPM_CC_PolicyTemplate, t_hash, DSIZE), TPM_RC_SUCCESS);
+	CU_ASSERT_EQUAL(policy_digest_arg(&s, TPM_CC_PolicyTemplate, t_hash, DSIZE),
+			TPM_RC_SUCCESS);
 	CU_ASSERT_EQUAL(create_with_template(&s, restricted, &name, &child), TPM_RC_SUCCESS);
 	/* another template */
 	start_ok(&s, TPM_SE_POLICY);
-	CU_ASSERT_EQUAL(policy_digest_arg(&s, TPM_CC_PolicyTemplate, t_hash, DSIZE), TPM_RC_SUCCESS);
+	CU_ASSERT_EQUAL(policy_digest_arg(&s, TPM_CC_PolicyTemplate, t_hash, DSIZE),
+			TPM_RC_SUCCESS);
 	CU_ASSERT_EQUAL(create_with_template(&s, restricted, &name, &other),
 			RC_S(TPM_RC_POLICY_FAIL, 1));
 	flush(s.handle);

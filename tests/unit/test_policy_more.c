@@ -122,19 +122,6 @@ static TPM_RC policy_pcr(const struct psess *s)
 	return harness_run(&nvh, &b, NULL, NULL);
 }
 
-static TPM_RC counter_timer(const struct psess *s, const uint8_t *operand, uint16_t len,
-			    uint16_t offset, uint16_t op)
-{
-	struct cmdbuf b;
-
-	cmd_begin(&b, TPM_CC_PolicyCounterTimer);
-	cmd_handle(&b, s->handle);
-	wr_tpm2b(&b.params, operand, len);
-	wr_u16(&b.params, offset);
-	wr_u16(&b.params, op);
-	return harness_run(&nvh, &b, NULL, NULL);
-}
-
 /* ---- objects ---- */
 
 /* A storage primary (deterministic: the same key after a restart) in hierarchy hier. */
@@ -569,26 +556,38 @@ static void check_time_info(void)
 	read_clock(info);
 	start(&s, TPM_SE_POLICY);
 	/* resetCount || restartCount || safe, as ReadClock gave them */
-	CU_ASSERT_EQUAL(counter_timer(&s, info + 16, 9, 16, EO_EQ), TPM_RC_SUCCESS);
-	CU_ASSERT_EQUAL(counter_timer(&s, info + 24, 1, 24, EO_EQ), TPM_RC_SUCCESS);
+	CU_ASSERT_EQUAL(sess_policy_counter_timer(&nvh, s.handle, info + 16, 9, 16, EO_EQ),
+			TPM_RC_SUCCESS);
+	CU_ASSERT_EQUAL(sess_policy_counter_timer(&nvh, s.handle, info + 24, 1, 24, EO_EQ),
+			TPM_RC_SUCCESS);
 	memcpy(wrong, info + 16, 9);
 	wrong[8] ^= 1;
-	CU_ASSERT_EQUAL(counter_timer(&s, wrong, 9, 16, EO_EQ), TPM_RC_POLICY);
+	CU_ASSERT_EQUAL(sess_policy_counter_timer(&nvh, s.handle, wrong, 9, 16, EO_EQ),
+			TPM_RC_POLICY);
 	memcpy(wrong, info + 16, 9);
 	wrong[7] ^= 1; /* restartCount */
-	CU_ASSERT_EQUAL(counter_timer(&s, wrong + 4, 4, 20, EO_NEQ), TPM_RC_SUCCESS);
-	CU_ASSERT_EQUAL(counter_timer(&s, wrong + 4, 4, 20, EO_EQ), TPM_RC_POLICY);
+	CU_ASSERT_EQUAL(sess_policy_counter_timer(&nvh, s.handle, wrong + 4, 4, 20, EO_NEQ),
+			TPM_RC_SUCCESS);
+	CU_ASSERT_EQUAL(sess_policy_counter_timer(&nvh, s.handle, wrong + 4, 4, 20, EO_EQ),
+			TPM_RC_POLICY);
 	/* clock and time: not before what ReadClock said, within a minute of it */
-	CU_ASSERT_EQUAL(counter_timer(&s, info + 8, 8, 8, EO_UNSIGNED_GE), TPM_RC_SUCCESS);
-	CU_ASSERT_EQUAL(counter_timer(&s, info, 8, 0, EO_UNSIGNED_GE), TPM_RC_SUCCESS);
+	CU_ASSERT_EQUAL(sess_policy_counter_timer(&nvh, s.handle, info + 8, 8, 8, EO_UNSIGNED_GE),
+			TPM_RC_SUCCESS);
+	CU_ASSERT_EQUAL(sess_policy_counter_timer(&nvh, s.handle, info, 8, 0, EO_UNSIGNED_GE),
+			TPM_RC_SUCCESS);
 	be64(later, get64(info + 8) + 60000);
-	CU_ASSERT_EQUAL(counter_timer(&s, later, 8, 8, EO_UNSIGNED_LE), TPM_RC_SUCCESS);
-	CU_ASSERT_EQUAL(counter_timer(&s, later, 8, 8, EO_UNSIGNED_GE), TPM_RC_POLICY);
+	CU_ASSERT_EQUAL(sess_policy_counter_timer(&nvh, s.handle, later, 8, 8, EO_UNSIGNED_LE),
+			TPM_RC_SUCCESS);
+	CU_ASSERT_EQUAL(sess_policy_counter_timer(&nvh, s.handle, later, 8, 8, EO_UNSIGNED_GE),
+			TPM_RC_POLICY);
 	be64(later, get64(info) + 60000);
-	CU_ASSERT_EQUAL(counter_timer(&s, later, 8, 0, EO_UNSIGNED_LT), TPM_RC_SUCCESS);
+	CU_ASSERT_EQUAL(sess_policy_counter_timer(&nvh, s.handle, later, 8, 0, EO_UNSIGNED_LT),
+			TPM_RC_SUCCESS);
 	/* 25 bytes in all */
-	CU_ASSERT_EQUAL(counter_timer(&s, info + 24, 1, 25, EO_EQ), RC_P(TPM_RC_RANGE, 2));
-	CU_ASSERT_EQUAL(counter_timer(&s, info + 16, 9, 17, EO_EQ), RC_P(TPM_RC_RANGE, 2));
+	CU_ASSERT_EQUAL(sess_policy_counter_timer(&nvh, s.handle, info + 24, 1, 25, EO_EQ),
+			RC_P(TPM_RC_RANGE, 2));
+	CU_ASSERT_EQUAL(sess_policy_counter_timer(&nvh, s.handle, info + 16, 9, 17, EO_EQ),
+			RC_P(TPM_RC_RANGE, 2));
 	sess_flush(&nvh, s.handle);
 }
 
