@@ -24,6 +24,14 @@ void key_template_attrs(struct tpmt_public *p, TPM_ALG_ID type, uint32_t attrs)
 	p->curve_id = TPM_ECC_NIST_P256;
 }
 
+void key_storage_template(struct tpmt_public *p, TPM_ALG_ID type, uint32_t attrs)
+{
+	key_template_attrs(p, type, attrs);
+	p->symmetric.alg = TPM_ALG_AES;
+	p->symmetric.key_bits = 128;
+	p->symmetric.mode = TPM_ALG_CFB;
+}
+
 TPM_RC key_primary_in(struct harness *h, TPM_HANDLE hierarchy, const struct tpmt_public *t, const char *auth,
 			 const void *data, uint16_t dlen, struct key *k)
 {

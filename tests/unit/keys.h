@@ -17,6 +17,8 @@ struct key {
 void key_template(struct tpmt_public *p, TPM_ALG_ID type, uint32_t attrs);
 /* The same with exactly these attributes. */
 void key_template_attrs(struct tpmt_public *p, TPM_ALG_ID type, uint32_t attrs);
+/* key_template_attrs with AES-128-CFB as the symmetric algorithm (a storage key's). */
+void key_storage_template(struct tpmt_public *p, TPM_ALG_ID type, uint32_t attrs);
 /* data: the key itself for keyedHash and symCipher (sensitiveDataOrigin clear); NULL: the
  * TPM makes the key. */
 TPM_RC key_primary_in(struct harness *h, TPM_HANDLE hierarchy, const struct tpmt_public *t,

@@ -40,14 +40,6 @@ static const uint8_t msg[] = "the quick brown fox jumps over the lazy dog";
 
 /* ---- small helpers ---- */
 
-static void storage(struct tpmt_public *p, TPM_ALG_ID type)
-{
-	key_template_attrs(p, type, STORAGE);
-	p->symmetric.alg = TPM_ALG_AES;
-	p->symmetric.key_bits = 128;
-	p->symmetric.mode = TPM_ALG_CFB;
-}
-
 static void flush(TPM_HANDLE handle)
 {
 	CU_ASSERT_EQUAL(sess_flush(&h, handle), TPM_RC_SUCCESS);
@@ -321,9 +313,9 @@ static void setup_parents(void)
 {
 	struct tpmt_public t;
 
-	storage(&t, TPM_ALG_RSA);
+	key_storage_template(&t, TPM_ALG_RSA, STORAGE);
 	create_primary(&t, &rsa_parent);
-	storage(&t, TPM_ALG_ECC);
+	key_storage_template(&t, TPM_ALG_ECC, STORAGE);
 	create_primary(&t, &ecc_parent);
 	t.x.size = 5; /* another template: another key */
 	memcpy(t.x.b, "other", 5);

@@ -29,14 +29,6 @@ static char tmp_root[] = "/tmp/pqtpm-test-object-XXXXXX";
 
 /* ---- templates ---- */
 
-static void storage_ecc(struct tpmt_public *p)
-{
-	key_template_attrs(p, TPM_ALG_ECC, STORAGE);
-	p->symmetric.alg = TPM_ALG_AES;
-	p->symmetric.key_bits = 128;
-	p->symmetric.mode = TPM_ALG_CFB;
-}
-
 static void signing_ecc(struct tpmt_public *p)
 {
 	key_template_attrs(p, TPM_ALG_ECC, SIGNING);
@@ -229,7 +221,7 @@ static void test_primary_determinism(void)
 	struct made a, b, c, d, e;
 
 	setup();
-	storage_ecc(&t);
+	key_storage_template(&t, TPM_ALG_ECC, STORAGE);
 	CU_ASSERT_EQUAL_FATAL(create_primary(TPM_RH_OWNER, &t, "", "", &a), TPM_RC_SUCCESS);
 	CU_ASSERT_EQUAL((a.handle >> 24), TPM_HT_TRANSIENT);
 	CU_ASSERT_EQUAL(a.pub.x.size, 32);
@@ -260,10 +252,7 @@ static void test_primary_rsa(void)
 	struct made a, b;
 
 	setup();
-	key_template_attrs(&t, TPM_ALG_RSA, STORAGE);
-	t.symmetric.alg = TPM_ALG_AES;
-	t.symmetric.key_bits = 128;
-	t.symmetric.mode = TPM_ALG_CFB;
+	key_storage_template(&t, TPM_ALG_RSA, STORAGE);
 	CU_ASSERT_EQUAL_FATAL(create_primary(TPM_RH_OWNER, &t, "", "", &a), TPM_RC_SUCCESS);
 	CU_ASSERT_EQUAL(a.pub.unique.size, 256);
 	CU_ASSERT_EQUAL_FATAL(create_primary(TPM_RH_OWNER, &t, "", "", &b), TPM_RC_SUCCESS);
@@ -279,7 +268,7 @@ static void test_primary_restart(void)
 	struct made owner1, null1, owner2, null2;
 
 	snprintf(dir, sizeof(dir), "%s/state", tmp_root);
-	storage_ecc(&t);
+	key_storage_template(&t, TPM_ALG_ECC, STORAGE);
 	harness_open_dir(&h, dir);
 	CU_ASSERT_EQUAL_FATAL(create_primary(TPM_RH_OWNER, &t, "", "", &owner1), TPM_RC_SUCCESS);
 	CU_ASSERT_EQUAL_FATAL(create_primary(TPM_RH_NULL, &t, "", "", &null1), TPM_RC_SUCCESS);
@@ -300,15 +289,15 @@ static void test_primary_errors(void)
 	struct cmdbuf b;
 
 	setup();
-	storage_ecc(&t);
+	key_storage_template(&t, TPM_ALG_ECC, STORAGE);
 	t.symmetric.alg = TPM_ALG_NULL;
 	CU_ASSERT_EQUAL(create_primary(TPM_RH_OWNER, &t, "", "", &m),
 			RC_P(TPM_RC_SYMMETRIC, 2));
-	storage_ecc(&t);
+	key_storage_template(&t, TPM_ALG_ECC, STORAGE);
 	t.attributes &= ~(uint32_t)TPMA_OBJECT_FIXEDPARENT;
 	CU_ASSERT_EQUAL(create_primary(TPM_RH_OWNER, &t, "", "", &m),
 			RC_P(TPM_RC_ATTRIBUTES, 2));
-	storage_ecc(&t);
+	key_storage_template(&t, TPM_ALG_ECC, STORAGE);
 	t.name_alg = TPM_ALG_SHA1;
 	CU_ASSERT_EQUAL(create_primary(TPM_RH_OWNER, &t, "0123456789012345678901", "", &m),
 			RC_P(TPM_RC_SIZE, 1));
@@ -347,7 +336,7 @@ static void test_create_load_unseal(void)
 	uint8_t buf[2 * 34], d[32];
 
 	setup();
-	storage_ecc(&t);
+	key_storage_template(&t, TPM_ALG_ECC, STORAGE);
 	CU_ASSERT_EQUAL_FATAL(create_primary(TPM_RH_OWNER, &t, "", "", &srk), TPM_RC_SUCCESS);
 	key_template_attrs(&t, TPM_ALG_KEYEDHASH, SEALED);
 	CU_ASSERT_EQUAL_FATAL(create(srk.handle, &t, "pw", "secret", &item), TPM_RC_SUCCESS);
@@ -394,7 +383,7 @@ static void test_creation_data(void)
 	struct rd r;
 
 	setup();
-	storage_ecc(&t);
+	key_storage_template(&t, TPM_ALG_ECC, STORAGE);
 	CU_ASSERT_EQUAL_FATAL(create_primary(TPM_RH_OWNER, &t, "", "", &srk), TPM_RC_SUCCESS);
 	pcrs.count = 1;
 	pcrs.sel[0].hash = TPM_ALG_SHA256;
@@ -459,7 +448,7 @@ static void test_creation_data(void)
 	CU_ASSERT_EQUAL(name.size, 4);
 	CU_ASSERT_EQUAL(name.b[3], 0x01);
 	CU_ASSERT_EQUAL(srk.ticket.hierarchy, TPM_RH_OWNER);
-	storage_ecc(&t);
+	key_storage_template(&t, TPM_ALG_ECC, STORAGE);
 	CU_ASSERT_EQUAL_FATAL(create_primary(TPM_RH_NULL, &t, "", "", &null_key), TPM_RC_SUCCESS);
 	CU_ASSERT_EQUAL(null_key.ticket.tag, TPM_ST_CREATION);
 	CU_ASSERT_EQUAL(null_key.ticket.hierarchy, TPM_RH_NULL);
@@ -474,7 +463,7 @@ static void test_create_errors(void)
 	TPM_HANDLE sealed_handle;
 
 	setup();
-	storage_ecc(&t);
+	key_storage_template(&t, TPM_ALG_ECC, STORAGE);
 	CU_ASSERT_EQUAL_FATAL(create_primary(TPM_RH_OWNER, &t, "", "", &srk), TPM_RC_SUCCESS);
 
 	/* the TPM cannot invent sealed data */
@@ -524,7 +513,7 @@ static void test_load_errors(void)
 	TPM_HANDLE handle;
 
 	setup();
-	storage_ecc(&t);
+	key_storage_template(&t, TPM_ALG_ECC, STORAGE);
 	CU_ASSERT_EQUAL_FATAL(create_primary(TPM_RH_OWNER, &t, "", "", &srk), TPM_RC_SUCCESS);
 	CU_ASSERT_EQUAL_FATAL(create_primary(TPM_RH_ENDORSEMENT, &t, "", "", &other),
 			      TPM_RC_SUCCESS);
@@ -561,7 +550,7 @@ static void test_unseal_errors(void)
 	TPM_HANDLE handle;
 
 	setup();
-	storage_ecc(&t);
+	key_storage_template(&t, TPM_ALG_ECC, STORAGE);
 	CU_ASSERT_EQUAL_FATAL(create_primary(TPM_RH_OWNER, &t, "", "", &srk), TPM_RC_SUCCESS);
 	CU_ASSERT_EQUAL(unseal(srk.handle, "", &data), RC_H(TPM_RC_TYPE, 1));
 	key_template_attrs(&t, TPM_ALG_KEYEDHASH, SIGNING);
@@ -608,7 +597,7 @@ static void test_create_loaded(void)
 	TPM_HANDLE handle;
 
 	setup();
-	storage_ecc(&t);
+	key_storage_template(&t, TPM_ALG_ECC, STORAGE);
 	CU_ASSERT_EQUAL_FATAL(create_primary(TPM_RH_OWNER, &t, "", "", &primary), TPM_RC_SUCCESS);
 	CU_ASSERT_EQUAL_FATAL(create_loaded(TPM_RH_OWNER, &t, "", &loaded_primary),
 			      TPM_RC_SUCCESS);
@@ -662,7 +651,7 @@ static void test_change_auth(void)
 	TPM_HANDLE old_handle, new_handle;
 
 	setup();
-	storage_ecc(&t);
+	key_storage_template(&t, TPM_ALG_ECC, STORAGE);
 	CU_ASSERT_EQUAL_FATAL(create_primary(TPM_RH_OWNER, &t, "", "", &srk), TPM_RC_SUCCESS);
 	CU_ASSERT_EQUAL_FATAL(create_primary(TPM_RH_ENDORSEMENT, &t, "", "", &other),
 			      TPM_RC_SUCCESS);
@@ -813,10 +802,7 @@ static void test_pq(void)
 
 	setup();
 	/* an ML-KEM-768 storage parent protects a sealed object */
-	key_template_attrs(&t, TPM_ALG_MLKEM, STORAGE);
-	t.symmetric.alg = TPM_ALG_AES;
-	t.symmetric.key_bits = 128;
-	t.symmetric.mode = TPM_ALG_CFB;
+	key_storage_template(&t, TPM_ALG_MLKEM, STORAGE);
 	t.parameter_set = TPM_MLKEM_768;
 	CU_ASSERT_EQUAL_FATAL(create_primary(TPM_RH_OWNER, &t, "", "", &kem_srk), TPM_RC_SUCCESS);
 	CU_ASSERT_EQUAL(kem_srk.pub.unique.size, 1184);

@@ -380,12 +380,9 @@ static void setup_keys(void)
 	struct tpmt_public t;
 	struct tpm2b_name name;
 
-	key_template_attrs(&t, TPM_ALG_ECC,
-			   FIXED | TPMA_OBJECT_SENSITIVEDATAORIGIN | TPMA_OBJECT_USERWITHAUTH |
-				   TPMA_OBJECT_RESTRICTED | TPMA_OBJECT_DECRYPT);
-	t.symmetric.alg = TPM_ALG_AES;
-	t.symmetric.key_bits = 128;
-	t.symmetric.mode = TPM_ALG_CFB;
+	key_storage_template(&t, TPM_ALG_ECC,
+			     FIXED | TPMA_OBJECT_SENSITIVEDATAORIGIN | TPMA_OBJECT_USERWITHAUTH |
+				     TPMA_OBJECT_RESTRICTED | TPMA_OBJECT_DECRYPT);
 	parent = create_primary(&t, &name);
 	key_template_attrs(&t, TPM_ALG_ECC,
 			   FIXED | TPMA_OBJECT_SENSITIVEDATAORIGIN | TPMA_OBJECT_USERWITHAUTH |
@@ -1000,12 +997,9 @@ static void test_template(void)
 	sess_sha256(body, w.off, "", 0, "", 0, t_hash);
 	sess_policy_extend(policy, TPM_CC_PolicyTemplate, t_hash, DSIZE);
 
-	key_template_attrs(&p, TPM_ALG_ECC,
-			   FIXED | TPMA_OBJECT_SENSITIVEDATAORIGIN | TPMA_OBJECT_RESTRICTED |
-				   TPMA_OBJECT_DECRYPT);
-	p.symmetric.alg = TPM_ALG_AES;
-	p.symmetric.key_bits = 128;
-	p.symmetric.mode = TPM_ALG_CFB;
+	key_storage_template(&p, TPM_ALG_ECC,
+			     FIXED | TPMA_OBJECT_SENSITIVEDATAORIGIN | TPMA_OBJECT_RESTRICTED |
+				     TPMA_OBJECT_DECRYPT);
 	p.auth_policy.size = DSIZE;
 	memcpy(p.auth_policy.b, policy, DSIZE);
 	restricted = create_primary(&p, &name);

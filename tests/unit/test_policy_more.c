@@ -130,12 +130,9 @@ static TPM_HANDLE storage_primary(TPM_HANDLE hier, struct tpm2b_name *name)
 	struct tpmt_public t;
 	struct key k;
 
-	key_template_attrs(&t, TPM_ALG_ECC,
-			   FIXED | TPMA_OBJECT_SENSITIVEDATAORIGIN | TPMA_OBJECT_USERWITHAUTH |
-				   TPMA_OBJECT_RESTRICTED | TPMA_OBJECT_DECRYPT);
-	t.symmetric.alg = TPM_ALG_AES;
-	t.symmetric.key_bits = 128;
-	t.symmetric.mode = TPM_ALG_CFB;
+	key_storage_template(&t, TPM_ALG_ECC,
+			     FIXED | TPMA_OBJECT_SENSITIVEDATAORIGIN | TPMA_OBJECT_USERWITHAUTH |
+				     TPMA_OBJECT_RESTRICTED | TPMA_OBJECT_DECRYPT);
 	CU_ASSERT_EQUAL_FATAL(key_primary_in(&nvh, hier, &t, "", NULL, 0, &k), TPM_RC_SUCCESS);
 	*name = k.name;
 	return k.handle;

@@ -8,6 +8,7 @@
 
 #include "crypto/crypto.h"
 #include "harness.h"
+#include "keys.h"
 #include "sessions.h"
 #include "unit_main.h"
 
@@ -339,37 +340,16 @@ static void test_oversized_param(void)
 static TPM_HANDLE storage_primary(TPM_ALG_ID type, struct tpmt_public *out)
 {
 	struct tpmt_public p;
-	struct cmdbuf b;
-	struct rd rsp;
-	TPM_HANDLE handle = 0;
-	size_t mark;
+	struct key k;
 
-	memset(&p, 0, sizeof(p));
-	p.type = type;
-	p.name_alg = TPM_ALG_SHA256;
-	p.attributes = TPMA_OBJECT_FIXEDTPM | TPMA_OBJECT_FIXEDPARENT |
-		       TPMA_OBJECT_SENSITIVEDATAORIGIN | TPMA_OBJECT_USERWITHAUTH |
-		       TPMA_OBJECT_RESTRICTED | TPMA_OBJECT_DECRYPT;
-	p.symmetric.alg = TPM_ALG_AES;
-	p.symmetric.key_bits = 128;
-	p.symmetric.mode = TPM_ALG_CFB;
-	p.scheme.scheme = TPM_ALG_NULL;
-	p.key_bits = 2048;
-	p.curve_id = TPM_ECC_NIST_P256;
-	p.kdf.scheme = TPM_ALG_NULL;
-	cmd_begin(&b, TPM_CC_CreatePrimary);
-	cmd_handle(&b, TPM_RH_OWNER);
-	cmd_auth_pw(&b, "");
-	wr_size_begin(&b.params, &mark); /* inSensitive */
-	wr_u16(&b.params, 0);
-	wr_u16(&b.params, 0);
-	wr_size_end(&b.params, mark);
-	wr_tpm2b_public(&b.params, &p);
-	wr_u16(&b.params, 0); /* outsideInfo */
-	wr_u32(&b.params, 0); /* creationPCR */
-	CU_ASSERT_EQUAL_FATAL(harness_run(&h, &b, &rsp, &handle), TPM_RC_SUCCESS);
-	CU_ASSERT_EQUAL_FATAL(rd_tpm2b_public(&rsp, out), TPM_RC_SUCCESS);
-	return handle;
+	key_storage_template(&p, type,
+			     TPMA_OBJECT_FIXEDTPM | TPMA_OBJECT_FIXEDPARENT |
+				     TPMA_OBJECT_SENSITIVEDATAORIGIN | TPMA_OBJECT_USERWITHAUTH |
+				     TPMA_OBJECT_RESTRICTED | TPMA_OBJECT_DECRYPT);
+	CU_ASSERT_EQUAL_FATAL(key_primary_in(&h, TPM_RH_OWNER, &p, "", NULL, 0, &k),
+			      TPM_RC_SUCCESS);
+	*out = k.pub;
+	return k.handle;
 }
 
 static void test_salted_rsa(void)
