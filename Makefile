@@ -173,4 +173,7 @@ install: all
 clean:
 	rm -rf build build-system build-asan build-fuzz
 
+# Objects made on the way to a program stay (make would delete them as intermediates).
+.SECONDARY:
+
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
