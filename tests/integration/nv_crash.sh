@@ -6,12 +6,15 @@
 # else; the counter holds the acknowledged increments, or one more (the one in flight). The
 # writes come from helpers/nv_writer.c (raw MSSIM, built here), which prints what the server
 # acknowledged. Loopback only, bounded (NV_CRASH_WRITES, default 1000; NV_CRASH_SECONDS),
-# every server stopped at the end.
+# every server stopped at the end. On a disk with fast flushes 1,000 writes can finish before
+# the killer's first pause ends: the writes then go on, 1,000 at a time, until the server has
+# been killed NV_CRASH_KILLS times (default 3).
 set -eu
 # shellcheck source=tests/integration/lib.sh
 . "$(dirname "$0")/lib.sh"
 
 WRITES=${NV_CRASH_WRITES:-1000}
+KILLS=${NV_CRASH_KILLS:-3}
 IDX=0x1500100
 CNT=0x1500101
 STATE=$T/state
@@ -77,15 +80,20 @@ killer &
 KILLER=$!
 
 deadline=$((SECONDS + ${NV_CRASH_SECONDS:-300}))
-while [ "$acked" -lt "$WRITES" ] && [ "$SECONDS" -lt "$deadline" ]; do
+target=$WRITES # the writer's last value; raised while the server has not been killed enough
+while [ "$SECONDS" -lt "$deadline" ]; do
+	if [ "$acked" -ge "$target" ]; then
+		[ "$restarts" -ge "$KILLS" ] && break
+		target=$((target + WRITES))
+	fi
 	touch "$T/armed"
 	st=0
-	"$WRITER" "$PORT" $IDX $CNT $((acked + 1)) "$WRITES" >"$T/acks" 2>"$T/werr" || st=$?
+	"$WRITER" "$PORT" $IDX $CNT $((acked + 1)) "$target" >"$T/acks" 2>"$T/werr" || st=$?
 	rm -f "$T/armed"
 	last=$(awk '$1 == "w" { v = $2 } END { print v }' "$T/acks")
 	[ -n "$last" ] && acked=$last
 	count=$((count + $(grep -c '^i$' "$T/acks" || true)))
-	[ "$st" -eq 0 ] && break
+	[ "$st" -eq 0 ] && continue
 	if [ "$st" -ne 3 ]; then
 		bad "writer failed (status $st): $(cat "$T/werr")"
 		break
@@ -133,13 +141,17 @@ kill "$KILLER" 2>/dev/null || true
 wait "$KILLER" 2>/dev/null || true
 
 kills=$(wc -l <"$T/kills")
-echo "writes acknowledged: $acked of $WRITES, kills: $kills, restarts: $restarts"
+echo "writes acknowledged: $acked (at least $WRITES), kills: $kills, restarts: $restarts"
 if [ "$lost" -eq 0 ] && [ "$acked" -ge "$WRITES" ]; then
-	ok "$WRITES writes: every acknowledged value kept through $restarts kills and restarts"
+	ok "$acked writes: every acknowledged value kept through $restarts kills and restarts"
 elif [ "$lost" -eq 0 ]; then
 	bad "only $acked of $WRITES writes done in time"
 fi
-if [ "$restarts" -gt 0 ]; then ok "the server was killed and restarted"; else bad "the server was never killed"; fi
+if [ "$restarts" -ge "$KILLS" ]; then
+	ok "the server was killed and restarted $restarts times"
+else
+	bad "the server was killed $restarts times, not $KILLS"
+fi
 
 # The last word: the server on the state (restarted if the last kill took it) has it all.
 if [ -z "$SERVER_PID" ] || ! kill -0 "$SERVER_PID" 2>/dev/null; then
