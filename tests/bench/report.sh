@@ -150,8 +150,9 @@ function pq(mode,    i, k, x, c, j, any, lbl) {
 	}
 }
 BEGIN {
-	tmax["getrandom_raw"] = 20; tmax["kf_total"] = 300; tmax["sign_ecdsa"] = 60
-	tmax["sign_rsa"] = 550; tmax["cp_ecc"] = 100
+	# Sign and CreatePrimary against the raw-client rows: ESAPI'"'"'s own client CPU would count.
+	tmax["getrandom_raw"] = 20; tmax["kf_total"] = 300; tmax["sign_ecdsa_raw"] = 60
+	tmax["sign_rsa_raw"] = 550; tmax["cp_ecc_raw"] = 100
 }
 NF >= 8 {
 	impl = $1; mode = $2; k = $3
@@ -163,8 +164,9 @@ NF >= 8 {
 }
 END {
 	printf "" >tpmdat; printf "" >pqdat; printf "" >tgtmd
-	group("TPM commands (tpm_bench: tss2 ESAPI through the stock TCTI; raw socket client), µs",
+	group("TPM commands (tpm_bench: tss2 ESAPI through the stock TCTI; raw client), µs",
 	      "pinned", "^(getrandom_esys|pcr_extend|sign_|cp_|getrandom_raw)", "three", 1)
+	print "\nRows without \"raw\" go through tss2 ESAPI and the stock TCTI, which spends tens to hundreds of µs of client CPU per command (fresh crypto contexts, names, session HMACs); the \"raw\" rows use tpm_bench'"'"'s raw client (one connection, bare commands, password session, no client crypto), so they measure the TPM, and issue 7'"'"'s targets use them."
 	group("Kernel flow (kernel_flow: the Linux kernel'"'"'s salted-session PCR extend, own raw client), µs",
 	      "pinned", "^(kf_|sas_|getrandom_enc$)", "three", 1)
 	group("NV (nv_bench, raw client), µs", "pinned", "^nv_", "three", 1)
@@ -178,7 +180,7 @@ END {
 	pq("pinned")
 	group("Other figures", "pinned", ".", "three", 0)
 	# The targets, for the summary at the top, in the order issue 7 lists them.
-	split("getrandom_raw kf_total sign_ecdsa sign_rsa cp_ecc", tk, " ")
+	split("getrandom_raw kf_total sign_ecdsa_raw sign_rsa_raw cp_ecc_raw", tk, " ")
 	for (i = 1; i <= 5; i++) {
 		k = tk[i]
 		cpu = ""

@@ -12,6 +12,10 @@
  *   GetRandom(32) over the raw client and through the stock TCTI, PCR_Extend, Sign with ECDSA
  *   P-256 and RSASSA-2048 (keys from one CreatePrimary each), CreatePrimary ECC P-256 and
  *   RSA-2048 (flushed each time), and GetRandom ops/s with 1, 2 and 4 concurrent raw clients.
+ *   The Sign and CreatePrimary figures twice: through ESAPI, which spends tens to hundreds of
+ *   microseconds of client CPU per command (fresh crypto contexts, names, session HMACs), and
+ *   over the raw client (common/raw_cmd.c: same templates, password session, no client
+ *   crypto), which measures the TPM.
  * Environment: BENCH_QUICK=1 for fewer iterations and shorter runs; BENCH_MAX_CLIENTS=N to
  * skip the concurrent runs above N clients (reported as n/a), for a server that serves one
  * connection at a time; BENCH_PHASES=latency or throughput for only the round-trip figures or
@@ -35,10 +39,11 @@
 #include <tss2/tss2_tctildr.h>
 
 #include "common/bench.h"
+#include "common/raw_cmd.h"
 
 #define TPM_RC_INITIALIZE 0x100u
 
-#define LABEL_WIDTH 42
+#define LABEL_WIDTH 46
 
 static int quick;
 
@@ -117,6 +122,85 @@ static void bench_raw_latency(const struct target *tg)
 	bench_close(&c);
 	bench_report("getrandom_raw", "GetRandom(32), raw socket", LABEL_WIDTH, t, done);
 	free(t);
+}
+
+/* Sign and CreatePrimary (+FlushContext) over the raw client, on one connection. */
+struct raw_key_bench {
+	const char *key, *label;
+	enum bench_key type;
+	int create;	/* CreatePrimary + FlushContext; else Sign with one key */
+	struct budget b;
+};
+
+static long raw_key_once(struct bench_conn *c, const struct raw_key_bench *kb, uint32_t key)
+{
+	uint32_t h;
+	long rc;
+
+	if (!kb->create)
+		return bench_sign(c, key, kb->type);
+	rc = bench_create_primary(c, kb->type, &h);
+	return rc != 0 ? rc : bench_flush(c, h);
+}
+
+static void bench_raw_key_one(struct bench_conn *c, const struct raw_key_bench *kb)
+{
+	double *t = calloc((size_t)kb->b.iters, sizeof(double)), start;
+	uint32_t key = 0;
+	int i, done = 0, have_key = 0, warm = kb->create ? 1 : 5;
+	long rc = 0;
+
+	if (!t)
+		goto out;
+	if (!kb->create) {
+		rc = bench_create_primary(c, kb->type, &key);
+		if (rc != 0)
+			goto out;
+		have_key = 1;
+	}
+	for (i = 0; i < warm && rc == 0; i++)
+		rc = raw_key_once(c, kb, key);
+	start = bench_now_us();
+	for (i = 0; rc == 0 && i < kb->b.iters && (i < 3 || bench_now_us() - start < kb->b.max_s * 1e6);
+	     i++) {
+		double t0 = bench_now_us();
+
+		rc = raw_key_once(c, kb, key);
+		if (rc == 0)
+			t[done++] = bench_now_us() - t0;
+	}
+out:
+	if (rc != 0)
+		fprintf(stderr, "%s: rc %ld%s\n", kb->label, rc, rc < 0 ? " (transport or bad response)" : "");
+	if (have_key && bench_flush(c, key) != 0)
+		fprintf(stderr, "%s: FlushContext of the key failed\n", kb->label);
+	bench_report(kb->key, kb->label, LABEL_WIDTH, t, done);
+	free(t);
+}
+
+static void bench_raw_keys(const struct target *tg)
+{
+	const struct raw_key_bench list[] = {
+		{ "sign_ecdsa_raw", "Sign ECDSA P-256, raw client", BENCH_KEY_ECC_P256, 0,
+		  budget(500, 50, 10) },
+		{ "sign_rsa_raw", "Sign RSASSA RSA-2048, raw client", BENCH_KEY_RSA_2048, 0,
+		  budget(200, 20, 10) },
+		{ "cp_ecc_raw", "CreatePrimary ECC P-256 (+Flush), raw client", BENCH_KEY_ECC_P256, 1,
+		  budget(100, 10, 10) },
+		{ "cp_rsa_raw", "CreatePrimary RSA-2048 (+Flush), raw client", BENCH_KEY_RSA_2048, 1,
+		  budget(20, 3, 40) },
+	};
+	struct bench_conn c;
+	size_t i;
+
+	if (bench_connect(&c, tg->host, tg->port, tg->mssim) < 0) {
+		for (i = 0; i < sizeof(list) / sizeof(list[0]); i++)
+			bench_report(list[i].key, list[i].label, LABEL_WIDTH, NULL, 0);
+		return;
+	}
+	for (i = 0; i < sizeof(list) / sizeof(list[0]); i++)
+		bench_raw_key_one(&c, &list[i]);
+	bench_close(&c);
 }
 
 /* Startup(CLEAR) on a connection of its own, for a run without the latency phases (which
@@ -426,6 +510,7 @@ int main(int argc, char **argv)
 	if (latency) {
 		bench_esys(&tg);
 		bench_raw_latency(&tg);
+		bench_raw_keys(&tg);
 	} else if (raw_startup(&tg) < 0) {
 		bench_errors++;
 	}
