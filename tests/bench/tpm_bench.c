@@ -161,7 +161,8 @@ static void bench_raw_key_one(struct bench_conn *c, const struct raw_key_bench *
 	for (i = 0; i < warm && rc == 0; i++)
 		rc = raw_key_once(c, kb, key);
 	start = bench_now_us();
-	for (i = 0; rc == 0 && i < kb->b.iters && (i < 3 || bench_now_us() - start < kb->b.max_s * 1e6);
+	for (i = 0; rc == 0 && i < kb->b.iters &&
+		    (i < 3 || bench_now_us() - start < kb->b.max_s * 1e6);
 	     i++) {
 		double t0 = bench_now_us();
 
@@ -170,10 +171,18 @@ static void bench_raw_key_one(struct bench_conn *c, const struct raw_key_bench *
 			t[done++] = bench_now_us() - t0;
 	}
 out:
-	if (rc != 0)
-		fprintf(stderr, "%s: rc %ld%s\n", kb->label, rc, rc < 0 ? " (transport or bad response)" : "");
-	if (have_key && bench_flush(c, key) != 0)
+	/* Any failed command fails the whole measurement, not only the samples after it. */
+	if (rc != 0) {
+		if (rc < 0)
+			fprintf(stderr, "%s: transport error or bad response\n", kb->label);
+		else
+			fprintf(stderr, "%s: TPM rc 0x%lx\n", kb->label, (unsigned long)rc);
+		done = 0;
+	}
+	if (have_key && bench_flush(c, key) != 0) {
 		fprintf(stderr, "%s: FlushContext of the key failed\n", kb->label);
+		done = 0;
+	}
 	bench_report(kb->key, kb->label, LABEL_WIDTH, t, done);
 	free(t);
 }
