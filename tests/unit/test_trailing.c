@@ -1932,6 +1932,22 @@ static void test_trailing_byte(void)
 	CU_ASSERT_EQUAL(failed, 0);
 }
 
+/* Every command in the table has a case here (Startup needs a TPM not yet started): a new
+ * command without one fails this test. */
+static void test_every_command_covered(void)
+{
+	for (size_t i = 0; i < cmd_count(); i++) {
+		TPM_CC cc = cmd_at(i)->code;
+		bool found = cc == TPM_CC_Startup;
+
+		for (size_t j = 0; j < NCASES && !found; j++)
+			found = cases[j].cc == cc;
+		if (!found)
+			fprintf(stderr, "\n  %s (0x%x) has no case", cmd_at(i)->name, cc);
+		CU_ASSERT(found);
+	}
+}
+
 int main(void)
 {
 	CU_pSuite s;
@@ -1942,6 +1958,7 @@ int main(void)
 	s = CU_add_suite("trailing bytes", NULL, NULL);
 	CU_add_test(s, "every command: a byte more is TPM_RC_SIZE and changes nothing",
 		    test_trailing_byte);
+	CU_add_test(s, "every command in the table has a case", test_every_command_covered);
 	CU_basic_set_mode(CU_BRM_VERBOSE);
 	CU_basic_run_tests();
 	failed = CU_get_number_of_failures();
