@@ -17,13 +17,7 @@ if [ "$TPM_IMPL" != pqtpm ]; then
 	finish
 fi
 
-SHIM=$T/enospc_preload.so
-FLAG=$T/disk_full
-${CC:-cc} -shared -fPIC -O2 -o "$SHIM" "$LIB_DIR/helpers/enospc_preload.c" -ldl
-export PQTPM_ENOSPC_FLAG=$FLAG
-# ASan wants its runtime first in the library list; the shim comes first here
-export ASAN_OPTIONS_SERVER="$ASAN_OPTIONS_SERVER:verify_asan_link_order=0"
-SERVER_WRAP="env LD_PRELOAD=$SHIM"
+enospc_shim_build
 STATE=$T/state
 PERSIST=0x81000010
 NV_UNAVAILABLE=0x923

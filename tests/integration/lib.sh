@@ -11,6 +11,10 @@
 #   expect_fail NAME CMD... CMD must fail
 #   expect_rc NAME RC CMD.. CMD must fail with TPM response code RC (e.g. 0x9a2; "0x98e|0x9a2")
 #   check_eq NAME WANT GOT  string comparison
+#   policy_trial DIR NAME TOOL ARGS...  tpm2-tools: one policy assertion in a trial session,
+#                           its digest -> DIR/NAME.pol
+#   enospc_shim_build       build helpers/enospc_preload.c and put it in front of the server
+#                           (SERVER_WRAP); writes fail with ENOSPC while the file $FLAG exists
 #   finish                  stop the server, print `N passed, M failed`, exit 0 or 1
 #
 # Environment:
@@ -339,6 +343,25 @@ sha256_hex() {
 # SHA-256 over the bytes given in hex.
 sha256_of_hex() {
 	echo "$1" | xxd -r -p | sha256sum | cut -c1-64
+}
+
+policy_trial() {
+	local dir=$1 name=$2
+	shift 2
+	run "trial $name: start" tpm2_startauthsession -S "$dir/trial.ctx"
+	run "trial $name: $1" "$@" -S "$dir/trial.ctx" -L "$dir/$name.pol"
+	run "trial $name: flush" tpm2_flushcontext "$dir/trial.ctx"
+}
+
+# Sets SHIM and FLAG; the shim reads the flag's path from PQTPM_ENOSPC_FLAG.
+enospc_shim_build() {
+	SHIM=$T/enospc_preload.so
+	FLAG=$T/disk_full
+	${CC:-cc} -shared -fPIC -O2 -o "$SHIM" "$LIB_DIR/helpers/enospc_preload.c" -ldl
+	export PQTPM_ENOSPC_FLAG=$FLAG
+	# ASan wants its runtime first in the library list; the shim comes first here
+	export ASAN_OPTIONS_SERVER="$ASAN_OPTIONS_SERVER:verify_asan_link_order=0"
+	SERVER_WRAP="env LD_PRELOAD=$SHIM"
 }
 
 finish() {

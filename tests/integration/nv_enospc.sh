@@ -14,13 +14,7 @@ if [ "$TPM_IMPL" != pqtpm ]; then
 	finish
 fi
 
-SHIM=$T/enospc_preload.so
-FLAG=$T/disk_full
-${CC:-cc} -shared -fPIC -O2 -o "$SHIM" "$LIB_DIR/helpers/enospc_preload.c" -ldl
-export PQTPM_ENOSPC_FLAG=$FLAG
-# ASan wants its runtime first in the library list; the shim comes first here
-export ASAN_OPTIONS_SERVER="$ASAN_OPTIONS_SERVER:verify_asan_link_order=0"
-SERVER_WRAP="env LD_PRELOAD=$SHIM"
+enospc_shim_build
 
 IDX=0x1500200
 CNT=0x1500201

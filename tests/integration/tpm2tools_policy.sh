@@ -16,15 +16,6 @@ tpm_start
 run "startup clear" tpm2_startup -c
 run "storage primary" tpm2_createprimary -C o -g sha256 -G ecc256 -c "$K/prim.ctx"
 
-# trial NAME TOOL ARGS...: the policy digest of one assertion in a trial session -> $K/NAME.pol
-trial() {
-	local name=$1
-	shift
-	run "trial $name: start" tpm2_startauthsession -S "$K/trial.ctx"
-	run "trial $name: $1" "$@" -S "$K/trial.ctx" -L "$K/$name.pol"
-	run "trial $name: flush" tpm2_flushcontext "$K/trial.ctx"
-}
-
 # check_digest NAME HEX: the trial's digest is what we computed
 check_digest() {
 	check_eq "$1 digest" "$2" "$(hex_of "$K/$1.pol")"
@@ -62,7 +53,7 @@ POLICY_CC=0x9a4	  # TPM_RC_POLICY_CC, session 1
 BAD_AUTH=0x9a2	  # TPM_RC_BAD_AUTH, session 1 (noDA objects and hierarchies)
 
 # ---- policycommandcode ----
-trial cc tpm2_policycommandcode TPM2_CC_Unseal
+policy_trial "$K" cc tpm2_policycommandcode TPM2_CC_Unseal
 check_digest cc "$(sha256_of_hex "${ZERO}0000016c0000015e")"
 seal cc
 policy_session
@@ -70,7 +61,7 @@ run "cc: policycommandcode" tpm2_policycommandcode -S "$K/s.ctx" TPM2_CC_Unseal
 unseal_ok cc cc
 # an object whose policy names ObjectChangeAuth, used for Unseal: the digest matches, the
 # command does not
-trial cca tpm2_policycommandcode TPM2_CC_ObjectChangeAuth
+policy_trial "$K" cca tpm2_policycommandcode TPM2_CC_ObjectChangeAuth
 seal cca
 policy_session
 run "cca: policycommandcode" tpm2_policycommandcode -S "$K/s.ctx" TPM2_CC_ObjectChangeAuth
@@ -78,9 +69,9 @@ unseal_rc cca cca "$POLICY_CC"
 
 # ---- policyauthvalue / policypassword (same digest) ----
 AUTHVALUE=8fcd2169ab92694e0c633f1ab772842b8241bbc20288981fc7ac1eddc1fddb0e
-trial authvalue tpm2_policyauthvalue
+policy_trial "$K" authvalue tpm2_policyauthvalue
 check_digest authvalue "$AUTHVALUE"
-trial password tpm2_policypassword
+policy_trial "$K" password tpm2_policypassword
 check_digest password "$AUTHVALUE"
 seal authvalue objpass
 policy_session
@@ -97,7 +88,7 @@ expect_fail "authvalue: no password alone (userWithAuth clear)" \
 
 # ---- policypcr ----
 run "pcr: read PCR 16" tpm2_pcrread sha256:16 -o "$K/pcr16.bin"
-trial pcr tpm2_policypcr -l sha256:16
+policy_trial "$K" pcr tpm2_policypcr -l sha256:16
 check_digest pcr "$(sha256_of_hex "${ZERO}0000017f00000001000b03000001$(sha256_hex "$K/pcr16.bin")")"
 seal pcr
 policy_session
@@ -110,7 +101,7 @@ unseal_rc "pcr, after the extend" pcr "$POLICY_FAIL"
 
 # ---- policysecret (owner) ----
 run "secret: owner auth" tpm2_changeauth -c o ownerpass
-trial secret tpm2_policysecret -c o ownerpass
+policy_trial "$K" secret tpm2_policysecret -c o ownerpass
 check_digest secret "$(sha256_of_hex "$(sha256_of_hex "${ZERO}0000015140000001")")"
 seal secret
 policy_session
@@ -122,7 +113,7 @@ expect_rc "secret: policysecret with a wrong owner auth" "$BAD_AUTH" \
 tpm2_flushcontext "$K/s.ctx" >/dev/null 2>&1 || true
 
 # ---- policyor: commandcode or authvalue ----
-trial or tpm2_policyor -l "sha256:$K/cc.pol,$K/authvalue.pol"
+policy_trial "$K" or tpm2_policyor -l "sha256:$K/cc.pol,$K/authvalue.pol"
 check_digest or "$(sha256_of_hex "${ZERO}00000171$(hex_of "$K/cc.pol")$AUTHVALUE")"
 seal or orpass
 policy_session
@@ -148,11 +139,11 @@ run "authorize: RSA key" openssl genrsa -out "$K/signer.pem" 2048
 run "authorize: its public key" openssl rsa -in "$K/signer.pem" -pubout -out "$K/signer.pub.pem"
 run "authorize: loadexternal" tpm2_loadexternal -G rsa -C o -u "$K/signer.pub.pem" \
 	-c "$K/signer.ctx" -n "$K/signer.name"
-trial authorize tpm2_policyauthorize -i "$K/pcr.pol" -n "$K/signer.name"
+policy_trial "$K" authorize tpm2_policyauthorize -i "$K/pcr.pol" -n "$K/signer.name"
 check_digest authorize "$(sha256_of_hex "$(sha256_of_hex "${ZERO}0000016a$(hex_of "$K/signer.name")")")"
 seal authorize
 # approve the policy of PCR 16 as it is now
-trial approved tpm2_policypcr -l sha256:16
+policy_trial "$K" approved tpm2_policypcr -l sha256:16
 run "authorize: sign the approved policy" openssl dgst -sha256 -sign "$K/signer.pem" \
 	-out "$K/approved.sig" "$K/approved.pol"
 run "authorize: verifysignature" tpm2_verifysignature -c "$K/signer.ctx" -g sha256 \

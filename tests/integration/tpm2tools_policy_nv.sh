@@ -29,15 +29,6 @@ tpm_start
 run "startup clear" tpm2_startup -c
 run "storage primary" tpm2_createprimary -C o -g sha256 -G ecc256 -c "$K/prim.ctx"
 
-# trial NAME TOOL ARGS...: the digest of one assertion in a trial session -> $K/NAME.pol
-trial() {
-	local name=$1
-	shift
-	run "trial $name: start" tpm2_startauthsession -S "$K/trial.ctx"
-	run "trial $name: $1" "$@" -S "$K/trial.ctx" -L "$K/$name.pol"
-	run "trial $name: flush" tpm2_flushcontext "$K/trial.ctx"
-}
-
 policy_session() {
 	run "policy session${1:+ $1}" tpm2_startauthsession --policy-session -S "$K/${1:-s}.ctx"
 }
@@ -68,9 +59,9 @@ nv_name() {
 }
 
 # ---- tpm2_policynvwritten ----
-trial nvw_s tpm2_policynvwritten s
+policy_trial "$K" nvw_s tpm2_policynvwritten s
 check_eq "policynvwritten s digest" "$(sha256_of_hex "${ZERO}0000018f01")" "$(hex_of "$K/nvw_s.pol")"
-trial nvw_c tpm2_policynvwritten c
+policy_trial "$K" nvw_c tpm2_policynvwritten c
 check_eq "policynvwritten c digest" "$(sha256_of_hex "${ZERO}0000018f00")" "$(hex_of "$K/nvw_c.pol")"
 
 ONCE=0x01500020
@@ -103,8 +94,8 @@ check_eq "write-once index holds the first write" "first!!!" "$(cat "$K/once.out
 # ---- tpm2_policyauthorizenv ----
 ANV=0x01500021
 run "nvdefine policy index" tpm2_nvdefine $ANV -C o -p nvpass -s 34 -a "ownerread|ownerwrite|authread|authwrite|no_da"
-trial approved tpm2_policycommandcode TPM2_CC_Unseal
-trial approved2 tpm2_policypassword
+policy_trial "$K" approved tpm2_policycommandcode TPM2_CC_Unseal
+policy_trial "$K" approved2 tpm2_policypassword
 # write_policy FILE: TPMT_HA { sha256, the digest } into the index
 write_policy() {
 	{ printf '\0\013'; cat "$1"; } >"$K/tpmt_ha"
@@ -175,7 +166,7 @@ expect_rc "dup other: duplicate to another parent refused" $POLICY_FAIL \
 flush_session
 
 # ---- a saved policy session across a server restart ----
-trial cc tpm2_policycommandcode TPM2_CC_Unseal
+policy_trial "$K" cc tpm2_policycommandcode TPM2_CC_Unseal
 seal cc
 
 # half_satisfied NAME: a policy session NAME with PolicyCommandCode(Unseal), saved by the tools
