@@ -19,7 +19,6 @@
 #define SIGN TPMA_OBJECT_SIGN_ENCRYPT
 #define RESTRICTED TPMA_OBJECT_RESTRICTED
 #define AK (SIGN | RESTRICTED)
-#define RC_S(rc, n) ((rc) | TPM_RC_S | ((n) << 8))
 
 static struct harness h;
 

@@ -12,13 +12,12 @@
 
 #include <CUnit/Basic.h>
 
-#include "crypto/crypto.h"
 #include "crypto/mldsa.h"
 #include "pq_util.h"
+#include "sessions.h"
 
-#define DSIZE 32 /* SHA-256 sessions */
+#define DSIZE SESS_DSIZE
 #define SEALED (TPMA_OBJECT_FIXEDTPM | TPMA_OBJECT_FIXEDPARENT | TPMA_OBJECT_NODA)
-#define RC_S(rc, n) ((rc) | TPM_RC_S | ((n) << 8))
 
 static struct harness h;
 static TPM_HANDLE parent;
@@ -37,45 +36,13 @@ struct psess {
 	struct tpm2b_digest nonce_tpm;
 };
 
-static void be32(uint8_t *b, uint32_t v)
-{
-	b[0] = (uint8_t)(v >> 24);
-	b[1] = (uint8_t)(v >> 16);
-	b[2] = (uint8_t)(v >> 8);
-	b[3] = (uint8_t)v;
-}
-
-static void sha256(const void *a, size_t alen, const void *b, size_t blen, const void *c,
-		   size_t clen, uint8_t out[DSIZE])
-{
-	struct crypto_hash_ctx ctx;
-
-	CU_ASSERT_EQUAL(crypto_hash_start(&ctx, TPM_ALG_SHA256), TPM_RC_SUCCESS);
-	crypto_hash_update(&ctx, a, alen);
-	crypto_hash_update(&ctx, b, blen);
-	crypto_hash_update(&ctx, c, clen);
-	crypto_hash_finish(&ctx, out);
-}
-
 /* H(H(0...0 || cc || name) || ref): PolicySigned's and PolicyAuthorize's digest from zero */
 static void expect_name_ref(TPM_CC cc, const struct tpm2b_name *name, const char *ref,
 			    uint8_t out[DSIZE])
 {
-	uint8_t zero[DSIZE] = { 0 }, code[4];
-
-	be32(code, cc);
-	sha256(zero, DSIZE, code, 4, name->b, name->size, out);
-	sha256(out, DSIZE, ref, strlen(ref), "", 0, out);
-}
-
-/* H(0...0 || TPM_CC_PolicyCommandCode || TPM_CC_Unseal) */
-static void unseal_only(uint8_t out[DSIZE])
-{
-	uint8_t zero[DSIZE] = { 0 }, code[8];
-
-	be32(code, TPM_CC_PolicyCommandCode);
-	be32(code + 4, TPM_CC_Unseal);
-	sha256(zero, DSIZE, code, 8, "", 0, out);
+	memset(out, 0, DSIZE);
+	sess_policy_extend(out, cc, name->b, name->size);
+	sess_sha256(out, DSIZE, ref, strlen(ref), "", 0, out);
 }
 
 static void authority(struct authority *a, TPM_ALG_ID type, uint16_t set, uint8_t seed,
@@ -112,7 +79,7 @@ static void auth_sign(const struct authority *a, const void *msg, size_t len, co
 	}
 	sig->sig_alg = TPM_ALG_HASH_MLDSA;
 	sig->hash = TPM_ALG_SHA256;
-	sha256(msg, len, "", 0, "", 0, d);
+	sess_sha256(msg, len, "", 0, "", 0, d);
 	CU_ASSERT_EQUAL_FATAL(mldsa_sign_hash(a->set, a->sk, TPM_ALG_SHA256, d, DSIZE,
 					      (const uint8_t *)ctx, clen, NULL, sig->sig),
 			      0);
@@ -122,46 +89,8 @@ static void auth_sign(const struct authority *a, const void *msg, size_t len, co
 
 static void start(struct psess *s, uint8_t type)
 {
-	struct cmdbuf b;
-	struct rd rsp;
-	uint8_t nonce[DSIZE];
-
 	memset(s, 0, sizeof(*s));
-	CU_ASSERT_EQUAL(crypto_random(nonce, sizeof(nonce)), TPM_RC_SUCCESS);
-	cmd_begin(&b, TPM_CC_StartAuthSession);
-	cmd_handle(&b, TPM_RH_NULL);
-	cmd_handle(&b, TPM_RH_NULL);
-	wr_tpm2b(&b.params, nonce, sizeof(nonce));
-	wr_u16(&b.params, 0);
-	wr_u8(&b.params, type);
-	wr_u16(&b.params, TPM_ALG_NULL);
-	wr_u16(&b.params, TPM_ALG_SHA256);
-	CU_ASSERT_EQUAL_FATAL(harness_run(&h, &b, &rsp, &s->handle), TPM_RC_SUCCESS);
-	CU_ASSERT_EQUAL_FATAL(rd_tpm2b_digest(&rsp, &s->nonce_tpm), TPM_RC_SUCCESS);
-}
-
-static void session_digest(const struct psess *s, uint8_t out[DSIZE])
-{
-	struct tpm2b_digest d;
-	struct cmdbuf b;
-	struct rd rsp;
-
-	cmd_begin(&b, TPM_CC_PolicyGetDigest);
-	cmd_handle(&b, s->handle);
-	CU_ASSERT_EQUAL_FATAL(harness_run(&h, &b, &rsp, NULL), TPM_RC_SUCCESS);
-	CU_ASSERT_EQUAL_FATAL(rd_tpm2b_digest(&rsp, &d), TPM_RC_SUCCESS);
-	CU_ASSERT_EQUAL_FATAL(d.size, DSIZE);
-	memcpy(out, d.b, DSIZE);
-}
-
-static void policy_unseal_cc(const struct psess *s)
-{
-	struct cmdbuf b;
-
-	cmd_begin(&b, TPM_CC_PolicyCommandCode);
-	cmd_handle(&b, s->handle);
-	wr_u32(&b.params, TPM_CC_Unseal);
-	CU_ASSERT_EQUAL(harness_run(&h, &b, NULL, NULL), TPM_RC_SUCCESS);
+	CU_ASSERT_EQUAL_FATAL(sess_start(&h, type, &s->handle, &s->nonce_tpm), TPM_RC_SUCCESS);
 }
 
 /* M = nonceTPM || expiration || cpHashA (empty) || policyRef */
@@ -171,7 +100,7 @@ static size_t signed_message(const struct psess *s, int32_t expiration, const ch
 	size_t n = s->nonce_tpm.size;
 
 	memcpy(m, s->nonce_tpm.b, n);
-	be32(m + n, (uint32_t)expiration);
+	sess_be32(m + n, (uint32_t)expiration);
 	memcpy(m + n + 4, ref, strlen(ref));
 	return n + 4 + strlen(ref);
 }
@@ -329,29 +258,14 @@ static void seal(const uint8_t policy[DSIZE], struct sealed *o)
 /* Unseal o with policy session s (no authValue in the HMAC); the session ends either way. */
 static TPM_RC unseal(const struct psess *s, const struct sealed *o)
 {
-	uint8_t cp[DSIZE], mac[DSIZE], nonce[DSIZE], code[4], attrs = 0;
 	struct tpm2b_sensitive_data out;
-	struct crypto_hmac_ctx ctx;
 	struct cmdbuf b;
 	struct rd r;
 	TPM_RC rc;
 
-	CU_ASSERT_EQUAL(crypto_random(nonce, sizeof(nonce)), TPM_RC_SUCCESS);
-	be32(code, TPM_CC_Unseal);
-	sha256(code, 4, o->name.b, o->name.size, "", 0, cp);
 	cmd_begin(&b, TPM_CC_Unseal);
 	cmd_handle(&b, o->handle);
-	wr_u32(&b.auth, s->handle);
-	wr_tpm2b(&b.auth, nonce, sizeof(nonce));
-	wr_u8(&b.auth, attrs);
-	crypto_hmac_start(&ctx, TPM_ALG_SHA256, (const uint8_t *)"", 0);
-	crypto_hmac_update(&ctx, cp, DSIZE);
-	crypto_hmac_update(&ctx, nonce, DSIZE);
-	crypto_hmac_update(&ctx, s->nonce_tpm.b, s->nonce_tpm.size);
-	crypto_hmac_update(&ctx, &attrs, 1);
-	crypto_hmac_finish(&ctx, mac);
-	wr_tpm2b(&b.auth, mac, DSIZE);
-	b.nauth = 1;
+	sess_auth_policy(&b, s->handle, &s->nonce_tpm, &o->name);
 	rc = harness_run(&h, &b, &r, NULL);
 	if (rc == TPM_RC_SUCCESS) {
 		CU_ASSERT_EQUAL(rd_tpm2b(&r, out.b, sizeof(out.b), &out.size), TPM_RC_SUCCESS);
@@ -399,14 +313,14 @@ static void test_signed_unseals(void)
 		sig.hash = a->type == TPM_ALG_HASH_MLDSA ? TPM_ALG_SHA256 : TPM_ALG_NULL;
 		sig.size = 1;
 		CU_ASSERT_EQUAL(policy_signed(&s, a, 0, "door", &sig, NULL, NULL), TPM_RC_SUCCESS);
-		session_digest(&s, trial);
+		sess_policy_digest(&h, s.handle, trial);
 		CU_ASSERT_EQUAL(pq_flush(&h, s.handle), TPM_RC_SUCCESS);
 		CU_ASSERT(memcmp(trial, expect, DSIZE) == 0);
 
 		seal(trial, &o);
 		start(&s, TPM_SE_POLICY);
 		CU_ASSERT_EQUAL(sign_and_assert(&s, a, "door"), TPM_RC_SUCCESS);
-		session_digest(&s, real);
+		sess_policy_digest(&h, s.handle, real);
 		CU_ASSERT(memcmp(real, trial, DSIZE) == 0);
 		CU_ASSERT_EQUAL(unseal(&s, &o), TPM_RC_SUCCESS);
 		CU_ASSERT_EQUAL(pq_flush(&h, o.handle), TPM_RC_SUCCESS);
@@ -478,7 +392,7 @@ static void test_signed_refused(void)
 	start(&s, TPM_SE_POLICY);
 	n = signed_message(&s, 0, "door", m);
 	/* pure ML-DSA over aHash = H(M), the classical form */
-	sha256(m, n, "", 0, "", 0, a_hash);
+	sess_sha256(m, n, "", 0, "", 0, a_hash);
 	auth_sign(&auth65, a_hash, DSIZE, "", &sig);
 	CU_ASSERT_EQUAL(policy_signed(&s, &auth65, 0, "door", &sig, NULL, NULL),
 			RC_P(TPM_RC_SIGNATURE, 5));
@@ -531,9 +445,9 @@ static TPM_RC authorize_unseal(const struct sealed *o, const char *ref,
 	struct psess s;
 	TPM_RC rc;
 
-	unseal_only(approved);
+	sess_cc_policy(TPM_CC_Unseal, approved);
 	start(&s, TPM_SE_POLICY);
-	policy_unseal_cc(&s);
+	CU_ASSERT_EQUAL(sess_policy_cc(&h, s.handle, TPM_CC_Unseal), TPM_RC_SUCCESS);
 	rc = policy_authorize(&s, approved, ref, key_sign, t);
 	if (rc != TPM_RC_SUCCESS) {
 		CU_ASSERT_EQUAL(pq_flush(&h, s.handle), TPM_RC_SUCCESS);
@@ -553,7 +467,7 @@ static void test_authorize_message(void)
 	struct psess s;
 	size_t n;
 
-	unseal_only(approved);
+	sess_cc_policy(TPM_CC_Unseal, approved);
 	n = approval(approved, "v1", m);
 	for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++) {
 		const struct authority *a = all[i];
@@ -564,10 +478,10 @@ static void test_authorize_message(void)
 
 		expect_name_ref(TPM_CC_PolicyAuthorize, &a->k.name, "v1", policy);
 		start(&s, TPM_SE_TRIAL);
-		policy_unseal_cc(&s);
+		CU_ASSERT_EQUAL(sess_policy_cc(&h, s.handle, TPM_CC_Unseal), TPM_RC_SUCCESS);
 		CU_ASSERT_EQUAL(policy_authorize(&s, approved, "v1", &a->k.name, &t),
 				TPM_RC_SUCCESS);
-		session_digest(&s, trial);
+		sess_policy_digest(&h, s.handle, trial);
 		CU_ASSERT_EQUAL(pq_flush(&h, s.handle), TPM_RC_SUCCESS);
 		CU_ASSERT(memcmp(trial, policy, DSIZE) == 0);
 
@@ -587,9 +501,9 @@ static void test_authorize_digest(void)
 	struct sealed o;
 	size_t n;
 
-	unseal_only(approved);
+	sess_cc_policy(TPM_CC_Unseal, approved);
 	n = approval(approved, "v2", m);
-	sha256(m, n, "", 0, "", 0, d);
+	sess_sha256(m, n, "", 0, "", 0, d);
 	auth_sign(&hash65, m, n, "", &sig);
 	CU_ASSERT_EQUAL_FATAL(verify_digest(&hash65, d, DSIZE, &sig, &t), TPM_RC_SUCCESS);
 	CU_ASSERT(t.tag == TPM_ST_DIGEST_VERIFIED && t.metadata == TPM_ALG_SHA256);
@@ -614,7 +528,7 @@ static void test_authorize_refused(void)
 	struct psess s;
 	size_t n;
 
-	unseal_only(approved);
+	sess_cc_policy(TPM_CC_Unseal, approved);
 	n = approval(approved, "v1", m);
 	auth_sign(&auth65, m, n, "", &sig);
 	CU_ASSERT_EQUAL_FATAL(verify_message(&auth65, m, n, &sig, &t), TPM_RC_SUCCESS);

@@ -14,6 +14,7 @@
 #include "harness.h"
 #include "keys.h"
 #include "session.h"
+#include "sessions.h"
 
 static struct harness h;
 
@@ -47,15 +48,6 @@ static bool wiped(const void *p, size_t n)
 		if (seen[i].p == p && seen[i].n == n)
 			return seen[i].zero;
 	return false;
-}
-
-static void flush(TPM_HANDLE handle)
-{
-	struct cmdbuf b;
-
-	cmd_begin(&b, TPM_CC_FlushContext);
-	wr_u32(&b.params, handle);
-	CU_ASSERT_EQUAL(harness_run(&h, &b, NULL, NULL), TPM_RC_SUCCESS);
 }
 
 /* A keyedHash primary whose sensitive data is the given secret. */
@@ -98,7 +90,7 @@ static void test_flushed_object(void)
 	memset(secret, 0x5C, sizeof(secret));
 	o = secret_object(&h, secret, &k);
 	nseen = 0;
-	flush(k.handle);
+	CU_ASSERT_EQUAL(sess_flush(&h, k.handle), TPM_RC_SUCCESS);
 	CU_ASSERT_TRUE(wiped(o, sizeof(*o)));
 	CU_ASSERT_PTR_NULL(object_find(h.c, k.handle));
 }
@@ -136,7 +128,7 @@ static void test_flushed_session(void)
 	CU_ASSERT_EQUAL(s->bind_auth.size, strlen(pw));
 
 	nseen = 0;
-	flush(handle);
+	CU_ASSERT_EQUAL(sess_flush(&h, handle), TPM_RC_SUCCESS);
 	CU_ASSERT_TRUE(wiped(s, sizeof(*s)));
 	CU_ASSERT_PTR_NULL(session_find(h.c, handle));
 
