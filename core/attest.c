@@ -45,20 +45,6 @@ TPM_ALG_ID attest_hash(const struct object *key, const struct tpmt_scheme *schem
 	return key->pub.name_alg;
 }
 
-static uint64_t be64(const uint8_t *b)
-{
-	uint64_t v = 0;
-
-	for (int i = 0; i < 8; i++)
-		v = (v << 8) | b[i];
-	return v;
-}
-
-static uint32_t be32(const uint8_t *b)
-{
-	return (uint32_t)b[0] << 24 | (uint32_t)b[1] << 16 | (uint32_t)b[2] << 8 | b[3];
-}
-
 /* Part 1 "Privacy": a key outside the endorsement and platform hierarchies could otherwise
  * link its attestations to the TPM's reset history and firmware. The 128 bits of
  * KDFa(signer nameAlg, shProof, "OBFUSCATE", signer QN, -, 128) are added, in their order, to
@@ -71,6 +57,9 @@ static TPM_RC obfuscate(struct pqtpm_engine *e, const struct object *key,
 	const uint8_t *sh_proof = hier_proof(e, TPM_RH_OWNER);
 	TPM_ALG_ID alg = key ? key->pub.name_alg : TPM_ALG_SHA256;
 	uint8_t k[OBFUSCATE_BITS / 8];
+	uint64_t fw_add;
+	uint32_t reset_add, restart_add;
+	struct rd r;
 
 	if (!sh_proof)
 		return TPM_RC_FAILURE;
@@ -78,9 +67,14 @@ static TPM_RC obfuscate(struct pqtpm_engine *e, const struct object *key,
 		alg = TPM_ALG_SHA256;
 	TRY(crypto_kdfa(alg, sh_proof, PRIMARY_SEED_SIZE, "OBFUSCATE", qn->b, qn->size, NULL, 0,
 			OBFUSCATE_BITS, k));
-	*fw += be64(k);
-	*reset += be32(k + 8);
-	*restart += be32(k + 12);
+	rd_init(&r, k, sizeof(k));
+	TRY(rd_u64(&r, &fw_add));
+	TRY(rd_u32(&r, &reset_add));
+	TRY(rd_u32(&r, &restart_add));
+	*fw += fw_add;
+	*reset += reset_add;
+	*restart += restart_add;
+	crypto_wipe(k, sizeof(k));
 	return TPM_RC_SUCCESS;
 }
 
