@@ -358,17 +358,12 @@ static TPM_RC encrypt_param(struct auth_area *a, uint8_t *params, size_t plen)
 			     &as->nonce, params + 2, size);
 }
 
-/* Commands that take no sessions leave the exclusive audit session as it is: a client's
- * context management between two audited commands does not end exclusivity. */
-static bool takes_no_sessions(TPM_CC cc)
-{
-	return cc == TPM_CC_Startup || cc == TPM_CC_ContextSave || cc == TPM_CC_ContextLoad ||
-	       cc == TPM_CC_FlushContext;
-}
-
+/* A command that takes no sessions (CMD_NO_SESSIONS: Startup, context management) leaves the
+ * exclusive audit session as it is: a client's ContextSave/Load between two audited commands
+ * does not end exclusivity. */
 void auth_unaudited(struct cmd *c)
 {
-	if (!takes_no_sessions(c->def->code))
+	if (!(c->def->flags & CMD_NO_SESSIONS))
 		c->e->exclusive_audit = 0;
 }
 

@@ -252,6 +252,7 @@ enum auth_role { AUTH_NONE = 0, AUTH_USER, AUTH_ADMIN, AUTH_DUP };
 #define CMD_RHANDLE 0x04u    /* the response carries a handle */
 #define CMD_NO_STARTUP 0x08u /* valid before Startup (Startup itself) */
 #define CMD_PP 0x10u	     /* physical presence may be required (PP_Commands list) */
+#define CMD_NO_SESSIONS 0x20u /* takes no sessions: leaves the exclusive audit session as is */
 
 struct cmd;
 struct cmd_def {

@@ -35,7 +35,8 @@ static TPM_RC shutdown(struct cmd *c)
 }
 
 const struct cmd_def cmds_startup[] = {
-	{ .code = TPM_CC_Startup, .name = "Startup", .flags = CMD_NO_STARTUP, .run = startup },
+	{ .code = TPM_CC_Startup, .name = "Startup", .flags = CMD_NO_STARTUP | CMD_NO_SESSIONS,
+	  .run = startup },
 	{ .code = TPM_CC_Shutdown, .name = "Shutdown", .run = shutdown },
 	{ 0 },
 };
