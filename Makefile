@@ -1,5 +1,5 @@
 # pqtpm: one GNU make entry point. Sources are found by folder, so adding a .c file needs no edit.
-#   make            libpqtpm (static + shared) and pqtpm-server under build/
+#   make            libpqtpm and libpqtpm-tss (static + shared) and pqtpm-server under build/
 #   make run        install missing Debian packages, build, start the server on 127.0.0.1
 #   make check      install, build, run every test (then once more under ASan/UBSan)
 #   make bench      benchmarks: build/bench/report.md and report.png (BENCH_QUICK=1: short)
@@ -30,8 +30,10 @@ DESTDIR ?=
 SAN ?=
 CC ?= cc
 
+# Hidden by default: a shared library exports what its public header declares (the headers
+# of include/pqtpm/ mark their declarations visible) and its version script lists.
 CFLAGS_BASE := -std=c11 -D_GNU_SOURCE -Wall -Wextra -Wno-unused-parameter -fPIC \
-	-Iinclude -Icore -Imssim -MMD -MP $(WOLFSSL_CFLAGS)
+	-fvisibility=hidden -Iinclude -Icore -Imssim -MMD -MP $(WOLFSSL_CFLAGS)
 ifeq ($(SAN),1)
 CFLAGS_OPT := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=undefined
 LDFLAGS_SAN := -fsanitize=address,undefined
@@ -45,7 +47,11 @@ endif
 CFLAGS ?=
 ALL_CFLAGS := $(CFLAGS_BASE) $(CFLAGS_OPT) $(CFLAGS)
 
-CORE_SRC := $(shell find core tss -name '*.c' | sort)
+CORE_SRC := $(shell find core -name '*.c' | sort)
+TSS_SRC := $(sort $(wildcard tss/*.c))
+# core's bottom layer (the bounded reader/writer, the crypto wrappers): libpqtpm-tss.so links
+# what it uses of it from this archive, as a private copy that its version script keeps local
+BOTTOM_SRC := core/marshal.c $(shell find core/crypto -name '*.c' | sort)
 MSSIM_SRC := $(filter-out mssim/main.c,$(sort $(wildcard mssim/*.c)))
 UNIT_SRC := $(sort $(wildcard tests/unit/test_*.c))
 UNIT_SUPPORT := $(filter-out tests/unit/test_%,$(sort $(wildcard tests/unit/*.c)))
@@ -56,6 +62,8 @@ BENCH_SUPPORT := $(sort $(wildcard tests/bench/common/*.c))
 ITEST_SUPPORT := $(sort $(wildcard tests/integration/common/*.c))
 
 CORE_OBJ := $(CORE_SRC:%.c=$(BUILD)/obj/%.o)
+TSS_OBJ := $(TSS_SRC:%.c=$(BUILD)/obj/%.o)
+BOTTOM_OBJ := $(BOTTOM_SRC:%.c=$(BUILD)/obj/%.o)
 MSSIM_OBJ := $(MSSIM_SRC:%.c=$(BUILD)/obj/%.o)
 UNIT_SUPPORT_OBJ := $(UNIT_SUPPORT:%.c=$(BUILD)/obj/%.o)
 BENCH_SUPPORT_OBJ := $(BENCH_SUPPORT:%.c=$(BUILD)/obj/%.o)
@@ -66,37 +74,74 @@ ITEST_BIN := $(ITEST_C:tests/integration/%.c=$(BUILD)/tests/%)
 
 LIB_A := $(BUILD)/lib/libpqtpm.a
 LIB_SO := $(BUILD)/lib/libpqtpm.so
+TSS_A := $(BUILD)/lib/libpqtpm-tss.a
+TSS_SO := $(BUILD)/lib/libpqtpm-tss.so
+# not installed: the server's objects (its unit tests and fuzz target link them too) and the
+# bottom layer for libpqtpm-tss.so
+MSSIM_A := $(BUILD)/obj/libmssim.a
+BOTTOM_A := $(BUILD)/obj/libbottom.a
 SERVER := $(BUILD)/bin/pqtpm-server
+# Programs linked against the two shared libraries rather than the archives (symbols.sh).
+SHARED_SRC := $(sort $(wildcard tests/integration/shared/*.c))
+SHARED_BIN := $(SHARED_SRC:tests/integration/shared/%.c=$(BUILD)/tests/shared/%)
 
 .PHONY: all run check deps test unit integration asan-check bench fuzz fuzz-smoke valgrind install \
 	clean
-all: $(LIB_A) $(LIB_SO) $(SERVER)
+all: $(LIB_A) $(LIB_SO) $(TSS_A) $(TSS_SO) $(SERVER)
 
 $(BUILD)/obj/%.o: %.c | $(WOLFSSL_LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -c $< -o $@
 
-$(LIB_A): $(CORE_OBJ) $(MSSIM_OBJ)
+# Unit tests may test the client library's internals (tss/tss_int.h) too.
+$(BUILD)/obj/tests/unit/%.o: ALL_CFLAGS += -Itss
+
+$(LIB_A): $(CORE_OBJ)
 	@mkdir -p $(dir $@)
 	rm -f $@ && ar rcs $@ $^
 
-$(LIB_SO): $(CORE_OBJ) $(MSSIM_OBJ)
+$(TSS_A): $(TSS_OBJ)
 	@mkdir -p $(dir $@)
-	$(CC) -shared -Wl,-soname,libpqtpm.so $(LDFLAGS_SAN) -o $@ $^ $(LIBS)
+	rm -f $@ && ar rcs $@ $^
 
-$(SERVER): $(BUILD)/obj/mssim/main.o $(LIB_A)
+$(MSSIM_A): $(MSSIM_OBJ)
+	@mkdir -p $(dir $@)
+	rm -f $@ && ar rcs $@ $^
+
+$(BOTTOM_A): $(BOTTOM_OBJ)
+	@mkdir -p $(dir $@)
+	rm -f $@ && ar rcs $@ $^
+
+$(LIB_SO): $(CORE_OBJ) core/libpqtpm.map
+	@mkdir -p $(dir $@)
+	$(CC) -shared -Wl,-soname,libpqtpm.so -Wl,--version-script=core/libpqtpm.map \
+		$(LDFLAGS_SAN) -o $@ $(CORE_OBJ) $(LIBS)
+
+# The in-process transport calls pqtpm_engine_* and pqtpm_client_* of libpqtpm.so.
+$(TSS_SO): $(TSS_OBJ) $(BOTTOM_A) $(LIB_SO) tss/libpqtpm-tss.map
+	@mkdir -p $(dir $@)
+	$(CC) -shared -Wl,-soname,libpqtpm-tss.so -Wl,--version-script=tss/libpqtpm-tss.map \
+		$(LDFLAGS_SAN) -o $@ $(TSS_OBJ) $(BOTTOM_A) -L$(BUILD)/lib -lpqtpm $(LIBS)
+
+$(SERVER): $(BUILD)/obj/mssim/main.o $(MSSIM_A) $(LIB_A)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS_SAN) -o $@ $^ $(LIBS)
 
-$(BUILD)/tests/test_%: $(BUILD)/obj/tests/unit/test_%.o $(UNIT_SUPPORT_OBJ) $(LIB_A)
+$(BUILD)/tests/test_%: $(BUILD)/obj/tests/unit/test_%.o $(UNIT_SUPPORT_OBJ) $(TSS_A) $(MSSIM_A) \
+		$(LIB_A)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS_SAN) -o $@ $^ -lcunit $(LIBS)
 
-$(BUILD)/tests/%: $(BUILD)/obj/tests/integration/%.o $(ITEST_SUPPORT_OBJ) $(LIB_A)
+$(BUILD)/tests/shared/%: $(BUILD)/obj/tests/integration/shared/%.o $(TSS_SO) $(LIB_SO)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS_SAN) -o $@ $< -L$(BUILD)/lib -lpqtpm-tss -lpqtpm \
+		-Wl,-rpath,$(abspath $(BUILD)/lib)
+
+$(BUILD)/tests/%: $(BUILD)/obj/tests/integration/%.o $(ITEST_SUPPORT_OBJ) $(TSS_A) $(LIB_A)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS_SAN) -o $@ $^ -ltss2-esys -ltss2-tctildr -ltss2-mu -ltss2-rc $(LIBS)
 
-$(BUILD)/bench/%: $(BUILD)/obj/tests/bench/%.o $(BENCH_SUPPORT_OBJ) $(LIB_A)
+$(BUILD)/bench/%: $(BUILD)/obj/tests/bench/%.o $(BENCH_SUPPORT_OBJ) $(TSS_A) $(LIB_A)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS_SAN) -o $@ $^ -ltss2-esys -ltss2-tctildr -ltss2-mu -ltss2-rc $(LIBS)
 
@@ -116,7 +161,7 @@ run: deps
 unit: $(UNIT_BIN)
 	@tests/run-unit.sh $(BUILD)
 
-integration: all $(ITEST_BIN)
+integration: all $(ITEST_BIN) $(SHARED_BIN)
 	@tests/run-integration.sh $(BUILD)
 
 test: all unit integration
@@ -165,8 +210,8 @@ install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include/pqtpm \
 		$(DESTDIR)$(SYSCONFDIR)/pqtpm
 	install -m 0755 $(SERVER) $(DESTDIR)$(PREFIX)/bin/
-	install -m 0644 $(LIB_A) $(DESTDIR)$(PREFIX)/lib/
-	install -m 0755 $(LIB_SO) $(DESTDIR)$(PREFIX)/lib/
+	install -m 0644 $(LIB_A) $(TSS_A) $(DESTDIR)$(PREFIX)/lib/
+	install -m 0755 $(LIB_SO) $(TSS_SO) $(DESTDIR)$(PREFIX)/lib/
 	install -m 0644 include/pqtpm/*.h $(DESTDIR)$(PREFIX)/include/pqtpm/
 	install -m 0644 conf/pqtpm.conf $(DESTDIR)$(SYSCONFDIR)/pqtpm/
 

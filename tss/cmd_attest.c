@@ -26,7 +26,8 @@ static void pcr_selection(struct tss_cmd *c, const struct pqtpm_tss_pcr_select *
 	}
 }
 
-/* TPML_PCR_SELECTION into up to cap banks (3-byte maps or shorter) */
+/* TPML_PCR_SELECTION into up to cap banks. A TPM with more PCRs sends longer maps: taken,
+ * as long as no PCR past 31 (which a pqtpm_tss_pcr_select cannot hold) is selected. */
 static TPM_RC rd_selection(struct rd *r, struct pqtpm_tss_pcr_select *sel, size_t cap,
 			   size_t *n)
 {
@@ -37,13 +38,16 @@ static TPM_RC rd_selection(struct rd *r, struct pqtpm_tss_pcr_select *sel, size_
 	for (uint32_t i = 0; i < count; i++) {
 		uint8_t size, b;
 
-		if (rd_u16(r, &sel[i].hash) || rd_u8(r, &size) || size > 4)
+		if (rd_u16(r, &sel[i].hash) || rd_u8(r, &size))
 			return PQTPM_TSS_RC_MALFORMED;
 		sel[i].pcrs = 0;
-		for (uint8_t j = 0; j < size; j++) {
+		for (unsigned j = 0; j < size; j++) {
 			if (rd_u8(r, &b))
 				return PQTPM_TSS_RC_MALFORMED;
-			sel[i].pcrs |= (uint32_t)b << (8 * j);
+			if (j < 4)
+				sel[i].pcrs |= (uint32_t)b << (8 * j);
+			else if (b)
+				return PQTPM_TSS_RC_BAD_VALUE;
 		}
 	}
 	*n = count;
@@ -53,15 +57,7 @@ static TPM_RC rd_selection(struct rd *r, struct pqtpm_tss_pcr_select *sel, size_
 /* TPM2B_ATTEST, then TPMT_SIGNATURE (the NULL one of an unsigned structure too) */
 static TPM_RC rd_attest(struct rd *r, struct pqtpm_tss_attest *a, struct pqtpm_tss_signature *s)
 {
-	uint16_t alg;
-
 	TRY(tss_rd_tpm2b(r, a->b, sizeof(a->b), &a->size));
-	if (rd_left(r) == 2 && rd_u16(r, &alg) == TPM_RC_SUCCESS && alg == TPM_ALG_NULL) {
-		s->b[0] = (uint8_t)(alg >> 8);
-		s->b[1] = (uint8_t)alg;
-		s->size = 2;
-		return TPM_RC_SUCCESS;
-	}
 	TRY(tss_rd_signature(r, s));
 	return tss_rd_end(r);
 }

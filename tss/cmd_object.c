@@ -22,12 +22,11 @@ static void public_param(struct tss_cmd *c, const struct pqtpm_tss_public *p)
 /* creationData, creationHash, creationTicket: read past */
 static TPM_RC skip_creation(struct rd *r)
 {
-	uint8_t buf[1024];
 	struct pqtpm_tss_ticket t;
-	uint16_t n;
+	struct tss_bytes b;
 
-	TRY(tss_rd_tpm2b(r, buf, sizeof(buf), &n));
-	TRY(tss_rd_tpm2b(r, buf, 64, &n));
+	TRY(tss_rd_view2b(r, &b));
+	TRY(tss_rd_view2b(r, &b));
 	return tss_rd_ticket(r, &t);
 }
 

@@ -1,10 +1,52 @@
-/* Structures in their wire form: templates, public keys, signatures, tickets. The parsing is
- * core's (types_marshal.c), so the client reads exactly what the engine writes. */
-#include <stdlib.h>
+/* Structures in their wire form: templates, public keys, signatures, tickets. Built here with
+ * the bounded writer, taken apart as any TPM 2.0 may marshal them (tolerant of values this
+ * library does not use, strict about the shape; public_area.c walks public areas). */
 #include <string.h>
 
 #include "tss_int.h"
-#include "types.h"
+
+#define MALFORMED(expr)                                      \
+	do {                                                 \
+		if ((expr) != TPM_RC_SUCCESS)                \
+			return PQTPM_TSS_RC_MALFORMED;       \
+	} while (0)
+
+/* Digest size of a hash algorithm (Part 2 TPMU_HA), 0 for one this library does not know. */
+static size_t hash_size(TPM_ALG_ID alg)
+{
+	switch (alg) {
+	case TPM_ALG_SHA1:
+		return 20;
+	case TPM_ALG_SHA256:
+	case TPM_ALG_SM3_256:
+	case TPM_ALG_SHA3_256:
+		return 32;
+	case TPM_ALG_SHA384:
+	case TPM_ALG_SHA3_384:
+		return 48;
+	case TPM_ALG_SHA512:
+	case TPM_ALG_SHA3_512:
+		return 64;
+	default:
+		return 0;
+	}
+}
+
+TPM_RC tss_rd_view2b(struct rd *r, struct tss_bytes *out)
+{
+	struct rd sub;
+
+	MALFORMED(rd_sub(r, &sub, &out->size));
+	out->b = sub.buf;
+	return TPM_RC_SUCCESS;
+}
+
+static TPM_RC skip_tpm2b(struct rd *r)
+{
+	struct tss_bytes b;
+
+	return tss_rd_view2b(r, &b);
+}
 
 /* Copy what a reader consumed from start on into out. */
 static TPM_RC copy_span(const struct rd *r, size_t start, uint8_t *out, size_t cap,
@@ -19,164 +61,235 @@ static TPM_RC copy_span(const struct rd *r, size_t start, uint8_t *out, size_t c
 	return TPM_RC_SUCCESS;
 }
 
-TPM_RC tss_rd_signature(struct rd *r, struct pqtpm_tss_signature *s)
+/* TPMT_SIGNATURE: sigAlg, then TPMU_SIGNATURE for it. sig (may be NULL) gets the one byte
+ * string of the kinds that have one (RSA, HMAC, ML-DSA). */
+static TPM_RC walk_signature(struct rd *r, TPM_ALG_ID *alg, TPM_ALG_ID *hash,
+			     struct tss_bytes *sig)
 {
-	struct tpmt_signature *sig = malloc(sizeof(*sig));
-	size_t start = r->off;
-	TPM_RC rc;
+	struct tss_bytes dummy;
+	const uint8_t *digest;
+	size_t n;
 
 	if (!sig)
-		return PQTPM_TSS_RC_IO;
-	rc = rd_signature(r, sig) ? PQTPM_TSS_RC_MALFORMED : TPM_RC_SUCCESS;
-	free(sig);
-	TRY(rc);
+		sig = &dummy;
+	*hash = TPM_ALG_NULL;
+	sig->b = NULL;
+	sig->size = 0;
+	MALFORMED(rd_u16(r, alg));
+	switch (*alg) {
+	case TPM_ALG_NULL:
+		return TPM_RC_SUCCESS;
+	case TPM_ALG_RSASSA:
+	case TPM_ALG_RSAPSS:
+	case TPM_ALG_HASH_MLDSA:
+		MALFORMED(rd_u16(r, hash));
+		/* fall through */
+	case TPM_ALG_MLDSA:
+		return tss_rd_view2b(r, sig);
+	case TPM_ALG_ECDSA:
+	case TPM_ALG_ECDAA:
+	case TPM_ALG_SM2:
+	case TPM_ALG_ECSCHNORR:
+		MALFORMED(rd_u16(r, hash));
+		TRY(skip_tpm2b(r)); /* signatureR */
+		return skip_tpm2b(r); /* signatureS */
+	case TPM_ALG_HMAC: /* TPMT_HA: the digest has the hash's size, no size field */
+		MALFORMED(rd_u16(r, hash));
+		n = hash_size(*hash);
+		if (n == 0)
+			return PQTPM_TSS_RC_MALFORMED;
+		MALFORMED(rd_view(r, n, &digest));
+		sig->b = digest;
+		sig->size = (uint16_t)n;
+		return TPM_RC_SUCCESS;
+	default: /* no layout known: its length cannot be told */
+		return PQTPM_TSS_RC_MALFORMED;
+	}
+}
+
+TPM_RC tss_rd_signature(struct rd *r, struct pqtpm_tss_signature *s)
+{
+	size_t start = r->off;
+	TPM_ALG_ID alg, hash;
+
+	TRY(walk_signature(r, &alg, &hash, NULL));
 	return copy_span(r, start, s->b, sizeof(s->b), &s->size);
+}
+
+/* TPMT_TK_*: tag, hierarchy, the v1.85 metadata of TPM_ST_DIGEST_VERIFIED (the digest's hash,
+ * or SHAKE256 for an external mu), digest. Any tag: they all have this shape. */
+static TPM_RC walk_ticket(struct rd *r, uint16_t *tag, TPM_HANDLE *hierarchy,
+			  TPM_ALG_ID *metadata)
+{
+	struct tss_bytes digest;
+
+	*metadata = TPM_ALG_NULL;
+	MALFORMED(rd_u16(r, tag));
+	MALFORMED(rd_u32(r, hierarchy));
+	if (*tag == TPM_ST_DIGEST_VERIFIED)
+		MALFORMED(rd_u16(r, metadata));
+	TRY(tss_rd_view2b(r, &digest));
+	return digest.size > 64 ? PQTPM_TSS_RC_MALFORMED : TPM_RC_SUCCESS;
 }
 
 TPM_RC tss_rd_ticket(struct rd *r, struct pqtpm_tss_ticket *t)
 {
-	struct tpmt_ticket tk;
 	size_t start = r->off;
+	TPM_HANDLE hierarchy;
+	TPM_ALG_ID metadata;
+	uint16_t tag;
 
-	if (rd_ticket(r, &tk))
-		return PQTPM_TSS_RC_MALFORMED;
+	TRY(walk_ticket(r, &tag, &hierarchy, &metadata));
 	return copy_span(r, start, t->b, sizeof(t->b), &t->size);
 }
 
+/* Taken by its size: a TPM may return a type this library has no walker for, and the caller
+ * may only pass it on; pqtpm_tss_public_key and the like walk it when asked. */
 TPM_RC tss_rd_public(struct rd *r, struct pqtpm_tss_public *p)
 {
-	struct tpmt_public *pub = malloc(sizeof(*pub));
-	struct rd sub;
-	uint16_t size;
-	TPM_RC rc = PQTPM_TSS_RC_MALFORMED;
+	struct tss_bytes b;
 
-	if (!pub)
-		return PQTPM_TSS_RC_IO;
-	if (rd_sub(r, &sub, &size) == TPM_RC_SUCCESS && size <= sizeof(p->b) &&
-	    rd_public(&sub, pub) == TPM_RC_SUCCESS && rd_left(&sub) == 0) {
-		memcpy(p->b, sub.buf, size);
-		p->size = size;
-		rc = TPM_RC_SUCCESS;
-	}
-	free(pub);
-	return rc;
+	TRY(tss_rd_view2b(r, &b));
+	if (b.size == 0 || b.size > sizeof(p->b))
+		return PQTPM_TSS_RC_MALFORMED;
+	memcpy(p->b, b.b, b.size);
+	p->size = b.size;
+	return TPM_RC_SUCCESS;
 }
 
-/* A parsed copy of a public area (heap: it holds up to 2.6 KB of key). */
-static struct tpmt_public *parse_public(const struct pqtpm_tss_public *p)
-{
-	struct tpmt_public *pub = malloc(sizeof(*pub));
-	struct rd r;
+/* ---- templates ---- */
 
-	if (!pub)
-		return NULL;
-	rd_init(&r, p->b, p->size);
-	if (rd_public(&r, pub) || rd_left(&r)) {
-		free(pub);
-		return NULL;
+/* TPMT_SYM_DEF_OBJECT: AES-CFB of bits (storage keys), or NULL. */
+static TPM_RC wr_sym(struct wr *w, int aes, uint16_t bits)
+{
+	if (!aes)
+		return wr_u16(w, TPM_ALG_NULL);
+	TRY(wr_u16(w, TPM_ALG_AES));
+	TRY(wr_u16(w, bits ? bits : 128));
+	return wr_u16(w, TPM_ALG_CFB);
+}
+
+/* A scheme with its details (the layout public_area.c reads); XOR's KDF is SP800-108. */
+static TPM_RC wr_scheme(struct wr *w, TPM_ALG_ID scheme, TPM_ALG_ID hash)
+{
+	scheme = scheme ? scheme : TPM_ALG_NULL;
+	TRY(wr_u16(w, scheme));
+	switch (scheme) {
+	case TPM_ALG_NULL:
+	case TPM_ALG_RSAES:
+	case TPM_ALG_MLDSA:
+		return TPM_RC_SUCCESS;
+	case TPM_ALG_ECDAA:
+		TRY(wr_u16(w, hash ? hash : TPM_ALG_NULL));
+		return wr_u16(w, 0);
+	case TPM_ALG_XOR:
+		TRY(wr_u16(w, hash ? hash : TPM_ALG_NULL));
+		return wr_u16(w, TPM_ALG_KDF1_SP800_108);
+	default:
+		return wr_u16(w, hash ? hash : TPM_ALG_NULL);
 	}
-	return pub;
+}
+
+/* TPMU_PUBLIC_PARMS of the template's type, then an empty unique. */
+static TPM_RC wr_parms(struct wr *w, const struct pqtpm_tss_template *t)
+{
+	uint32_t storage = TPMA_OBJECT_RESTRICTED | TPMA_OBJECT_DECRYPT;
+	int aes = (t->attributes & storage) == storage;
+
+	switch (t->type) {
+	case TPM_ALG_RSA:
+		TRY(wr_sym(w, aes, t->sym_bits));
+		TRY(wr_scheme(w, t->scheme, t->scheme_hash));
+		TRY(wr_u16(w, t->rsa_bits ? t->rsa_bits : 2048));
+		TRY(wr_u32(w, 0));
+		return wr_u16(w, 0);
+	case TPM_ALG_ECC:
+		TRY(wr_sym(w, aes, t->sym_bits));
+		TRY(wr_scheme(w, t->scheme, t->scheme_hash));
+		TRY(wr_u16(w, t->curve ? t->curve : TPM_ECC_NIST_P256));
+		TRY(wr_u16(w, TPM_ALG_NULL)); /* kdf */
+		TRY(wr_u16(w, 0));
+		return wr_u16(w, 0);
+	case TPM_ALG_KEYEDHASH:
+		TRY(wr_scheme(w, t->scheme, t->scheme_hash));
+		return wr_u16(w, 0);
+	case TPM_ALG_SYMCIPHER:
+		TRY(wr_sym(w, 1, t->sym_bits));
+		return wr_u16(w, 0);
+	case TPM_ALG_MLDSA:
+		TRY(wr_u16(w, t->parameter_set));
+		TRY(wr_u8(w, t->allow_external_mu));
+		return wr_u16(w, 0);
+	case TPM_ALG_HASH_MLDSA:
+		TRY(wr_u16(w, t->parameter_set));
+		TRY(wr_u16(w, t->pre_hash ? t->pre_hash : TPM_ALG_SHA256));
+		return wr_u16(w, 0);
+	case TPM_ALG_MLKEM:
+		TRY(wr_sym(w, aes, t->sym_bits));
+		TRY(wr_u16(w, t->parameter_set));
+		return wr_u16(w, 0);
+	default:
+		return PQTPM_TSS_RC_BAD_VALUE;
+	}
 }
 
 TPM_RC pqtpm_tss_template_public(const struct pqtpm_tss_template *t,
 				 struct pqtpm_tss_public *out)
 {
-	struct tpmt_public *p = calloc(1, sizeof(*p));
-	uint32_t storage = TPMA_OBJECT_RESTRICTED | TPMA_OBJECT_DECRYPT;
 	struct wr w;
-	TPM_RC rc;
 
-	if (!p)
-		return PQTPM_TSS_RC_IO;
-	if (t->policy_len > sizeof(p->auth_policy.b)) {
-		free(p);
+	if (t->policy_len > 64 || (t->policy_len && !t->policy))
 		return PQTPM_TSS_RC_BAD_VALUE;
-	}
-	p->type = t->type;
-	p->name_alg = t->name_alg ? t->name_alg : TPM_ALG_SHA256;
-	p->attributes = t->attributes;
-	p->auth_policy.size = t->policy_len;
-	if (t->policy_len)
-		memcpy(p->auth_policy.b, t->policy, t->policy_len);
-	p->symmetric.alg = TPM_ALG_NULL;
-	if ((t->attributes & storage) == storage) {
-		p->symmetric.alg = TPM_ALG_AES;
-		p->symmetric.key_bits = t->sym_bits ? t->sym_bits : 128;
-		p->symmetric.mode = TPM_ALG_CFB;
-	}
-	p->scheme.scheme = t->scheme ? t->scheme : TPM_ALG_NULL;
-	p->scheme.hash_alg = t->scheme_hash ? t->scheme_hash : TPM_ALG_NULL;
-	p->scheme.kdf = TPM_ALG_NULL;
-	p->key_bits = t->rsa_bits ? t->rsa_bits : 2048;
-	p->curve_id = t->curve ? t->curve : TPM_ECC_NIST_P256;
-	p->kdf.scheme = p->kdf.hash_alg = p->kdf.kdf = TPM_ALG_NULL;
-	p->parameter_set = t->parameter_set;
-	p->allow_external_mu = t->allow_external_mu;
-	p->pre_hash = t->pre_hash ? t->pre_hash : TPM_ALG_SHA256;
 	wr_init(&w, out->b, sizeof(out->b));
-	rc = wr_public(&w, p) ? PQTPM_TSS_RC_BAD_VALUE : TPM_RC_SUCCESS;
+	if (wr_u16(&w, t->type) || wr_u16(&w, t->name_alg ? t->name_alg : TPM_ALG_SHA256) ||
+	    wr_u32(&w, t->attributes) || wr_tpm2b(&w, t->policy, t->policy_len) ||
+	    wr_parms(&w, t))
+		return PQTPM_TSS_RC_BAD_VALUE;
 	out->size = (uint16_t)w.off;
-	free(p);
-	return rc;
+	return TPM_RC_SUCCESS;
 }
 
 TPM_ALG_ID pqtpm_tss_public_type(const struct pqtpm_tss_public *pub)
 {
-	return pub->size >= 2 ? (TPM_ALG_ID)(pub->b[0] << 8 | pub->b[1]) : TPM_ALG_ERROR;
+	struct rd r;
+	uint16_t type;
+
+	rd_init(&r, pub->b, pub->size);
+	return rd_u16(&r, &type) ? TPM_ALG_ERROR : type;
 }
 
-/* unique is the last field of every public area but ECC's (x, y: x returned) */
+/* unique: ML-DSA pk, ML-KEM ek, RSA modulus, keyedHash / symcipher digest; ECC: x */
 TPM_RC pqtpm_tss_public_key(const struct pqtpm_tss_public *pub, const uint8_t **key,
 			    size_t *len)
 {
-	struct tpmt_public *p = parse_public(pub);
-	size_t n;
+	struct tss_public p;
 
-	if (!p)
+	if (pub->size > sizeof(pub->b))
 		return PQTPM_TSS_RC_MALFORMED;
-	if (p->type == TPM_ALG_ECC) {
-		n = p->x.size + 2 + p->y.size + 2;
-		*len = p->x.size;
-	} else {
-		n = p->unique.size;
-		*len = n;
-	}
-	free(p);
-	if (n > pub->size)
-		return PQTPM_TSS_RC_MALFORMED;
-	*key = pub->b + pub->size - n;
-	if (pqtpm_tss_public_type(pub) == TPM_ALG_ECC)
-		*key += 2;
+	TRY(tss_public_walk(pub->b, pub->size, &p));
+	*key = p.unique.b;
+	*len = p.unique.size;
 	return TPM_RC_SUCCESS;
 }
 
 TPM_RC pqtpm_tss_signature_parse(const struct pqtpm_tss_signature *s, TPM_ALG_ID *alg,
 				 TPM_ALG_ID *hash, const uint8_t **sig, size_t *len)
 {
+	struct tss_bytes b;
+	TPM_ALG_ID a, h;
 	struct rd r;
-	uint16_t a, h = TPM_ALG_NULL, n;
 
-	rd_init(&r, s->b, s->size);
-	if (rd_u16(&r, &a))
+	if (s->size > sizeof(s->b))
 		return PQTPM_TSS_RC_MALFORMED;
-	switch (a) {
-	case TPM_ALG_HASH_MLDSA:
-	case TPM_ALG_RSASSA:
-	case TPM_ALG_RSAPSS:
-		if (rd_u16(&r, &h))
-			return PQTPM_TSS_RC_MALFORMED;
-		/* fall through */
-	case TPM_ALG_MLDSA:
-		if (rd_u16(&r, &n) || n != rd_left(&r))
-			return PQTPM_TSS_RC_MALFORMED;
-		*sig = r.buf + r.off;
-		*len = n;
-		break;
-	default:
+	rd_init(&r, s->b, s->size);
+	TRY(walk_signature(&r, &a, &h, &b));
+	TRY(tss_rd_end(&r));
+	if (!b.b) /* NULL, or an ECC kind: no one byte string to give */
 		return PQTPM_TSS_RC_BAD_VALUE;
-	}
 	*alg = a;
 	*hash = h;
+	*sig = b.b;
+	*len = b.size;
 	return TPM_RC_SUCCESS;
 }
 
@@ -185,14 +298,20 @@ TPM_RC pqtpm_tss_signature_make(TPM_ALG_ID alg, TPM_ALG_ID hash, const uint8_t *
 {
 	struct wr w;
 
-	if (len > 4627)
+	switch (alg) {
+	case TPM_ALG_MLDSA:
+	case TPM_ALG_HASH_MLDSA:
+	case TPM_ALG_RSASSA:
+	case TPM_ALG_RSAPSS:
+		break;
+	default:
+		return PQTPM_TSS_RC_BAD_VALUE;
+	}
+	if (len > UINT16_MAX || (len && !sig))
 		return PQTPM_TSS_RC_BAD_VALUE;
 	wr_init(&w, out->b, sizeof(out->b));
-	if (wr_u16(&w, alg))
-		return PQTPM_TSS_RC_BAD_VALUE;
-	if (alg != TPM_ALG_MLDSA && wr_u16(&w, hash))
-		return PQTPM_TSS_RC_BAD_VALUE;
-	if (wr_tpm2b(&w, sig, (uint16_t)len))
+	if (wr_u16(&w, alg) || (alg != TPM_ALG_MLDSA && wr_u16(&w, hash)) ||
+	    wr_tpm2b(&w, sig, (uint16_t)len))
 		return PQTPM_TSS_RC_BAD_VALUE;
 	out->size = (uint16_t)w.off;
 	return TPM_RC_SUCCESS;
@@ -201,17 +320,21 @@ TPM_RC pqtpm_tss_signature_make(TPM_ALG_ID alg, TPM_ALG_ID hash, const uint8_t *
 TPM_RC pqtpm_tss_ticket_parse(const struct pqtpm_tss_ticket *tk, uint16_t *tag,
 			      TPM_HANDLE *hierarchy, TPM_ALG_ID *metadata)
 {
-	struct tpmt_ticket t;
+	TPM_HANDLE h;
+	TPM_ALG_ID m;
+	uint16_t tg;
 	struct rd r;
 
-	rd_init(&r, tk->b, tk->size);
-	if (rd_ticket(&r, &t) || rd_left(&r))
+	if (tk->size > sizeof(tk->b))
 		return PQTPM_TSS_RC_MALFORMED;
+	rd_init(&r, tk->b, tk->size);
+	TRY(walk_ticket(&r, &tg, &h, &m));
+	TRY(tss_rd_end(&r));
 	if (tag)
-		*tag = t.tag;
+		*tag = tg;
 	if (hierarchy)
-		*hierarchy = t.hierarchy;
+		*hierarchy = h;
 	if (metadata)
-		*metadata = t.metadata;
+		*metadata = m;
 	return TPM_RC_SUCCESS;
 }

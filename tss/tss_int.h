@@ -67,4 +67,40 @@ TPM_RC tss_rd_public(struct rd *r, struct pqtpm_tss_public *p);
 /* The response must have been read to its end. */
 TPM_RC tss_rd_end(const struct rd *r);
 
+/* ---- structures taken apart (structures.c, public_area.c) ---- */
+struct tss_bytes { /* borrowed in place: valid while the bytes walked live */
+	const uint8_t *b;
+	uint16_t size;
+};
+/* A TPM2B's content, borrowed (PQTPM_TSS_RC_MALFORMED if it does not fit). */
+TPM_RC tss_rd_view2b(struct rd *r, struct tss_bytes *out);
+
+struct tss_sym { /* TPMT_SYM_DEF_OBJECT; XOR: bits is its hash */
+	TPM_ALG_ID alg, mode;
+	uint16_t bits;
+};
+struct tss_scheme { /* any TPMT_*_SCHEME: hash, count (ECDAA), kdf (XOR) as it selects */
+	TPM_ALG_ID scheme, hash, kdf;
+	uint16_t count;
+};
+/* A TPMT_PUBLIC: the fields of its type are set, the others TPM_ALG_NULL or 0. */
+struct tss_public {
+	TPM_ALG_ID type, name_alg;
+	uint32_t attributes;
+	struct tss_bytes policy;
+	struct tss_sym sym;	  /* RSA, ECC, SYMCIPHER, ML-KEM */
+	struct tss_scheme scheme; /* RSA, ECC, KEYEDHASH */
+	struct tss_scheme kdf;	  /* ECC */
+	uint16_t rsa_bits, curve;
+	uint32_t exponent;
+	uint16_t parameter_set;	   /* ML-DSA, HashML-DSA, ML-KEM */
+	uint8_t allow_external_mu; /* ML-DSA */
+	TPM_ALG_ID pre_hash;	   /* HashML-DSA */
+	struct tss_bytes unique;   /* ECC: x */
+	struct tss_bytes unique_y; /* ECC: y */
+};
+/* Walk a marshalled TPMT_PUBLIC of len bytes, all of which it must be (tolerant of values,
+ * strict about shape): TPM_RC_SUCCESS or PQTPM_TSS_RC_MALFORMED. */
+TPM_RC tss_public_walk(const uint8_t *b, size_t len, struct tss_public *p);
+
 #endif

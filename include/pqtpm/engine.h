@@ -14,6 +14,9 @@
 extern "C" {
 #endif
 
+/* The library is built with hidden visibility: what this header declares is its API. */
+#pragma GCC visibility push(default)
+
 /* Largest command and response the engine accepts / produces (TPM_PT_MAX_COMMAND_SIZE). */
 #define PQTPM_MAX_COMMAND_SIZE 8192u
 #define PQTPM_MAX_RESPONSE_SIZE 8192u
@@ -84,4 +87,6 @@ void pqtpm_log_set_level(enum pqtpm_log_level level);
 #ifdef __cplusplus
 }
 #endif
+
+#pragma GCC visibility pop
 #endif

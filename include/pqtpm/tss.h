@@ -32,6 +32,9 @@
 extern "C" {
 #endif
 
+/* The library is built with hidden visibility: what this header declares is its API. */
+#pragma GCC visibility push(default)
+
 #define PQTPM_TSS_RC_LAYER 0x000A0000u
 #define PQTPM_TSS_RC_BAD_VALUE (PQTPM_TSS_RC_LAYER | 0x0005u) /* an argument out of range */
 #define PQTPM_TSS_RC_IO (PQTPM_TSS_RC_LAYER | 0x000Au)	      /* the transport failed */
@@ -295,4 +298,5 @@ TPM_RC pqtpm_tss_quote_info(const struct pqtpm_tss_attest_info *info,
 }
 #endif
 
+#pragma GCC visibility pop
 #endif

@@ -14,8 +14,9 @@
 #
 # Targets (tests/fuzz/fuzz_<T>.c): engine, mssim_frame, context, state. Built with clang 14
 # and -fsanitize=fuzzer,address,undefined (UBSan does not recover: any report is a crash)
-# against libpqtpm.a built by the Makefile in $FUZZ_BUILD (default build-fuzz) with
-# -fsanitize=fuzzer-no-link, linked with the SP wolfCrypt it was compiled against
+# against libpqtpm.a (and the server's objects, libmssim.a) built by the Makefile in $FUZZ_BUILD
+# (default build-fuzz) with -fsanitize=fuzzer-no-link, linked with the SP wolfCrypt it was
+# compiled against
 # (build/wolfssl-sp; Debian's libwolfssl has other struct sizes: Aes is 1104 bytes there, 304
 # in the SP build).
 #
@@ -74,11 +75,12 @@ build() {
 	esac
 	# shellcheck disable=SC2086
 	$MAKE --no-print-directory -s $jflag BUILD="$FUZZ_BUILD" CC="$CC_FUZZ" SAN=1 \
-		CFLAGS="$LIB_CFLAGS" "$FUZZ_BUILD/lib/libpqtpm.a"
+		CFLAGS="$LIB_CFLAGS" "$FUZZ_BUILD/lib/libpqtpm.a" "$FUZZ_BUILD/obj/libmssim.a"
 	mkdir -p "$out"
 	for t in $ALL_TARGETS; do
 		if [ "$out/fuzz_$t" -nt "tests/fuzz/fuzz_$t.c" ] &&
 			[ "$out/fuzz_$t" -nt "$FUZZ_BUILD/lib/libpqtpm.a" ] &&
+			[ "$out/fuzz_$t" -nt "$FUZZ_BUILD/obj/libmssim.a" ] &&
 			[ "$out/fuzz_$t" -nt tests/fuzz/fuzz_util.h ]; then
 			continue
 		fi
@@ -87,7 +89,7 @@ build() {
 			-Wall -Wextra -Wno-unused-parameter -Werror \
 			-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
 			-Iinclude -Icore -Imssim -Itests/fuzz -Ibuild/wolfssl-sp/include \
-			"tests/fuzz/fuzz_$t.c" "$FUZZ_BUILD/lib/libpqtpm.a" \
+			"tests/fuzz/fuzz_$t.c" "$FUZZ_BUILD/obj/libmssim.a" "$FUZZ_BUILD/lib/libpqtpm.a" \
 			build/wolfssl-sp/lib/libwolfssl.a -lpthread -lm -o "$out/fuzz_$t"
 	done
 }
