@@ -16,8 +16,8 @@
  *
  * Command functions return the TPM's response code, or one of PQTPM_TSS_RC_* (the TSS layer of
  * a TPM_RC, as tpm2-tss uses it) when the TPM could not be asked or its answer did not parse.
- * Open and close functions return 0 or a negative errno. Not thread-safe: one connection, one
- * thread at a time.
+ * Open and close functions return 0 or a negative errno. Thread-safe per handle (see
+ * "library" below).
  */
 #ifndef PQTPM_TSS_H
 #define PQTPM_TSS_H
@@ -35,10 +35,12 @@ extern "C" {
 /* The library is built with hidden visibility: what this header declares is its API. */
 #pragma GCC visibility push(default)
 
+/* The TSS layer of a TPM_RC (tpm2-tss's TCTI layer, with its base codes, so that
+ * tpm2_rc_decode and pqtpm_tss_rc_decode name them alike). */
 #define PQTPM_TSS_RC_LAYER 0x000A0000u
-#define PQTPM_TSS_RC_BAD_VALUE (PQTPM_TSS_RC_LAYER | 0x0005u) /* an argument out of range */
-#define PQTPM_TSS_RC_IO (PQTPM_TSS_RC_LAYER | 0x000Au)	      /* the transport failed */
-#define PQTPM_TSS_RC_MALFORMED (PQTPM_TSS_RC_LAYER | 0x000Bu) /* the response does not parse */
+#define PQTPM_TSS_RC_IO (PQTPM_TSS_RC_LAYER | 0x000Au)	       /* the transport failed */
+#define PQTPM_TSS_RC_BAD_VALUE (PQTPM_TSS_RC_LAYER | 0x000Bu)  /* an argument out of range */
+#define PQTPM_TSS_RC_MALFORMED (PQTPM_TSS_RC_LAYER | 0x0011u)  /* the response does not parse */
 
 #define PQTPM_TSS_MAX_PUBLIC 2800     /* marshalled TPMT_PUBLIC (ML-DSA-87: ~2.6 KB) */
 #define PQTPM_TSS_MAX_PRIVATE 1024    /* TPM2B_PRIVATE content */
@@ -50,6 +52,24 @@ extern "C" {
 #define PQTPM_TSS_MAX_SAVED 7200      /* marshalled TPMS_CONTEXT (ML-DSA-87 key: ~2.8 KB) */
 
 struct pqtpm_tss;
+
+/* ---- library ----
+ * Thread safety: one handle may be used from several threads; its commands run one at a time
+ * (a mutex per handle), several handles run in parallel. Fork: a child that uses a handle its
+ * parent opened gets PQTPM_TSS_RC_FORKED (the parent's connection is left alone; close in the
+ * child only frees the child's copy) until it opens its own. */
+#define PQTPM_TSS_RC_FORKED (PQTPM_TSS_RC_LAYER | 0x0003u) /* a handle of the parent process */
+
+/* Messages of the library (a bad transport string, a transport that failed) go to one
+ * callback for the whole process; by default nowhere. level: PQTPM_LOG_* of engine.h. fn NULL
+ * silences it again. */
+typedef void (*pqtpm_tss_log_fn)(void *arg, int level, const char *msg);
+void pqtpm_tss_set_log(pqtpm_tss_log_fn fn, void *arg);
+
+/* Any response code as text, as tpm2_rc_decode prints it (without the newline): the TPM's
+ * format-zero and format-one codes with their parameter, handle or session, warnings, the TSS
+ * layers' codes including this library's. Writes at most len bytes into buf; returns buf. */
+const char *pqtpm_tss_rc_decode(TPM_RC rc, char *buf, size_t len);
 
 /* ---- sized byte strings ---- */
 struct pqtpm_tss_digest { /* TPM2B_DIGEST, _AUTH, _NONCE, _SHARED_SECRET, a credential */
