@@ -100,7 +100,7 @@ static TPM_RC assemble(struct tss_cmd *c, struct wr *w)
 	return TPM_RC_SUCCESS;
 }
 
-TPM_RC tss_run(struct tss_cmd *c, struct rd *rsp, TPM_HANDLE *rhandle)
+static TPM_RC run_locked(struct tss_cmd *c, struct rd *rsp, TPM_HANDLE *rhandle)
 {
 	struct pqtpm_tss *t = c->t;
 	struct wr w;
@@ -114,7 +114,7 @@ TPM_RC tss_run(struct tss_cmd *c, struct rd *rsp, TPM_HANDLE *rhandle)
 	wr_init(&w, t->cmd, sizeof(t->cmd));
 	if (assemble(c, &w) != TPM_RC_SUCCESS)
 		return PQTPM_TSS_RC_BAD_VALUE;
-	rc = pqtpm_tss_transmit(t, t->cmd, w.off, t->rsp, sizeof(t->rsp), &t->rsp_len);
+	rc = tss_transmit_locked(t, t->cmd, w.off, t->rsp, sizeof(t->rsp), &t->rsp_len);
 	if (rc != TPM_RC_SUCCESS)
 		return rc;
 	rd_init(&r, t->rsp, t->rsp_len);
@@ -133,6 +133,25 @@ TPM_RC tss_run(struct tss_cmd *c, struct rd *rsp, TPM_HANDLE *rhandle)
 	if (rsp)
 		rd_init(rsp, r.buf + r.off, psize);
 	return TPM_RC_SUCCESS;
+}
+
+/* One command at a time per handle. The response parameters are copied out of the handle's
+ * buffer (into the command's, free again) before another thread may use it. */
+TPM_RC tss_run(struct tss_cmd *c, struct rd *rsp, TPM_HANDLE *rhandle)
+{
+	TPM_RC rc = tss_lock(c->t);
+	size_t n;
+
+	if (rc != TPM_RC_SUCCESS)
+		return rc;
+	rc = run_locked(c, rsp, rhandle);
+	if (rc == TPM_RC_SUCCESS && rsp) {
+		n = rd_left(rsp);
+		memcpy(c->params, rsp->buf + rsp->off, n);
+		rd_init(rsp, c->params, n);
+	}
+	tss_unlock(c->t);
+	return rc;
 }
 
 /* ---- response readers ---- */

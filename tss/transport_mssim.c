@@ -152,10 +152,20 @@ static void close_mssim(void *ctx)
 	free(m);
 }
 
+/* A forked child's copy: its descriptor closed, no SESSION_END on the parent's connection. */
+static void forget_mssim(void *ctx)
+{
+	struct mssim *m = ctx;
+
+	close(m->fd);
+	free(m);
+}
+
 static const struct tss_transport mssim_ops = {
 	.transmit = transmit,
 	.power_on = power_on,
 	.close = close_mssim,
+	.forget = forget_mssim,
 };
 
 int tss_mssim_transport(const char *host, unsigned port, const struct tss_transport **ops,

@@ -3,6 +3,8 @@
 #ifndef PQTPM_TSS_INT_H
 #define PQTPM_TSS_INT_H
 
+#include <pthread.h>
+
 #include <pqtpm/tss.h>
 
 #include "marshal.h"
@@ -15,20 +17,38 @@ struct tss_transport {
 			size_t *rsp_len);
 	int (*power_on)(void *ctx);
 	void (*close)(void *ctx);
+	/* In a forked child: release what this process holds (its descriptors, its memory)
+	 * without a word to the TPM, which the parent still talks to. NULL: nothing. */
+	void (*forget)(void *ctx);
 };
 
 struct pqtpm_tss {
 	const struct tss_transport *ops;
 	void *ctx;
+	pthread_mutex_t lock;	/* one command at a time: it guards cmd, rsp, the transport */
+	unsigned fork_gen;	/* tss_fork_gen() when opened: another one in a forked child */
 	uint8_t cmd[TSS_BUF];
 	uint8_t rsp[TSS_BUF];
 	size_t rsp_len;
 };
 
-/* transport_engine.c, transport_mssim.c */
+/* transport_engine.c, transport_mssim.c, transport_device.c: 0 or a negative errno */
 int tss_engine_transport(struct pqtpm_engine *e, const struct tss_transport **ops, void **ctx);
 int tss_mssim_transport(const char *host, unsigned port, const struct tss_transport **ops,
 			void **ctx);
+int tss_device_transport(const char *path, const struct tss_transport **ops, void **ctx);
+/* tcti.c: a transport string ("mssim:host=H,port=P", "device:PATH" ...) opened */
+int tss_tcti_open(const char *conf, const struct tss_transport **ops, void **ctx);
+
+/* log.c: a message to the callback of pqtpm_tss_set_log, if any */
+void tss_log(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* tss.c: take the handle for one command (PQTPM_TSS_RC_FORKED in a forked child, which must
+ * not touch its parent's connection), release it; the transmit of a taken handle. */
+TPM_RC tss_lock(struct pqtpm_tss *t);
+void tss_unlock(struct pqtpm_tss *t);
+TPM_RC tss_transmit_locked(struct pqtpm_tss *t, const uint8_t *cmd, size_t len, uint8_t *rsp,
+			   size_t cap, size_t *rsp_len);
 
 /* A command being built: handles, password authorizations, parameters. */
 struct tss_cmd {
