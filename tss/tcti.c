@@ -19,7 +19,9 @@ struct tcti_row {
 	const char *default_path; /* when none is given (NULL: one must be) */
 };
 
-/* Adding a transport is one row. */
+/* Adding a transport is one row: a network one names its open function as .net with its
+ * default port (swtpm: 2321), a path one as .path (embedded: a state directory, unix: a
+ * socket), both of the shape of tss_mssim_transport / tss_device_transport. */
 static const struct tcti_row rows[] = {
 	{ .name = "mssim", .net = tss_mssim_transport, .default_port = 2321 },
 	{ .name = "device", .path = tss_device_transport, .default_path = "/dev/tpmrm0" },

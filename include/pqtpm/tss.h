@@ -1,8 +1,9 @@
 /* pqtpm client library: TPM 2.0 command builders over a transport.
  *
- * A client of any TPM 2.0 that speaks MSSIM (pqtpm-server, the IBM and Microsoft simulators)
- * or of an engine in the same process: tests, the attestation layer and tools drive the v1.85
- * post-quantum commands through it, which tpm2-tools 5.4 cannot.
+ * libpqtpm-tss: a client of any TPM 2.0, over MSSIM (pqtpm-server, the IBM and Microsoft
+ * simulators), a TPM device (/dev/tpmrm0), or an engine in the same process: tests, the
+ * attestation layer and tools drive the v1.85 post-quantum commands through it, which
+ * tpm2-tools 5.4 cannot.
  *
  *   struct pqtpm_tss *t;
  *   pqtpm_tss_open_tcti(&t, "mssim:host=127.0.0.1,port=2321");  or pqtpm_tss_open_engine(&t, e)
@@ -115,7 +116,9 @@ int pqtpm_tss_open_engine(struct pqtpm_tss **out, struct pqtpm_engine *e);
 /* MSSIM over TCP: command port `port`, platform port `port + 1`. TCP_NODELAY, one write per
  * command. */
 int pqtpm_tss_open_mssim(struct pqtpm_tss **out, const char *host, unsigned port);
-/* A TCTI-style string: "mssim:host=H,port=P" (either key may be left out: 127.0.0.1, 2321). */
+/* A transport string, the same in every tool of the project: "mssim:host=H,port=P" (either
+ * key may be left out: 127.0.0.1, 2321), "device:PATH" ("device" alone: /dev/tpmrm0). A bad
+ * string is -EINVAL (the log callback hears which part), a missing device -ENOENT. */
 int pqtpm_tss_open_tcti(struct pqtpm_tss **out, const char *conf);
 void pqtpm_tss_close(struct pqtpm_tss *t);
 /* Platform signals POWER_ON then NV_ON (MSSIM); nothing to do in process. 0 or -errno. */
