@@ -97,14 +97,24 @@ int tss_tcti_open(const char *conf, const struct tss_transport **ops, void **ctx
 			continue;
 		if (row->net) {
 			rc = parse_net(conf, args, host, &port);
-			return rc < 0 ? rc : row->net(host, port, ops, ctx);
+			if (rc < 0)
+				return rc;
+			rc = row->net(host, port, ops, ctx);
+			if (rc < 0)
+				tss_log(PQTPM_LOG_ERROR, "transport \"%s\": %s port %u: %s", conf,
+					host, port, strerror(-rc));
+			return rc;
 		}
 		if (!*args && !row->default_path) {
 			tss_log(PQTPM_LOG_ERROR, "transport \"%s\": a path is needed (%s:PATH)",
 				conf, row->name);
 			return -EINVAL;
 		}
-		return row->path(*args ? args : row->default_path, ops, ctx);
+		rc = row->path(*args ? args : row->default_path, ops, ctx);
+		if (rc < 0)
+			tss_log(PQTPM_LOG_ERROR, "transport \"%s\": %s: %s", conf,
+				*args ? args : row->default_path, strerror(-rc));
+		return rc;
 	}
 	tss_log(PQTPM_LOG_ERROR, "transport \"%s\": unknown transport \"%.*s\"", conf,
 		(int)name_len, conf);

@@ -4,7 +4,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
-#include <string.h>
 #include <unistd.h>
 
 #include "tss_int.h"
@@ -64,8 +63,6 @@ int tss_device_transport(const char *path, const struct tss_transport **ops, voi
 	if (d->fd < 0) {
 		err = errno;
 		free(d);
-		tss_log(PQTPM_LOG_ERROR, "transport device:%s: cannot open %s: %s", path, path,
-			strerror(err));
 		return -err;
 	}
 	*ops = &device_ops;

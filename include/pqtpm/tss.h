@@ -57,8 +57,8 @@ struct pqtpm_tss;
 /* ---- library ----
  * Thread safety: one handle may be used from several threads; its commands run one at a time
  * (a mutex per handle), several handles run in parallel. Fork: a child that uses a handle its
- * parent opened gets PQTPM_TSS_RC_FORKED (the parent's connection is left alone; close in the
- * child only frees the child's copy) until it opens its own. */
+ * parent opened gets PQTPM_TSS_RC_FORKED (pqtpm_tss_power_on: -EPERM; the parent's connection
+ * is left alone, close in the child only frees the child's copy) until it opens its own. */
 #define PQTPM_TSS_RC_FORKED (PQTPM_TSS_RC_LAYER | 0x0003u) /* a handle of the parent process */
 
 /* Messages of the library (a bad transport string, a transport that failed) go to one
@@ -118,7 +118,8 @@ int pqtpm_tss_open_engine(struct pqtpm_tss **out, struct pqtpm_engine *e);
 int pqtpm_tss_open_mssim(struct pqtpm_tss **out, const char *host, unsigned port);
 /* A transport string, the same in every tool of the project: "mssim:host=H,port=P" (either
  * key may be left out: 127.0.0.1, 2321), "device:PATH" ("device" alone: /dev/tpmrm0). A bad
- * string is -EINVAL (the log callback hears which part), a missing device -ENOENT. */
+ * string is -EINVAL, a transport that cannot be opened its errno (a missing device -ENOENT);
+ * either way the log callback hears why. */
 int pqtpm_tss_open_tcti(struct pqtpm_tss **out, const char *conf);
 void pqtpm_tss_close(struct pqtpm_tss *t);
 /* Platform signals POWER_ON then NV_ON (MSSIM); nothing to do in process. 0 or -errno. */
