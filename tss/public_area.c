@@ -7,12 +7,6 @@
 
 #include "tss_int.h"
 
-#define MALFORMED(expr)                                      \
-	do {                                                 \
-		if ((expr) != TPM_RC_SUCCESS)                \
-			return PQTPM_TSS_RC_MALFORMED;       \
-	} while (0)
-
 /* TPMT_SYM_DEF_OBJECT: NULL alone; XOR with its hash (TPMU_SYM_KEY_BITS.xor) and no mode;
  * every block cipher (AES, SM4, Camellia, TDES, and IDs this library does not know, which
  * Part 2 gives the same arms) with keyBits and mode. */
@@ -20,13 +14,13 @@ static TPM_RC walk_sym(struct rd *r, struct tss_sym *s)
 {
 	s->bits = 0;
 	s->mode = TPM_ALG_NULL;
-	MALFORMED(rd_u16(r, &s->alg));
+	TRY_RD(rd_u16(r, &s->alg));
 	if (s->alg == TPM_ALG_NULL)
 		return TPM_RC_SUCCESS;
-	MALFORMED(rd_u16(r, &s->bits));
+	TRY_RD(rd_u16(r, &s->bits));
 	if (s->alg == TPM_ALG_XOR)
 		return TPM_RC_SUCCESS;
-	MALFORMED(rd_u16(r, &s->mode));
+	TRY_RD(rd_u16(r, &s->mode));
 	return TPM_RC_SUCCESS;
 }
 
@@ -38,22 +32,22 @@ static TPM_RC walk_scheme(struct rd *r, struct tss_scheme *s)
 {
 	s->hash = s->kdf = TPM_ALG_NULL;
 	s->count = 0;
-	MALFORMED(rd_u16(r, &s->scheme));
+	TRY_RD(rd_u16(r, &s->scheme));
 	switch (s->scheme) {
 	case TPM_ALG_NULL:
 	case TPM_ALG_RSAES:
 	case TPM_ALG_MLDSA:
 		return TPM_RC_SUCCESS;
 	case TPM_ALG_ECDAA:
-		MALFORMED(rd_u16(r, &s->hash));
-		MALFORMED(rd_u16(r, &s->count));
+		TRY_RD(rd_u16(r, &s->hash));
+		TRY_RD(rd_u16(r, &s->count));
 		return TPM_RC_SUCCESS;
 	case TPM_ALG_XOR:
-		MALFORMED(rd_u16(r, &s->hash));
-		MALFORMED(rd_u16(r, &s->kdf));
+		TRY_RD(rd_u16(r, &s->hash));
+		TRY_RD(rd_u16(r, &s->kdf));
 		return TPM_RC_SUCCESS;
 	default:
-		MALFORMED(rd_u16(r, &s->hash));
+		TRY_RD(rd_u16(r, &s->hash));
 		return TPM_RC_SUCCESS;
 	}
 }
@@ -65,13 +59,13 @@ static TPM_RC walk_rest(struct rd *r, struct tss_public *p)
 	case TPM_ALG_RSA:
 		TRY(walk_sym(r, &p->sym));
 		TRY(walk_scheme(r, &p->scheme));
-		MALFORMED(rd_u16(r, &p->rsa_bits));
-		MALFORMED(rd_u32(r, &p->exponent));
+		TRY_RD(rd_u16(r, &p->rsa_bits));
+		TRY_RD(rd_u32(r, &p->exponent));
 		return tss_rd_view2b(r, &p->unique);
 	case TPM_ALG_ECC:
 		TRY(walk_sym(r, &p->sym));
 		TRY(walk_scheme(r, &p->scheme));
-		MALFORMED(rd_u16(r, &p->curve));
+		TRY_RD(rd_u16(r, &p->curve));
 		TRY(walk_scheme(r, &p->kdf));
 		TRY(tss_rd_view2b(r, &p->unique));
 		return tss_rd_view2b(r, &p->unique_y);
@@ -82,16 +76,16 @@ static TPM_RC walk_rest(struct rd *r, struct tss_public *p)
 		TRY(walk_sym(r, &p->sym));
 		return tss_rd_view2b(r, &p->unique);
 	case TPM_ALG_MLDSA:
-		MALFORMED(rd_u16(r, &p->parameter_set));
-		MALFORMED(rd_u8(r, &p->allow_external_mu));
+		TRY_RD(rd_u16(r, &p->parameter_set));
+		TRY_RD(rd_u8(r, &p->allow_external_mu));
 		return tss_rd_view2b(r, &p->unique);
 	case TPM_ALG_HASH_MLDSA:
-		MALFORMED(rd_u16(r, &p->parameter_set));
-		MALFORMED(rd_u16(r, &p->pre_hash));
+		TRY_RD(rd_u16(r, &p->parameter_set));
+		TRY_RD(rd_u16(r, &p->pre_hash));
 		return tss_rd_view2b(r, &p->unique);
 	case TPM_ALG_MLKEM:
 		TRY(walk_sym(r, &p->sym));
-		MALFORMED(rd_u16(r, &p->parameter_set));
+		TRY_RD(rd_u16(r, &p->parameter_set));
 		return tss_rd_view2b(r, &p->unique);
 	default: /* no layout known for the parameters of another type */
 		return PQTPM_TSS_RC_MALFORMED;
@@ -108,9 +102,9 @@ TPM_RC tss_public_walk(const uint8_t *b, size_t len, struct tss_public *p)
 	p->kdf = p->scheme;
 	p->pre_hash = TPM_ALG_NULL;
 	rd_init(&r, b, len);
-	MALFORMED(rd_u16(&r, &p->type));
-	MALFORMED(rd_u16(&r, &p->name_alg));
-	MALFORMED(rd_u32(&r, &p->attributes));
+	TRY_RD(rd_u16(&r, &p->type));
+	TRY_RD(rd_u16(&r, &p->name_alg));
+	TRY_RD(rd_u32(&r, &p->attributes));
 	TRY(tss_rd_view2b(&r, &p->policy));
 	TRY(walk_rest(&r, p));
 	return tss_rd_end(&r);

@@ -5,12 +5,6 @@
 
 #include "tss_int.h"
 
-#define MALFORMED(expr)                                      \
-	do {                                                 \
-		if ((expr) != TPM_RC_SUCCESS)                \
-			return PQTPM_TSS_RC_MALFORMED;       \
-	} while (0)
-
 /* Digest size of a hash algorithm (Part 2 TPMU_HA), 0 for one this library does not know. */
 static size_t hash_size(TPM_ALG_ID alg)
 {
@@ -36,7 +30,7 @@ TPM_RC tss_rd_view2b(struct rd *r, struct tss_bytes *out)
 {
 	struct rd sub;
 
-	MALFORMED(rd_sub(r, &sub, &out->size));
+	TRY_RD(rd_sub(r, &sub, &out->size));
 	out->b = sub.buf;
 	return TPM_RC_SUCCESS;
 }
@@ -75,14 +69,14 @@ static TPM_RC walk_signature(struct rd *r, TPM_ALG_ID *alg, TPM_ALG_ID *hash,
 	*hash = TPM_ALG_NULL;
 	sig->b = NULL;
 	sig->size = 0;
-	MALFORMED(rd_u16(r, alg));
+	TRY_RD(rd_u16(r, alg));
 	switch (*alg) {
 	case TPM_ALG_NULL:
 		return TPM_RC_SUCCESS;
 	case TPM_ALG_RSASSA:
 	case TPM_ALG_RSAPSS:
 	case TPM_ALG_HASH_MLDSA:
-		MALFORMED(rd_u16(r, hash));
+		TRY_RD(rd_u16(r, hash));
 		/* fall through */
 	case TPM_ALG_MLDSA:
 		return tss_rd_view2b(r, sig);
@@ -90,15 +84,15 @@ static TPM_RC walk_signature(struct rd *r, TPM_ALG_ID *alg, TPM_ALG_ID *hash,
 	case TPM_ALG_ECDAA:
 	case TPM_ALG_SM2:
 	case TPM_ALG_ECSCHNORR:
-		MALFORMED(rd_u16(r, hash));
+		TRY_RD(rd_u16(r, hash));
 		TRY(skip_tpm2b(r)); /* signatureR */
 		return skip_tpm2b(r); /* signatureS */
 	case TPM_ALG_HMAC: /* TPMT_HA: the digest has the hash's size, no size field */
-		MALFORMED(rd_u16(r, hash));
+		TRY_RD(rd_u16(r, hash));
 		n = hash_size(*hash);
 		if (n == 0)
 			return PQTPM_TSS_RC_MALFORMED;
-		MALFORMED(rd_view(r, n, &digest));
+		TRY_RD(rd_view(r, n, &digest));
 		sig->b = digest;
 		sig->size = (uint16_t)n;
 		return TPM_RC_SUCCESS;
@@ -124,10 +118,10 @@ static TPM_RC walk_ticket(struct rd *r, uint16_t *tag, TPM_HANDLE *hierarchy,
 	struct tss_bytes digest;
 
 	*metadata = TPM_ALG_NULL;
-	MALFORMED(rd_u16(r, tag));
-	MALFORMED(rd_u32(r, hierarchy));
+	TRY_RD(rd_u16(r, tag));
+	TRY_RD(rd_u32(r, hierarchy));
 	if (*tag == TPM_ST_DIGEST_VERIFIED)
-		MALFORMED(rd_u16(r, metadata));
+		TRY_RD(rd_u16(r, metadata));
 	TRY(tss_rd_view2b(r, &digest));
 	return digest.size > 64 ? PQTPM_TSS_RC_MALFORMED : TPM_RC_SUCCESS;
 }

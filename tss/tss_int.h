@@ -26,7 +26,7 @@ struct pqtpm_tss {
 	const struct tss_transport *ops;
 	void *ctx;
 	pthread_mutex_t lock;	/* one command at a time: it guards cmd, rsp, the transport */
-	unsigned fork_gen;	/* tss_fork_gen() when opened: another one in a forked child */
+	unsigned fork_gen;	/* the fork count (tss.c) when opened: higher in a forked child */
 	uint8_t cmd[TSS_BUF];
 	uint8_t rsp[TSS_BUF];
 	size_t rsp_len;
@@ -77,6 +77,13 @@ void tss_tpm2b_str(struct tss_cmd *c, const char *s); /* NULL: empty */
 /* Send; on success *rsp reads the response parameters and *rhandle (if not NULL) gets the
  * response handle (for commands that return one). */
 TPM_RC tss_run(struct tss_cmd *c, struct rd *rsp, TPM_HANDLE *rhandle);
+
+/* A bounded reader's failure (a response shorter than its fields) as the TSS layer's code. */
+#define TRY_RD(expr)                                         \
+	do {                                                 \
+		if ((expr) != TPM_RC_SUCCESS)                \
+			return PQTPM_TSS_RC_MALFORMED;       \
+	} while (0)
 
 /* Response readers: any failure is PQTPM_TSS_RC_MALFORMED. */
 TPM_RC tss_rd_tpm2b(struct rd *r, uint8_t *buf, size_t max, uint16_t *size);
