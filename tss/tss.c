@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "transport_swtpm.h"
 #include "tss_int.h"
 
 static int wrap(struct pqtpm_tss **out, const struct tss_transport *ops, void *ctx)
@@ -37,13 +38,15 @@ int pqtpm_tss_open_mssim(struct pqtpm_tss **out, const char *host, unsigned port
 	return rc < 0 ? rc : wrap(out, ops, ctx);
 }
 
-/* "mssim:host=H,port=P" */
+/* "mssim:host=H,port=P" or "swtpm:host=H,port=P" */
 int pqtpm_tss_open_tcti(struct pqtpm_tss **out, const char *conf)
 {
 	char host[256] = "127.0.0.1", buf[512], *save = NULL, *kv;
 	unsigned long port = 2321;
+	int swtpm = conf && strncmp(conf, "swtpm", 5) == 0;
 
-	if (!conf || strncmp(conf, "mssim", 5) != 0 || (conf[5] != '\0' && conf[5] != ':'))
+	if (!conf || (!swtpm && strncmp(conf, "mssim", 5) != 0) ||
+	    (conf[5] != '\0' && conf[5] != ':'))
 		return -EINVAL;
 	if (strlen(conf) >= sizeof(buf))
 		return -EINVAL;
@@ -60,6 +63,13 @@ int pqtpm_tss_open_tcti(struct pqtpm_tss **out, const char *conf)
 		} else {
 			return -EINVAL;
 		}
+	}
+	if (swtpm) {
+		const struct tss_transport *ops;
+		void *ctx;
+		int rc = tss_swtpm_transport(host, (unsigned)port, &ops, &ctx);
+
+		return rc < 0 ? rc : wrap(out, ops, ctx);
 	}
 	return pqtpm_tss_open_mssim(out, host, (unsigned)port);
 }
