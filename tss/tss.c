@@ -99,10 +99,22 @@ static TPM_RC header_rc(const uint8_t *rsp, size_t len)
 	return rc;
 }
 
+/* TPM_RC_RETRY, _YIELDED and _TESTING say the TPM did not run the command (swtpm answers the
+ * first NV write after a power-on with TPM_RC_RETRY): it is sent again as it was, a bounded
+ * number of times, as tpm2-tss does. */
+#define MAX_SUBMISSIONS 5
+
 TPM_RC pqtpm_tss_transmit(struct pqtpm_tss *t, const uint8_t *cmd, size_t len, uint8_t *rsp,
 			  size_t cap, size_t *rsp_len)
 {
-	if (t->ops->transmit(t->ctx, cmd, len, rsp, cap, rsp_len) < 0)
-		return PQTPM_TSS_RC_IO;
-	return header_rc(rsp, *rsp_len);
+	TPM_RC rc = PQTPM_TSS_RC_IO;
+
+	for (int i = 0; i < MAX_SUBMISSIONS; i++) {
+		if (t->ops->transmit(t->ctx, cmd, len, rsp, cap, rsp_len) < 0)
+			return PQTPM_TSS_RC_IO;
+		rc = header_rc(rsp, *rsp_len);
+		if (rc != TPM_RC_RETRY && rc != TPM_RC_YIELDED && rc != TPM_RC_TESTING)
+			break;
+	}
+	return rc;
 }

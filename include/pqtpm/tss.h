@@ -98,7 +98,9 @@ int pqtpm_tss_open_tcti(struct pqtpm_tss **out, const char *conf);
 void pqtpm_tss_close(struct pqtpm_tss *t);
 /* Platform signals POWER_ON then NV_ON (MSSIM); nothing to do in process. 0 or -errno. */
 int pqtpm_tss_power_on(struct pqtpm_tss *t);
-/* One raw command and its response (rsp_len set); returns the response code of the header. */
+/* One raw command and its response (rsp_len set); returns the response code of the header.
+ * A command the TPM answers with TPM_RC_RETRY, _YIELDED or _TESTING is sent again (up to five
+ * times in all), so cmd and rsp must not overlap. */
 TPM_RC pqtpm_tss_transmit(struct pqtpm_tss *t, const uint8_t *cmd, size_t len, uint8_t *rsp,
 			  size_t cap, size_t *rsp_len);
 
