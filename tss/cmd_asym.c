@@ -1,4 +1,5 @@
 /* Sign, VerifySignature, RSA_Encrypt, RSA_Decrypt, ECDH_KeyGen, ECDH_ZGen. */
+#include "crypto/crypto.h"
 #include "tss_int.h"
 
 #define MAX_LABEL 64 /* TPM2B_DATA: sizeof(TPMT_HA) */
@@ -30,6 +31,20 @@ static TPM_RC rd_ecc_point(struct rd *r, struct pqtpm_tss_ecc_point *p)
 	TRY(tss_rd_tpm2b(&sub, p->x, sizeof(p->x), &p->x_size));
 	TRY(tss_rd_tpm2b(&sub, p->y, sizeof(p->y), &p->y_size));
 	return tss_rd_end(&sub);
+}
+
+/* Z, then (KeyGen) the ephemeral public point; the response that held Z is wiped. */
+static TPM_RC rd_points(struct pqtpm_tss *t, struct rd *r, struct pqtpm_tss_ecc_point *z,
+			struct pqtpm_tss_ecc_point *pub)
+{
+	TPM_RC rc = rd_ecc_point(r, z);
+
+	if (rc == TPM_RC_SUCCESS && pub)
+		rc = rd_ecc_point(r, pub);
+	if (rc == TPM_RC_SUCCESS)
+		rc = tss_rd_end(r);
+	crypto_wipe(t->rsp, t->rsp_len);
+	return rc;
 }
 
 TPM_RC pqtpm_tss_sign(struct pqtpm_tss *t, TPM_HANDLE key, const char *key_auth,
@@ -107,6 +122,7 @@ TPM_RC pqtpm_tss_rsa_decrypt(struct pqtpm_tss *t, TPM_HANDLE key, const char *ke
 	struct tss_cmd c;
 	struct rd r;
 	uint16_t n;
+	TPM_RC rc;
 
 	if (len > PQTPM_TSS_MAX_RSA || label_len > MAX_LABEL)
 		return PQTPM_TSS_RC_BAD_VALUE;
@@ -117,9 +133,13 @@ TPM_RC pqtpm_tss_rsa_decrypt(struct pqtpm_tss *t, TPM_HANDLE key, const char *ke
 	scheme(&c, enc_scheme, scheme_hash);
 	tss_tpm2b(&c, label, label_len);
 	TRY(tss_run(&c, &r, NULL));
-	TRY(tss_rd_tpm2b(&r, out, cap, &n));
-	*out_len = n;
-	return tss_rd_end(&r);
+	rc = tss_rd_tpm2b(&r, out, cap, &n);
+	if (rc == TPM_RC_SUCCESS) {
+		*out_len = n;
+		rc = tss_rd_end(&r);
+	}
+	crypto_wipe(t->rsp, t->rsp_len); /* the plaintext */
+	return rc;
 }
 
 TPM_RC pqtpm_tss_ecdh_keygen(struct pqtpm_tss *t, TPM_HANDLE key,
@@ -131,9 +151,7 @@ TPM_RC pqtpm_tss_ecdh_keygen(struct pqtpm_tss *t, TPM_HANDLE key,
 	tss_begin(&c, t, TPM_CC_ECDH_KeyGen);
 	tss_handle(&c, key);
 	TRY(tss_run(&c, &r, NULL));
-	TRY(rd_ecc_point(&r, z));
-	TRY(rd_ecc_point(&r, pub));
-	return tss_rd_end(&r);
+	return rd_points(t, &r, z, pub);
 }
 
 TPM_RC pqtpm_tss_ecdh_zgen(struct pqtpm_tss *t, TPM_HANDLE key, const char *key_auth,
@@ -149,6 +167,5 @@ TPM_RC pqtpm_tss_ecdh_zgen(struct pqtpm_tss *t, TPM_HANDLE key, const char *key_
 	tss_auth(&c, key_auth);
 	ecc_point(&c, in);
 	TRY(tss_run(&c, &r, NULL));
-	TRY(rd_ecc_point(&r, z));
-	return tss_rd_end(&r);
+	return rd_points(t, &r, z, NULL);
 }

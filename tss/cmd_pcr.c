@@ -59,7 +59,7 @@ TPM_RC pqtpm_tss_pcr_extend(struct pqtpm_tss *t, TPM_HANDLE pcr, TPM_ALG_ID hash
 {
 	struct pqtpm_tss_ha d = { .hash = hash_alg };
 
-	if (len != ha_size(hash_alg) || len > sizeof(d.b))
+	if (len == 0 || len != ha_size(hash_alg))
 		return PQTPM_TSS_RC_BAD_VALUE;
 	d.size = (uint16_t)len;
 	memcpy(d.b, digest, len);

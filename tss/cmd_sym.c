@@ -1,9 +1,24 @@
 /* EncryptDecrypt2 (any length, in pieces of PQTPM_TSS_MAX_BUFFER with the IV carried on),
  * HMAC, Hash, HashSequenceStart, HMAC_Start, SequenceComplete. SequenceUpdate is in
  * cmd_sign.c. */
+#include "crypto/crypto.h"
 #include "tss_int.h"
 
 #define MAX_IV 16 /* TPM2B_IV: MAX_SYM_BLOCK_SIZE */
+
+/* outData of exactly len bytes, then ivOut of the IV's size */
+static TPM_RC rd_crypted(struct rd *r, uint8_t *out, size_t len, uint8_t *iv, size_t iv_len)
+{
+	uint16_t n;
+
+	TRY(tss_rd_tpm2b(r, out, len, &n));
+	if (n != len)
+		return PQTPM_TSS_RC_MALFORMED;
+	TRY(tss_rd_tpm2b(r, iv, iv_len, &n));
+	if (n != iv_len)
+		return PQTPM_TSS_RC_MALFORMED;
+	return tss_rd_end(r);
+}
 
 /* One EncryptDecrypt2 of at most PQTPM_TSS_MAX_BUFFER bytes; iv replaced by ivOut. */
 static TPM_RC encrypt_decrypt_once(struct pqtpm_tss *t, TPM_HANDLE key, const char *key_auth,
@@ -12,7 +27,7 @@ static TPM_RC encrypt_decrypt_once(struct pqtpm_tss *t, TPM_HANDLE key, const ch
 {
 	struct tss_cmd c;
 	struct rd r;
-	uint16_t n;
+	TPM_RC rc;
 
 	tss_begin(&c, t, TPM_CC_EncryptDecrypt2);
 	tss_handle(&c, key);
@@ -21,14 +36,14 @@ static TPM_RC encrypt_decrypt_once(struct pqtpm_tss *t, TPM_HANDLE key, const ch
 	tss_u8(&c, decrypt ? 1 : 0);
 	tss_u16(&c, mode ? mode : TPM_ALG_NULL);
 	tss_tpm2b(&c, iv, iv_len);
-	TRY(tss_run(&c, &r, NULL));
-	TRY(tss_rd_tpm2b(&r, out, len, &n));
-	if (n != len)
-		return PQTPM_TSS_RC_MALFORMED;
-	TRY(tss_rd_tpm2b(&r, iv, iv_len, &n));
-	if (n != iv_len)
-		return PQTPM_TSS_RC_MALFORMED;
-	return tss_rd_end(&r);
+	rc = tss_run(&c, &r, NULL);
+	if (rc == TPM_RC_SUCCESS)
+		rc = rd_crypted(&r, out, len, iv, iv_len);
+	/* plaintext was in the command or is in the response */
+	crypto_wipe(c.params, c.p.off);
+	crypto_wipe(t->cmd, sizeof(t->cmd));
+	crypto_wipe(t->rsp, t->rsp_len);
+	return rc;
 }
 
 TPM_RC pqtpm_tss_encrypt_decrypt(struct pqtpm_tss *t, TPM_HANDLE key, const char *key_auth,

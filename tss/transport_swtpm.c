@@ -4,15 +4,11 @@
  * (CMD_INIT) on the control port, a big-endian u32 command code and its arguments in, a u32
  * result out, one connection per control command. */
 #include <errno.h>
-#include <netdb.h>
-#include <netinet/in.h>
-#include <netinet/tcp.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
 #include <unistd.h>
 
+#include "net.h"
 #include "transport_swtpm.h"
 
 #define SWTPM_CMD_INIT 2	 /* swtpm's control commands (swtpm_ioctls(3)) */
@@ -23,65 +19,6 @@ struct swtpm {
 	char host[256];
 	unsigned port;
 };
-
-static int connect_to(const char *host, unsigned port)
-{
-	struct addrinfo hints = { .ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM };
-	struct addrinfo *res, *a;
-	char service[16];
-	int fd = -1, one = 1;
-
-	snprintf(service, sizeof(service), "%u", port);
-	if (getaddrinfo(host, service, &hints, &res))
-		return -EHOSTUNREACH;
-	for (a = res; a; a = a->ai_next) {
-		fd = socket(a->ai_family, a->ai_socktype | SOCK_CLOEXEC, a->ai_protocol);
-		if (fd < 0)
-			continue;
-		if (connect(fd, a->ai_addr, a->ai_addrlen) == 0)
-			break;
-		close(fd);
-		fd = -1;
-	}
-	freeaddrinfo(res);
-	if (fd < 0)
-		return -ECONNREFUSED;
-	if (setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one)) < 0) {
-		close(fd);
-		return -errno;
-	}
-	return fd;
-}
-
-static int write_all(int fd, const uint8_t *b, size_t n)
-{
-	while (n) {
-		ssize_t k = send(fd, b, n, MSG_NOSIGNAL);
-
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k <= 0)
-			return -EIO;
-		b += k;
-		n -= (size_t)k;
-	}
-	return 0;
-}
-
-static int read_all(int fd, uint8_t *b, size_t n)
-{
-	while (n) {
-		ssize_t k = recv(fd, b, n, 0);
-
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k <= 0)
-			return -EIO;
-		b += k;
-		n -= (size_t)k;
-	}
-	return 0;
-}
 
 /* The response: its header first, then exactly as many bytes as it says, within cap. */
 static int transmit(void *ctx, const uint8_t *cmd, size_t len, uint8_t *rsp, size_t cap,
@@ -94,12 +31,12 @@ static int transmit(void *ctx, const uint8_t *cmd, size_t len, uint8_t *rsp, siz
 
 	if (cap < SWTPM_HEADER)
 		return -EMSGSIZE;
-	if (write_all(s->fd, cmd, len) || read_all(s->fd, rsp, SWTPM_HEADER))
+	if (tss_net_write_all(s->fd, cmd, len) || tss_net_read_all(s->fd, rsp, SWTPM_HEADER))
 		return -EIO;
 	rd_init(&r, rsp, SWTPM_HEADER);
 	if (rd_u16(&r, &tag) || rd_u32(&r, &size) || size < SWTPM_HEADER || size > cap)
 		return -EPROTO;
-	if (read_all(s->fd, rsp + SWTPM_HEADER, size - SWTPM_HEADER))
+	if (tss_net_read_all(s->fd, rsp + SWTPM_HEADER, size - SWTPM_HEADER))
 		return -EIO;
 	*rsp_len = size;
 	return 0;
@@ -113,16 +50,16 @@ static int power_on(void *ctx)
 	uint32_t result = 1;
 	struct wr w;
 	struct rd r;
-	int fd = connect_to(s->host, s->port + 1), rc;
+	int fd = tss_net_connect(s->host, s->port + 1), rc;
 
 	if (fd < 0)
 		return fd;
 	wr_init(&w, b, sizeof(b));
 	wr_u32(&w, SWTPM_CMD_INIT);
 	wr_u32(&w, 0);
-	rc = write_all(fd, b, w.off);
+	rc = tss_net_write_all(fd, b, w.off);
 	if (rc == 0)
-		rc = read_all(fd, b, 4);
+		rc = tss_net_read_all(fd, b, 4);
 	close(fd);
 	if (rc < 0)
 		return rc;
@@ -157,7 +94,7 @@ int tss_swtpm_transport(const char *host, unsigned port, const struct tss_transp
 		return -ENOMEM;
 	strcpy(s->host, host);
 	s->port = port;
-	s->fd = connect_to(host, port);
+	s->fd = tss_net_connect(host, port);
 	if (s->fd < 0) {
 		int rc = s->fd;
 

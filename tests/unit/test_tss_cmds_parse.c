@@ -2,7 +2,8 @@
  * canned responses feeds them structures another TPM may return (algorithms and curves this
  * library does not implement: accepted) and broken ones (sizes past the end, lists out of
  * order, more than the caller has room for: PQTPM_TSS_RC_MALFORMED, nothing written past a
- * buffer). Then the swtpm transport against a small TCP server of the test's own: commands
+ * buffer), and answers asking for the command again (resent, a bounded number of times).
+ * Then the swtpm transport against a small TCP server of the test's own: commands
  * and control commands as swtpm takes them, and responses whose size lies. */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -21,7 +22,7 @@
 
 /* ---- a transport that answers from a list ---- */
 
-#define MAX_CANNED 4
+#define MAX_CANNED 8
 
 struct canned {
 	uint8_t b[MAX_CANNED][1024];
@@ -90,6 +91,39 @@ static void answer(int sessions, TPM_HANDLE handle, const uint8_t *params, size_
 	}
 	wr_patch_u32(&w, 2, (uint32_t)w.off);
 	canned.len[canned.n++] = w.off;
+}
+
+/* An error response: the header alone. */
+static void answer_rc(TPM_RC rc)
+{
+	struct wr w;
+
+	wr_init(&w, canned.b[canned.n], sizeof(canned.b[0]));
+	wr_u16(&w, TPM_ST_NO_SESSIONS);
+	wr_u32(&w, 10);
+	wr_u32(&w, rc);
+	canned.len[canned.n++] = w.off;
+}
+
+/* TPM_RC_RETRY, _YIELDED, _TESTING: sent again, at most five times in all. */
+static void test_resubmit(void)
+{
+	static const uint8_t two[] = { 0, 2, 0xAB, 0xCD };
+	uint8_t out[2] = { 0 };
+
+	answer_rc(TPM_RC_RETRY);
+	answer_rc(TPM_RC_YIELDED);
+	answer_rc(TPM_RC_TESTING);
+	answer(0, 0, two, sizeof(two));
+	CU_ASSERT_EQUAL(pqtpm_tss_get_random(t, out, 2), 0);
+	CU_ASSERT_EQUAL(canned.next, 4);
+	CU_ASSERT(out[0] == 0xAB && out[1] == 0xCD);
+
+	canned.n = canned.next = 0;
+	for (int i = 0; i < 6; i++)
+		answer_rc(TPM_RC_RETRY);
+	CU_ASSERT_EQUAL(pqtpm_tss_get_random(t, out, 2), TPM_RC_RETRY);
+	CU_ASSERT_EQUAL(canned.next, 5);
 }
 
 static void test_pcr_event(void)
@@ -327,10 +361,11 @@ static int listen_on(unsigned port)
 	int fd = socket(AF_INET, SOCK_STREAM, 0), one = 1;
 
 	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-	if (fd < 0 || bind(fd, (struct sockaddr *)&a, sizeof(a)) || listen(fd, 2)) {
-		if (fd >= 0)
-			close(fd);
+	if (fd < 0)
+		return -1;
+	if (setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) ||
+	    bind(fd, (struct sockaddr *)&a, sizeof(a)) || listen(fd, 2)) {
+		close(fd);
 		return -1;
 	}
 	return fd;
@@ -470,6 +505,7 @@ static void test_swtpm_transport(void)
 int main(void)
 {
 	static const struct unit_test tests[] = {
+		{ "TPM_RC_RETRY and the like: sent again, bounded", test_resubmit },
 		{ "PCR_Event digests: unknown banks, short and too many", test_pcr_event },
 		{ "NV_ReadPublic: SM3 accepted, sizes that lie refused", test_nv_read_public },
 		{ "NV_Read: fewer bytes than asked, no buffer size", test_nv_read_short },
