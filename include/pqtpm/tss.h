@@ -334,8 +334,8 @@ TPM_RC pqtpm_tss_nv_define_space(struct pqtpm_tss *t, TPM_HANDLE auth_handle,
 TPM_RC pqtpm_tss_nv_undefine_space(struct pqtpm_tss *t, TPM_HANDLE auth_handle,
 				   const char *hierarchy_auth, TPM_HANDLE index);
 /* NV_Write / NV_Read of len bytes at offset, in as many commands as the TPM's
- * TPM_PT_NV_BUFFER_MAX (within PQTPM_TSS_MAX_BUFFER) asks for; a counter reads as 8 bytes,
- * big-endian. */
+ * TPM_PT_NV_BUFFER_MAX (within PQTPM_TSS_MAX_BUFFER) asks for (a TPMA_NV_WRITEALL index takes
+ * one piece: the TPM refuses a partial write); a counter reads as 8 bytes, big-endian. */
 TPM_RC pqtpm_tss_nv_write(struct pqtpm_tss *t, TPM_HANDLE auth_handle, const char *auth,
 			  TPM_HANDLE index, uint16_t offset, const uint8_t *data, size_t len);
 TPM_RC pqtpm_tss_nv_read(struct pqtpm_tss *t, TPM_HANDLE auth_handle, const char *auth,

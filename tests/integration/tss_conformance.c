@@ -580,7 +580,7 @@ static void dictionary_attack(void)
 	check_rc(pqtpm_tss_da_lock_reset(t, ""), 0, "DictionaryAttackLockReset");
 	check_rc(pqtpm_tss_sign(t, k.handle, "right", digest, 32, 0, 0, NULL, &sig), 0,
 		 "the right auth works again");
-	check_rc(pqtpm_tss_da_parameters(t, "", 32, 600, 600), 0, "DA parameters restored");
+	check_rc(pqtpm_tss_da_parameters(t, "", 32, 600, 600), 0, "DA parameters back to 32 tries");
 	pqtpm_tss_flush(t, k.handle);
 }
 
