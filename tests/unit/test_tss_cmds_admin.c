@@ -322,6 +322,47 @@ static void test_walk_commands_properties(void)
 	CU_ASSERT_EQUAL(found, 1024);
 }
 
+/* Lists of variable-size entries (TPMS_TAGGED_PCR_SELECT) and of curves walked. */
+static void test_walk_pcr_properties_curves(void)
+{
+	uint8_t one[512], two[512], curves[64];
+	size_t l1, l2, lc;
+	uint32_t n1, n2, nc, tag;
+	uint16_t curve;
+	uint8_t size;
+	int p256 = 0;
+	struct rd r;
+
+	CU_ASSERT_EQUAL_FATAL(pqtpm_tss_get_capability_all(t, TPM_CAP_PCR_PROPERTIES, 0, 0xFF, 0,
+							   one, sizeof(one), &l1, &n1),
+			      0);
+	CU_ASSERT_EQUAL_FATAL(pqtpm_tss_get_capability_all(t, TPM_CAP_PCR_PROPERTIES, 0, 0xFF, 1,
+							   two, sizeof(two), &l2, &n2),
+			      0);
+	CU_ASSERT(n1 > 0);
+	CU_ASSERT_EQUAL(n1, n2);
+	CU_ASSERT_EQUAL_FATAL(l1, l2);
+	CU_ASSERT_EQUAL(memcmp(one, two, l1), 0);
+	rd_init(&r, one, l1);
+	for (uint32_t i = 0; i < n1; i++) {
+		CU_ASSERT_EQUAL_FATAL(rd_u32(&r, &tag), 0);
+		CU_ASSERT_EQUAL_FATAL(rd_u8(&r, &size), 0);
+		CU_ASSERT_FATAL(rd_left(&r) >= size);
+		r.off += size;
+	}
+	CU_ASSERT_EQUAL(rd_left(&r), 0);
+	CU_ASSERT_EQUAL_FATAL(pqtpm_tss_get_capability_all(t, TPM_CAP_ECC_CURVES, 0, 0xFFFF, 1,
+							   curves, sizeof(curves), &lc, &nc),
+			      0);
+	CU_ASSERT_EQUAL(lc, 2 * nc);
+	rd_init(&r, curves, lc);
+	for (uint32_t i = 0; i < nc; i++) {
+		rd_u16(&r, &curve);
+		p256 |= curve == TPM_ECC_NIST_P256;
+	}
+	CU_ASSERT(p256);
+}
+
 static void test_test_parms(void)
 {
 	/* TPMT_PUBLIC_PARMS: RSA, symmetric NULL, scheme NULL, keyBits, exponent 0 */
@@ -353,6 +394,7 @@ int main(void)
 		{ "Duplicate and Import, outer wrapper only", test_duplicate_outer_only },
 		{ "GetCapability walk: algorithms", test_walk_algorithms },
 		{ "GetCapability walk: commands and properties", test_walk_commands_properties },
+		{ "GetCapability walk: PCR properties and curves", test_walk_pcr_properties_curves },
 		{ "TestParms", test_test_parms },
 	};
 
