@@ -16,7 +16,7 @@
 
 #include <CUnit/Basic.h>
 
-#include "../../tss/transport_swtpm.h"
+#include "../../tss/tss_int.h"
 #include "marshal.h"
 #include "unit_main.h"
 
