@@ -8,7 +8,8 @@
 # server started for it. Arguments: mssim_* programs (raw MSSIM clients) get `HOST PORT`, all
 # others the TCTI string (e.g. mssim:host=127.0.0.1,port=N); every program also finds
 # PQTPM_TCTI, PQTPM_HOST, PQTPM_PORT (command port) and PQTPM_PLATFORM_PORT in its
-# environment. TEST names (script or program names without extension) select a subset.
+# environment. A program with a script of the same name (tss_conformance.c and .sh) is run by
+# that script only. TEST names (script or program names without extension) select a subset.
 #
 # Prints one line per test and closes with `N passed, M failed`; exits non-zero on any failure.
 # Any sanitizer report in a server's log (ASan/UBSan builds: BUILD_DIR=build-asan) fails the
@@ -121,6 +122,7 @@ run_prog() {
 for c in "$idir"/*.c; do
 	[ -e "$c" ] || continue
 	name=$(basename "$c" .c)
+	[ -e "$idir/$name.sh" ] && continue
 	selected "$name" "$@" || continue
 	if [ "$TPM_IMPL" != pqtpm ]; then
 		case $name in

@@ -24,6 +24,7 @@ struct tcti_row {
  * socket), both of the shape of tss_mssim_transport / tss_device_transport. */
 static const struct tcti_row rows[] = {
 	{ .name = "mssim", .net = tss_mssim_transport, .default_port = 2321 },
+	{ .name = "swtpm", .net = tss_swtpm_transport, .default_port = 2321 },
 	{ .name = "device", .path = tss_device_transport, .default_path = "/dev/tpmrm0" },
 };
 

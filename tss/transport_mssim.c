@@ -3,15 +3,11 @@
  * locality, size, bytes, sent with one write on a TCP_NODELAY socket; the answer is size,
  * bytes, then a u32 acknowledgement. Platform signals go to port + 1. Integers big-endian. */
 #include <errno.h>
-#include <netdb.h>
-#include <netinet/in.h>
-#include <netinet/tcp.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
 #include <unistd.h>
 
+#include "net.h"
 #include "tss_int.h"
 
 #define MSSIM_SIGNAL_POWER_ON 1
@@ -26,72 +22,12 @@ struct mssim {
 	uint8_t frame[TSS_BUF + 9];
 };
 
-static int connect_to(const char *host, unsigned port)
-{
-	struct addrinfo hints = { .ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM };
-	struct addrinfo *res, *a;
-	char service[16];
-	int fd = -1, one = 1, err;
-
-	snprintf(service, sizeof(service), "%u", port);
-	err = getaddrinfo(host, service, &hints, &res);
-	if (err)
-		return -EHOSTUNREACH;
-	for (a = res; a; a = a->ai_next) {
-		fd = socket(a->ai_family, a->ai_socktype | SOCK_CLOEXEC, a->ai_protocol);
-		if (fd < 0)
-			continue;
-		if (connect(fd, a->ai_addr, a->ai_addrlen) == 0)
-			break;
-		close(fd);
-		fd = -1;
-	}
-	freeaddrinfo(res);
-	if (fd < 0)
-		return -ECONNREFUSED;
-	if (setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one)) < 0) {
-		close(fd);
-		return -errno;
-	}
-	return fd;
-}
-
-static int write_all(int fd, const uint8_t *b, size_t n)
-{
-	while (n) {
-		ssize_t k = send(fd, b, n, MSG_NOSIGNAL);
-
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k <= 0)
-			return -EIO;
-		b += k;
-		n -= (size_t)k;
-	}
-	return 0;
-}
-
-static int read_all(int fd, uint8_t *b, size_t n)
-{
-	while (n) {
-		ssize_t k = recv(fd, b, n, 0);
-
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k <= 0)
-			return -EIO;
-		b += k;
-		n -= (size_t)k;
-	}
-	return 0;
-}
-
 static int read_u32(int fd, uint32_t *v)
 {
 	uint8_t b[4];
 	struct rd r;
 
-	if (read_all(fd, b, 4))
+	if (tss_net_read_all(fd, b, 4))
 		return -EIO;
 	rd_init(&r, b, 4);
 	return rd_u32(&r, v) ? -EIO : 0;
@@ -108,9 +44,9 @@ static int transmit(void *ctx, const uint8_t *cmd, size_t len, uint8_t *rsp, siz
 	if (wr_u32(&w, MSSIM_SEND_COMMAND) || wr_u8(&w, 0) || wr_u32(&w, (uint32_t)len) ||
 	    wr_bytes(&w, cmd, len))
 		return -EMSGSIZE;
-	if (write_all(m->fd, m->frame, w.off) || read_u32(m->fd, &n))
+	if (tss_net_write_all(m->fd, m->frame, w.off) || read_u32(m->fd, &n))
 		return -EIO;
-	if (n > cap || read_all(m->fd, rsp, n) || read_u32(m->fd, &ack) || ack != 0)
+	if (n > cap || tss_net_read_all(m->fd, rsp, n) || read_u32(m->fd, &ack) || ack != 0)
 		return -EIO;
 	*rsp_len = n;
 	return 0;
@@ -122,13 +58,13 @@ static int platform_signal(struct mssim *m, uint32_t sig)
 	uint8_t b[4];
 	uint32_t ack = 1;
 	struct wr w;
-	int fd = connect_to(m->host, m->port + 1), rc;
+	int fd = tss_net_connect(m->host, m->port + 1), rc;
 
 	if (fd < 0)
 		return fd;
 	wr_init(&w, b, sizeof(b));
 	wr_u32(&w, sig);
-	rc = write_all(fd, b, 4);
+	rc = tss_net_write_all(fd, b, 4);
 	if (rc == 0)
 		rc = read_u32(fd, &ack);
 	close(fd);
@@ -147,7 +83,7 @@ static void close_mssim(void *ctx)
 	struct mssim *m = ctx;
 	uint8_t b[4] = { 0, 0, 0, MSSIM_SESSION_END };
 
-	write_all(m->fd, b, sizeof(b));
+	tss_net_write_all(m->fd, b, sizeof(b));
 	close(m->fd);
 	free(m);
 }
@@ -180,7 +116,7 @@ int tss_mssim_transport(const char *host, unsigned port, const struct tss_transp
 		return -ENOMEM;
 	strcpy(m->host, host);
 	m->port = port;
-	m->fd = connect_to(host, port);
+	m->fd = tss_net_connect(host, port);
 	if (m->fd < 0) {
 		int rc = m->fd;
 

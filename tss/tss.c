@@ -136,17 +136,29 @@ static TPM_CC command_code(const uint8_t *cmd, size_t len)
 	return rd_u16(&r, &tag) || rd_u32(&r, &size) || rd_u32(&r, &cc) ? 0 : cc;
 }
 
+/* TPM_RC_RETRY, _YIELDED and _TESTING say the TPM did not run the command (swtpm answers the
+ * first NV write after a power-on with TPM_RC_RETRY): it is sent again as it was, a bounded
+ * number of times, as tpm2-tss does. */
+#define MAX_SUBMISSIONS 5
+
 TPM_RC tss_transmit_locked(struct pqtpm_tss *t, const uint8_t *cmd, size_t len, uint8_t *rsp,
 			   size_t cap, size_t *rsp_len)
 {
-	int rc = t->ops->transmit(t->ctx, cmd, len, rsp, cap, rsp_len);
+	TPM_RC rc = PQTPM_TSS_RC_IO;
 
-	if (rc < 0) {
-		tss_log(PQTPM_LOG_ERROR, "transport: command 0x%x not answered: %s",
-			command_code(cmd, len), strerror(-rc));
-		return PQTPM_TSS_RC_IO;
+	for (int i = 0; i < MAX_SUBMISSIONS; i++) {
+		int err = t->ops->transmit(t->ctx, cmd, len, rsp, cap, rsp_len);
+
+		if (err < 0) {
+			tss_log(PQTPM_LOG_ERROR, "transport: command 0x%x not answered: %s",
+				command_code(cmd, len), strerror(-err));
+			return PQTPM_TSS_RC_IO;
+		}
+		rc = header_rc(rsp, *rsp_len);
+		if (rc != TPM_RC_RETRY && rc != TPM_RC_YIELDED && rc != TPM_RC_TESTING)
+			break;
 	}
-	return header_rc(rsp, *rsp_len);
+	return rc;
 }
 
 TPM_RC pqtpm_tss_transmit(struct pqtpm_tss *t, const uint8_t *cmd, size_t len, uint8_t *rsp,

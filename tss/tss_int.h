@@ -32,11 +32,15 @@ struct pqtpm_tss {
 	size_t rsp_len;
 };
 
-/* transport_engine.c, transport_mssim.c, transport_device.c: 0 or a negative errno */
+/* transport_engine.c, transport_mssim.c, transport_device.c, transport_swtpm.c: 0 or a
+ * negative errno */
 int tss_engine_transport(struct pqtpm_engine *e, const struct tss_transport **ops, void **ctx);
 int tss_mssim_transport(const char *host, unsigned port, const struct tss_transport **ops,
 			void **ctx);
 int tss_device_transport(const char *path, const struct tss_transport **ops, void **ctx);
+/* swtpm's server port `port` (raw TPM commands) and its control port `port + 1`. */
+int tss_swtpm_transport(const char *host, unsigned port, const struct tss_transport **ops,
+			void **ctx);
 /* tcti.c: a transport string ("mssim:host=H,port=P", "device:PATH" ...) opened */
 int tss_tcti_open(const char *conf, const struct tss_transport **ops, void **ctx);
 

@@ -117,14 +117,17 @@ int pqtpm_tss_open_engine(struct pqtpm_tss **out, struct pqtpm_engine *e);
  * command. */
 int pqtpm_tss_open_mssim(struct pqtpm_tss **out, const char *host, unsigned port);
 /* A transport string, the same in every tool of the project: "mssim:host=H,port=P" (either
- * key may be left out: 127.0.0.1, 2321), "device:PATH" ("device" alone: /dev/tpmrm0). A bad
- * string is -EINVAL, a transport that cannot be opened its errno (a missing device -ENOENT);
+ * key may be left out: 127.0.0.1, 2321), "swtpm:host=H,port=P" (swtpm socket --tpm2: server
+ * port P, control port P + 1), "device:PATH" ("device" alone: /dev/tpmrm0). A bad string is
+ * -EINVAL, a transport that cannot be opened its errno (a missing device -ENOENT);
  * either way the log callback hears why. */
 int pqtpm_tss_open_tcti(struct pqtpm_tss **out, const char *conf);
 void pqtpm_tss_close(struct pqtpm_tss *t);
 /* Platform signals POWER_ON then NV_ON (MSSIM); nothing to do in process. 0 or -errno. */
 int pqtpm_tss_power_on(struct pqtpm_tss *t);
-/* One raw command and its response (rsp_len set); returns the response code of the header. */
+/* One raw command and its response (rsp_len set); returns the response code of the header.
+ * A command the TPM answers with TPM_RC_RETRY, _YIELDED or _TESTING is sent again (up to five
+ * times in all), so cmd and rsp must not overlap. */
 TPM_RC pqtpm_tss_transmit(struct pqtpm_tss *t, const uint8_t *cmd, size_t len, uint8_t *rsp,
 			  size_t cap, size_t *rsp_len);
 
@@ -317,6 +320,176 @@ TPM_RC pqtpm_tss_attest_parse(const struct pqtpm_tss_attest *a,
 TPM_RC pqtpm_tss_quote_info(const struct pqtpm_tss_attest_info *info,
 			    struct pqtpm_tss_pcr_select *sel, size_t sel_cap, size_t *nsel,
 			    struct pqtpm_tss_digest *pcr_digest);
+
+/* ---- commands: PCR (tss/cmd_pcr.c) ----
+ * A pcr_auth is the PCR's authValue (usually empty: NULL or ""). */
+#define PQTPM_TSS_MAX_BANKS 8	/* digests in one TPML_DIGEST_VALUES */
+#define PQTPM_TSS_MAX_EVENT 1024 /* TPM2B_EVENT */
+struct pqtpm_tss_ha { /* TPMT_HA: a digest and its hash algorithm (size: that hash's) */
+	TPM_ALG_ID hash;
+	uint16_t size;
+	uint8_t b[64];
+};
+/* PCR_Extend of one bank with the empty PCR authorization; len must be hash_alg's size. */
+TPM_RC pqtpm_tss_pcr_extend(struct pqtpm_tss *t, TPM_HANDLE pcr, TPM_ALG_ID hash_alg,
+			    const uint8_t *digest, size_t len);
+/* PCR_Extend of several banks at once (n digests, at most PQTPM_TSS_MAX_BANKS). */
+TPM_RC pqtpm_tss_pcr_extend_banks(struct pqtpm_tss *t, TPM_HANDLE pcr, const char *pcr_auth,
+				  const struct pqtpm_tss_ha *digests, size_t n);
+/* PCR_Event: the TPM hashes data (at most PQTPM_TSS_MAX_EVENT bytes) with every bank's hash and
+ * extends each; the digests it extended land in out (room for cap), *n of them. */
+TPM_RC pqtpm_tss_pcr_event(struct pqtpm_tss *t, TPM_HANDLE pcr, const char *pcr_auth,
+			   const uint8_t *data, size_t len, struct pqtpm_tss_ha *out, size_t cap,
+			   size_t *n);
+TPM_RC pqtpm_tss_pcr_reset(struct pqtpm_tss *t, TPM_HANDLE pcr, const char *pcr_auth);
+
+/* ---- commands: NV (tss/cmd_nv.c) ----
+ * auth_handle is the handle whose authorization a command uses: the index itself (its
+ * index_auth), or TPM_RH_OWNER / TPM_RH_PLATFORM as the index's attributes allow. */
+struct pqtpm_tss_nv_public { /* TPMS_NV_PUBLIC */
+	TPM_HANDLE index;
+	TPM_ALG_ID name_alg;	/* 0 when defining: SHA-256 */
+	uint32_t attributes;	/* TPMA_NV, the type in TPMA_NV_TPM2_NT_MASK */
+	uint16_t policy_size;	/* authPolicy */
+	uint8_t policy[64];
+	uint16_t data_size;
+};
+/* NV_DefineSpace by hierarchy auth_handle (TPM_RH_OWNER or TPM_RH_PLATFORM). */
+TPM_RC pqtpm_tss_nv_define_space(struct pqtpm_tss *t, TPM_HANDLE auth_handle,
+				 const char *hierarchy_auth, const char *index_auth,
+				 const struct pqtpm_tss_nv_public *pub);
+TPM_RC pqtpm_tss_nv_undefine_space(struct pqtpm_tss *t, TPM_HANDLE auth_handle,
+				   const char *hierarchy_auth, TPM_HANDLE index);
+/* NV_Write / NV_Read of len bytes at offset, in as many commands as the TPM's
+ * TPM_PT_NV_BUFFER_MAX (within PQTPM_TSS_MAX_BUFFER) asks for (a TPMA_NV_WRITEALL index takes
+ * one piece: the TPM refuses a partial write); a counter reads as 8 bytes, big-endian. */
+TPM_RC pqtpm_tss_nv_write(struct pqtpm_tss *t, TPM_HANDLE auth_handle, const char *auth,
+			  TPM_HANDLE index, uint16_t offset, const uint8_t *data, size_t len);
+TPM_RC pqtpm_tss_nv_read(struct pqtpm_tss *t, TPM_HANDLE auth_handle, const char *auth,
+			 TPM_HANDLE index, uint16_t offset, uint8_t *out, size_t len);
+/* NV_ReadPublic: the index's public area (any nameAlg and attributes) and Name. */
+TPM_RC pqtpm_tss_nv_read_public(struct pqtpm_tss *t, TPM_HANDLE index,
+				struct pqtpm_tss_nv_public *pub, struct pqtpm_tss_name *name);
+TPM_RC pqtpm_tss_nv_increment(struct pqtpm_tss *t, TPM_HANDLE auth_handle, const char *auth,
+			      TPM_HANDLE index);
+
+/* ---- commands: asymmetric keys (tss/cmd_asym.c) ----
+ * A scheme of 0 is TPM_ALG_NULL (the key's own); scheme_hash goes with schemes that have one
+ * (RSASSA, RSAPSS, ECDSA, OAEP ...; not RSAES or ML-DSA). */
+#define PQTPM_TSS_MAX_RSA 512 /* TPM2B_PUBLIC_KEY_RSA: RSA-4096 */
+struct pqtpm_tss_ecc_point { /* TPMS_ECC_POINT: x and y, each up to BN P-638's 80 bytes */
+	uint16_t x_size, y_size;
+	uint8_t x[128], y[128];
+};
+/* Sign a digest; validation: the TPMT_TK_HASHCHECK from Hash or SequenceComplete (restricted
+ * keys), or NULL for the NULL ticket. */
+TPM_RC pqtpm_tss_sign(struct pqtpm_tss *t, TPM_HANDLE key, const char *key_auth,
+		      const uint8_t *digest, size_t dlen, TPM_ALG_ID sig_scheme,
+		      TPM_ALG_ID scheme_hash, const struct pqtpm_tss_ticket *validation,
+		      struct pqtpm_tss_signature *sig);
+/* VerifySignature: TPM_RC_SIGNATURE (with its parameter number) if sig does not verify. */
+TPM_RC pqtpm_tss_verify_signature(struct pqtpm_tss *t, TPM_HANDLE key, const uint8_t *digest,
+				  size_t dlen, const struct pqtpm_tss_signature *sig,
+				  struct pqtpm_tss_ticket *validation);
+/* RSA_Encrypt / RSA_Decrypt; label as the TPM takes it (with its terminating zero, at most 64
+ * bytes; NULL, 0: none). The result (at most cap bytes) in out, *out_len. */
+TPM_RC pqtpm_tss_rsa_encrypt(struct pqtpm_tss *t, TPM_HANDLE key, const uint8_t *msg,
+			     size_t len, TPM_ALG_ID enc_scheme, TPM_ALG_ID scheme_hash,
+			     const uint8_t *label, size_t label_len, uint8_t *out, size_t cap,
+			     size_t *out_len);
+TPM_RC pqtpm_tss_rsa_decrypt(struct pqtpm_tss *t, TPM_HANDLE key, const char *key_auth,
+			     const uint8_t *ct, size_t len, TPM_ALG_ID enc_scheme,
+			     TPM_ALG_ID scheme_hash, const uint8_t *label, size_t label_len,
+			     uint8_t *out, size_t cap, size_t *out_len);
+/* ECDH_KeyGen: an ephemeral key pair on key's curve; z the shared point, pub the ephemeral
+ * public point (for the other side's ZGen). z is secret: wipe it after use. */
+TPM_RC pqtpm_tss_ecdh_keygen(struct pqtpm_tss *t, TPM_HANDLE key,
+			     struct pqtpm_tss_ecc_point *z, struct pqtpm_tss_ecc_point *pub);
+/* ECDH_ZGen: key's private scalar times the point in. */
+TPM_RC pqtpm_tss_ecdh_zgen(struct pqtpm_tss *t, TPM_HANDLE key, const char *key_auth,
+			   const struct pqtpm_tss_ecc_point *in, struct pqtpm_tss_ecc_point *z);
+
+/* ---- commands: symmetric keys, hashes, HMACs (tss/cmd_sym.c) ----
+ * Sequences continue with pqtpm_tss_sequence_update (above). A hierarchy of TPM_RH_NULL gives
+ * the NULL ticket; validation may be NULL where the caller has no use for it. */
+/* EncryptDecrypt2 of len bytes in pieces of PQTPM_TSS_MAX_BUFFER (CBC and ECB: a multiple of
+ * the block); iv (iv_len bytes) in, the IV to continue with out; mode 0: the key's own. */
+TPM_RC pqtpm_tss_encrypt_decrypt(struct pqtpm_tss *t, TPM_HANDLE key, const char *key_auth,
+				 int decrypt, TPM_ALG_ID mode, uint8_t *iv, size_t iv_len,
+				 const uint8_t *in, size_t len, uint8_t *out);
+/* HMAC of at most PQTPM_TSS_MAX_BUFFER bytes with a keyedHash key (hash 0: the key's own). */
+TPM_RC pqtpm_tss_hmac(struct pqtpm_tss *t, TPM_HANDLE key, const char *key_auth,
+		      TPM_ALG_ID hash, const uint8_t *data, size_t len,
+		      struct pqtpm_tss_digest *out);
+/* Hash of at most PQTPM_TSS_MAX_BUFFER bytes; the ticket says whether hierarchy's TPM
+ * produced it (for Sign with a restricted key). */
+TPM_RC pqtpm_tss_hash(struct pqtpm_tss *t, TPM_ALG_ID hash, const uint8_t *data, size_t len,
+		      TPM_HANDLE hierarchy, struct pqtpm_tss_digest *out,
+		      struct pqtpm_tss_ticket *validation);
+/* HashSequenceStart (hash TPM_ALG_NULL: an event sequence) and HMAC_Start: *seq is the
+ * sequence, seq_auth its authValue. */
+TPM_RC pqtpm_tss_hash_sequence_start(struct pqtpm_tss *t, const char *seq_auth,
+				     TPM_ALG_ID hash, TPM_HANDLE *seq);
+TPM_RC pqtpm_tss_hmac_start(struct pqtpm_tss *t, TPM_HANDLE key, const char *key_auth,
+			    const char *seq_auth, TPM_ALG_ID hash, TPM_HANDLE *seq);
+/* SequenceComplete with the last data (at most PQTPM_TSS_MAX_BUFFER bytes); ends seq. */
+TPM_RC pqtpm_tss_sequence_complete(struct pqtpm_tss *t, TPM_HANDLE seq, const char *seq_auth,
+				   const uint8_t *data, size_t len, TPM_HANDLE hierarchy,
+				   struct pqtpm_tss_digest *result,
+				   struct pqtpm_tss_ticket *validation);
+
+/* ---- commands: hierarchies and objects (tss/cmd_hierarchy.c) ---- */
+/* EvictControl by auth_handle (TPM_RH_OWNER, TPM_RH_PLATFORM): a transient object made
+ * persistent at handle persistent, or a persistent object (both handles the same) evicted. */
+TPM_RC pqtpm_tss_evict_control(struct pqtpm_tss *t, TPM_HANDLE auth_handle, const char *auth,
+			       TPM_HANDLE object, TPM_HANDLE persistent);
+/* HierarchyChangeAuth of TPM_RH_OWNER, _ENDORSEMENT, _PLATFORM or _LOCKOUT. */
+TPM_RC pqtpm_tss_hierarchy_change_auth(struct pqtpm_tss *t, TPM_HANDLE hierarchy,
+				       const char *auth, const char *new_auth);
+/* DictionaryAttackLockReset and DictionaryAttackParameters (TPM_RH_LOCKOUT's authorization). */
+TPM_RC pqtpm_tss_da_lock_reset(struct pqtpm_tss *t, const char *lockout_auth);
+TPM_RC pqtpm_tss_da_parameters(struct pqtpm_tss *t, const char *lockout_auth,
+			       uint32_t max_tries, uint32_t recovery_time,
+			       uint32_t lockout_recovery);
+/* ObjectChangeAuth: object (loaded under parent) with new_auth, as a new private area to Load
+ * in place of the old one; the loaded object keeps its old authValue. */
+TPM_RC pqtpm_tss_object_change_auth(struct pqtpm_tss *t, TPM_HANDLE object,
+				    const char *object_auth, TPM_HANDLE parent,
+				    const char *new_auth, struct pqtpm_tss_private *priv);
+
+/* ---- commands: duplication (tss/cmd_dup.c) ---- */
+struct pqtpm_tss_duplicate {
+	struct pqtpm_tss_digest key;	 /* the inner wrapper's key (empty: no inner wrapper) */
+	struct pqtpm_tss_private dup;	 /* TPM2B_PRIVATE: the duplicated sensitive area */
+	struct pqtpm_tss_ciphertext seed; /* inSymSeed for the new parent (empty: no outer wrapper) */
+};
+/* Duplicate object to new_parent (TPM_RH_NULL: no outer wrapper), authorized by
+ * policy_session, a policy session the caller satisfied (e.g. PolicyCommandCode(Duplicate))
+ * without PolicyAuthValue or PolicyPassword, kept open. key_in: the inner wrapper's key (NULL,
+ * 0 with sym_alg TPM_ALG_AES: the TPM picks one); sym_alg 0 or TPM_ALG_NULL: no inner wrapper,
+ * TPM_ALG_AES: AES-sym_bits-CFB. */
+TPM_RC pqtpm_tss_duplicate(struct pqtpm_tss *t, TPM_HANDLE object, TPM_HANDLE policy_session,
+			   TPM_HANDLE new_parent, const uint8_t *key_in, size_t key_len,
+			   TPM_ALG_ID sym_alg, uint16_t sym_bits, struct pqtpm_tss_duplicate *out);
+/* Import a duplicate of the object with public area pub under parent; sym_alg, sym_bits as
+ * the duplicate was made. priv: the private area to Load under parent. */
+TPM_RC pqtpm_tss_import(struct pqtpm_tss *t, TPM_HANDLE parent, const char *parent_auth,
+			const struct pqtpm_tss_public *pub, const struct pqtpm_tss_duplicate *in,
+			TPM_ALG_ID sym_alg, uint16_t sym_bits, struct pqtpm_tss_private *priv);
+
+/* ---- commands: capabilities (tss/cmd_cap.c) ---- */
+/* GetCapability of cap from property up to limit, as many rounds as moreData asks for (each
+ * of at most per_round entries; 0: what the TPM gives): the entries as marshalled (TPM_HANDLE,
+ * TPMS_ALG_PROPERTY, TPMA_CC, TPM_CC, TPMS_TAGGED_PROPERTY, TPMS_TAGGED_PCR_SELECT,
+ * TPM_ECC_CURVE) appended into data (cap_len bytes), *len bytes, *count entries. For
+ * TPM_CAP_ALGS, _HANDLES, _COMMANDS, _PP_COMMANDS, _AUDIT_COMMANDS, _TPM_PROPERTIES,
+ * _PCR_PROPERTIES, _ECC_CURVES; e.g. every persistent handle: TPM_CAP_HANDLES, 0x81000000,
+ * 0x81FFFFFF. */
+TPM_RC pqtpm_tss_get_capability_all(struct pqtpm_tss *t, uint32_t cap, uint32_t property,
+				    uint32_t limit, uint32_t per_round, uint8_t *data,
+				    size_t cap_len, size_t *len, uint32_t *count);
+/* TestParms of a TPMT_PUBLIC_PARMS as marshalled (type, then that type's parameters). */
+TPM_RC pqtpm_tss_test_parms(struct pqtpm_tss *t, const uint8_t *parms, size_t len);
 
 #ifdef __cplusplus
 }
