@@ -1,0 +1,80 @@
+/* The Names of a command's handles, for cpHash (Part 1 §16): a small cache of transient
+ * objects' Names filled from the responses that return them, ReadPublic / NV_ReadPublic for
+ * the rest (see tss_int.h). */
+#include <string.h>
+
+#include "tss_int.h"
+
+#define NSLOTS (sizeof(((struct pqtpm_tss *)0)->names) / sizeof(((struct pqtpm_tss *)0)->names[0]))
+
+void tss_name_put(struct pqtpm_tss *t, TPM_HANDLE h, const struct pqtpm_tss_name *name)
+{
+	struct tss_name_slot *slot = NULL;
+
+	if ((h >> 24) != TPM_HT_TRANSIENT || name->size == 0)
+		return;
+	for (unsigned i = 0; i < NSLOTS && !slot; i++)
+		if (t->names[i].handle == h)
+			slot = &t->names[i];
+	if (!slot) {
+		slot = &t->names[t->names_next];
+		t->names_next = (t->names_next + 1) % NSLOTS;
+	}
+	slot->handle = h;
+	slot->name = *name;
+}
+
+void tss_name_drop(struct pqtpm_tss *t, TPM_HANDLE h)
+{
+	for (unsigned i = 0; i < NSLOTS; i++)
+		if (t->names[i].handle == h)
+			t->names[i].handle = 0;
+}
+
+void tss_names_clear(struct pqtpm_tss *t)
+{
+	for (unsigned i = 0; i < NSLOTS; i++)
+		t->names[i].handle = 0;
+}
+
+/* ReadPublic or NV_ReadPublic: a sized public area, then the Name. */
+static TPM_RC fetch(struct pqtpm_tss *t, TPM_CC cc, TPM_HANDLE h, struct pqtpm_tss_name *name)
+{
+	struct tss_cmd c;
+	struct rd r, sub;
+	uint16_t size;
+
+	tss_begin(&c, t, cc);
+	tss_handle(&c, h);
+	TRY(tss_run(&c, &r, NULL));
+	if (rd_sub(&r, &sub, &size))
+		return PQTPM_TSS_RC_MALFORMED;
+	return tss_rd_tpm2b(&r, name->b, sizeof(name->b), &name->size);
+}
+
+TPM_RC tss_name_get(struct pqtpm_tss *t, TPM_HANDLE h, struct pqtpm_tss_name *name)
+{
+	switch (h >> 24) {
+	case TPM_HT_TRANSIENT:
+		for (unsigned i = 0; i < NSLOTS; i++) {
+			if (t->names[i].handle == h) {
+				*name = t->names[i].name;
+				return TPM_RC_SUCCESS;
+			}
+		}
+		TRY(fetch(t, TPM_CC_ReadPublic, h, name));
+		tss_name_put(t, h, name);
+		return TPM_RC_SUCCESS;
+	case TPM_HT_PERSISTENT: /* EvictControl may put another object there */
+		return fetch(t, TPM_CC_ReadPublic, h, name);
+	case TPM_HT_NV_INDEX:
+		return fetch(t, TPM_CC_NV_ReadPublic, h, name);
+	default: {
+		struct wr w;
+
+		wr_init(&w, name->b, sizeof(name->b));
+		name->size = 4;
+		return wr_u32(&w, h);
+	}
+	}
+}
