@@ -1,0 +1,365 @@
+/* The client library's sessions (tss/session*.c, tss/salt.c) against the engine in process:
+ * HMAC sessions unsalted and unbound, salted with RSA-2048, ECC P-256 and ML-KEM-768 keys,
+ * bound; each authorizing commands, with AES-128-CFB and XOR parameter encryption both ways;
+ * nonces rolled over several commands; a wrong password; a tampered response; continueSession
+ * cleared; several sessions on one command; a Name the library must ask for; argument
+ * checks; the session's secrets wiped when it is freed. */
+#include <string.h>
+
+#include <CUnit/Basic.h>
+
+#include <pqtpm/tss.h>
+
+#include "../../tss/tss_int.h" /* the session's layout, for the wipe check */
+#include "tss_util.h"
+#include "unit_main.h"
+
+#define RC_S(rc, n) ((rc) | TPM_RC_S | ((n) << 8))
+#define CONT TPMA_SESSION_CONTINUESESSION
+#define CRYPT (TPMA_SESSION_CONTINUESESSION | TPMA_SESSION_DECRYPT | TPMA_SESSION_ENCRYPT)
+
+static struct tss_env env;
+static struct pqtpm_tss *t;
+static struct pqtpm_tss_key parent;
+
+static void setup(void)
+{
+	tss_env_open(&env);
+	t = env.t;
+	CU_ASSERT_EQUAL_FATAL(tss_primary(t, TPM_ALG_ECC, TSS_STORAGE, "parent", &parent), 0);
+}
+
+static void teardown(void)
+{
+	tss_env_close(&env);
+}
+
+/* ---- the response observer (tss_response_observed): a copy of each response, and an
+ * optional flip of its last byte (the last session's HMAC) ---- */
+static uint8_t seen[TSS_BUF];
+static size_t seen_len;
+static int tamper;
+
+void tss_response_observed(uint8_t *rsp, size_t len)
+{
+	if (tamper && len > 10) {
+		rsp[len - 1] ^= 1;
+		tamper = 0;
+	}
+	memcpy(seen, rsp, len);
+	seen_len = len;
+}
+
+/* ---- the wipe observer (crypto_wipe_observed): was [p, p + n) wiped, to zeros? ---- */
+static const void *watch;
+static size_t watch_len;
+static int watch_wiped;
+
+void crypto_wipe_observed(const void *p, size_t n)
+{
+	const uint8_t *b = p;
+	int zero = 1;
+
+	if (p != watch || n != watch_len)
+		return;
+	for (size_t i = 0; i < n; i++)
+		zero &= b[i] == 0;
+	watch_wiped = zero;
+}
+
+/* A child storage key made under `parent` with the sessions given for its Create, loaded; it
+ * takes the password "secret" afterwards: so its Create went through, inSensitive decrypted
+ * right, outPrivate encrypted right (Load accepts it). */
+static TPM_RC child_with(struct pqtpm_tss_session *s1, struct pqtpm_tss_session *s2,
+			 const char *parent_auth, struct pqtpm_tss_key *k)
+{
+	static struct pqtpm_tss_key grandchild;
+	TPM_RC rc;
+
+	CU_ASSERT_EQUAL(pqtpm_tss_use_sessions(t, s1, s2, NULL), 0);
+	rc = tss_child(t, parent.handle, parent_auth, TPM_ALG_ECC, TSS_STORAGE, NULL, "secret", k);
+	if (rc)
+		return rc;
+	/* the authValue the TPM decrypted is the one sent */
+	CU_ASSERT_EQUAL(tss_child(t, k->handle, "secret", TPM_ALG_ECC, TSS_STORAGE, NULL, "",
+				  &grandchild),
+			0);
+	CU_ASSERT_EQUAL(pqtpm_tss_flush(t, grandchild.handle), 0);
+	return TPM_RC_SUCCESS;
+}
+
+static void test_hmac_plain(void)
+{
+	struct pqtpm_tss_session_params p = { .type = TPM_SE_HMAC, .attrs = CONT };
+	struct pqtpm_tss_session *s = tss_session(t, &p);
+	static struct pqtpm_tss_key k;
+
+	/* three commands: each takes the TPM's new nonce */
+	for (int i = 0; i < 3; i++) {
+		CU_ASSERT_EQUAL(child_with(s, NULL, "parent", &k), 0);
+		CU_ASSERT_EQUAL(pqtpm_tss_flush(t, k.handle), 0);
+	}
+	CU_ASSERT_NOT_EQUAL(pqtpm_tss_session_handle(s), 0);
+	/* a wrong password fails as the TPM encodes it: session 1 */
+	CU_ASSERT_EQUAL(child_with(s, NULL, "wrong", &k), RC_S(TPM_RC_AUTH_FAIL, 1));
+	/* and the session goes on afterwards */
+	CU_ASSERT_EQUAL(child_with(s, NULL, "parent", &k), 0);
+	pqtpm_tss_session_free(s);
+}
+
+/* A salted session with AES-128-CFB or XOR both ways authorizes Create under the parent, for
+ * each salt key kind; GetRandom's randomBytes arrive encrypted (the response on the wire is
+ * not what the library returns) and ReadPublic's outPublic decrypts to the key's public area. */
+static void salted(TPM_ALG_ID type)
+{
+	static struct pqtpm_tss_key salt, k;
+	static struct pqtpm_tss_public pub;
+	static const TPM_ALG_ID syms[] = { TPM_ALG_AES, TPM_ALG_XOR };
+	struct pqtpm_tss_name name;
+	uint8_t rnd[32];
+
+	CU_ASSERT_EQUAL_FATAL(tss_primary(t, type, TPMA_OBJECT_DECRYPT | TPMA_OBJECT_USERWITHAUTH,
+					  "", &salt),
+			      0);
+	for (unsigned i = 0; i < 2; i++) {
+		struct pqtpm_tss_session_params p = {
+			.type = TPM_SE_HMAC, .salt_key = salt.handle, .salt_pub = &salt.pub,
+			.sym = syms[i], .sym_bits = 128, .attrs = CRYPT,
+		};
+		struct pqtpm_tss_session *s = tss_session(t, &p);
+
+		CU_ASSERT_EQUAL(child_with(s, NULL, "parent", &k), 0);
+		/* nothing to decrypt there: encrypt only */
+		pqtpm_tss_session_set_attrs(s, CONT | TPMA_SESSION_ENCRYPT);
+		CU_ASSERT_EQUAL(pqtpm_tss_use_sessions(t, s, NULL, NULL), 0);
+		CU_ASSERT_EQUAL(pqtpm_tss_get_random(t, rnd, sizeof(rnd)), 0);
+		CU_ASSERT(seen_len > 12 + sizeof(rnd) &&
+			  memcmp(seen + 16, rnd, sizeof(rnd)) != 0); /* header, size, size */
+		CU_ASSERT_EQUAL(pqtpm_tss_use_sessions(t, s, NULL, NULL), 0);
+		CU_ASSERT_EQUAL(pqtpm_tss_read_public(t, k.handle, &pub, &name), 0);
+		CU_ASSERT(pub.size == k.pub.size && memcmp(pub.b, k.pub.b, pub.size) == 0);
+		CU_ASSERT(name.size == k.name.size && memcmp(name.b, k.name.b, name.size) == 0);
+		CU_ASSERT_EQUAL(pqtpm_tss_flush(t, k.handle), 0);
+		pqtpm_tss_session_free(s);
+	}
+}
+
+static void test_salted_rsa(void)
+{
+	salted(TPM_ALG_RSA);
+}
+
+static void test_salted_ecc(void)
+{
+	salted(TPM_ALG_ECC);
+}
+
+static void test_salted_mlkem(void)
+{
+	salted(TPM_ALG_MLKEM);
+}
+
+/* Bound to the parent: its authValue is left out of the HMAC for the parent and put in for
+ * another entity (the child), both accepted; bound and salted with AES-256 and SHA-384. */
+static void test_bound(void)
+{
+	static struct pqtpm_tss_key k, gk, salt;
+	struct pqtpm_tss_session_params p = {
+		.type = TPM_SE_HMAC, .bind = parent.handle, .bind_auth = "parent", .attrs = CONT,
+	};
+	struct pqtpm_tss_session *s = tss_session(t, &p);
+
+	CU_ASSERT_EQUAL(child_with(s, NULL, "parent", &k), 0);
+	CU_ASSERT_EQUAL(pqtpm_tss_use_sessions(t, s, NULL, NULL), 0);
+	CU_ASSERT_EQUAL(tss_child(t, k.handle, "secret", TPM_ALG_ECC, TSS_STORAGE, NULL, "", &gk),
+			0);
+	CU_ASSERT_EQUAL(child_with(s, NULL, "wrong", &k), RC_S(TPM_RC_AUTH_FAIL, 1));
+	pqtpm_tss_session_free(s);
+
+	CU_ASSERT_EQUAL_FATAL(tss_primary(t, TPM_ALG_ECC, TPMA_OBJECT_DECRYPT |
+					  TPMA_OBJECT_USERWITHAUTH, "", &salt),
+			      0);
+	p.hash = TPM_ALG_SHA384;
+	p.salt_key = salt.handle;
+	p.salt_pub = &salt.pub;
+	p.sym = TPM_ALG_AES;
+	p.sym_bits = 256;
+	p.attrs = CRYPT;
+	s = tss_session(t, &p);
+	CU_ASSERT_EQUAL(child_with(s, NULL, "parent", &k), 0);
+	pqtpm_tss_session_free(s);
+}
+
+/* A response whose HMAC was altered on the way is refused. */
+static void test_tampered_response(void)
+{
+	struct pqtpm_tss_session_params p = { .type = TPM_SE_HMAC, .attrs = CONT };
+	struct pqtpm_tss_session *s = tss_session(t, &p);
+	static struct pqtpm_tss_key k;
+	static struct pqtpm_tss_public pub;
+
+	tss_template(TPM_ALG_ECC, TSS_STORAGE, NULL, &pub);
+	CU_ASSERT_EQUAL(pqtpm_tss_use_sessions(t, s, NULL, NULL), 0);
+	tamper = 1;
+	CU_ASSERT_EQUAL(pqtpm_tss_create(t, parent.handle, "parent", &pub, "", &k),
+			PQTPM_TSS_RC_RESPONSE_HMAC);
+	CU_ASSERT_EQUAL(tamper, 0);
+	/* password sessions carry no HMAC to check: the same flip goes unnoticed there */
+	tamper = 1;
+	CU_ASSERT_EQUAL(pqtpm_tss_create(t, parent.handle, "parent", &pub, "", &k), 0);
+	pqtpm_tss_session_free(s);
+}
+
+/* Without continueSession the TPM forgets the session after the command. */
+static void test_no_continue(void)
+{
+	struct pqtpm_tss_session_params p = { .type = TPM_SE_HMAC, .attrs = CONT };
+	struct pqtpm_tss_session *s = tss_session(t, &p);
+	static struct pqtpm_tss_key k;
+	TPM_HANDLE h = pqtpm_tss_session_handle(s);
+
+	pqtpm_tss_session_set_attrs(s, 0);
+	CU_ASSERT_EQUAL(child_with(s, NULL, "parent", &k), 0);
+	CU_ASSERT_EQUAL(pqtpm_tss_session_handle(s), 0);
+	CU_ASSERT_NOT_EQUAL(pqtpm_tss_flush(t, h), 0); /* no longer there */
+	CU_ASSERT_EQUAL(pqtpm_tss_use_sessions(t, s, NULL, NULL), PQTPM_TSS_RC_BAD_VALUE);
+	pqtpm_tss_session_free(s);
+}
+
+/* Session 1 authorizes, session 2 (salted) only encrypts: its nonceTPM is in session 1's
+ * HMAC. */
+static void test_two_sessions(void)
+{
+	static struct pqtpm_tss_key salt, k;
+	struct pqtpm_tss_session_params p1 = { .type = TPM_SE_HMAC, .attrs = CONT };
+	struct pqtpm_tss_session *s1 = tss_session(t, &p1), *s2;
+
+	CU_ASSERT_EQUAL_FATAL(tss_primary(t, TPM_ALG_MLKEM, TPMA_OBJECT_DECRYPT |
+					  TPMA_OBJECT_USERWITHAUTH, "", &salt),
+			      0);
+	struct pqtpm_tss_session_params p2 = {
+		.type = TPM_SE_HMAC, .salt_key = salt.handle, .salt_pub = &salt.pub,
+		.sym = TPM_ALG_AES, .sym_bits = 128, .attrs = CRYPT,
+	};
+	s2 = tss_session(t, &p2);
+	CU_ASSERT_EQUAL(child_with(s1, s2, "parent", &k), 0);
+	CU_ASSERT_EQUAL(pqtpm_tss_flush(t, k.handle), 0);
+	/* decrypt on one, encrypt on the other */
+	pqtpm_tss_session_set_attrs(s1, CONT | TPMA_SESSION_ENCRYPT);
+	CU_ASSERT_EQUAL(child_with(s1, s2, "parent", &k), PQTPM_TSS_RC_BAD_VALUE); /* s1: NULL sym */
+	pqtpm_tss_session_set_attrs(s1, CONT);
+	pqtpm_tss_session_set_attrs(s2, CONT | TPMA_SESSION_DECRYPT);
+	CU_ASSERT_EQUAL(child_with(s1, s2, "parent", &k), 0);
+	pqtpm_tss_session_free(s1);
+	pqtpm_tss_session_free(s2);
+}
+
+/* A key reloaded from a saved context: the library has no Name for it and asks. */
+static void test_name_fetched(void)
+{
+	struct pqtpm_tss_session_params p = { .type = TPM_SE_HMAC, .attrs = CONT };
+	struct pqtpm_tss_session *s = tss_session(t, &p);
+	static struct pqtpm_tss_saved saved;
+	static struct pqtpm_tss_key k, gk;
+	TPM_HANDLE h;
+
+	CU_ASSERT_EQUAL_FATAL(tss_child(t, parent.handle, "parent", TPM_ALG_ECC, TSS_STORAGE, NULL,
+					"secret", &k),
+			      0);
+	CU_ASSERT_EQUAL_FATAL(pqtpm_tss_context_save(t, k.handle, &saved), 0);
+	CU_ASSERT_EQUAL_FATAL(pqtpm_tss_flush(t, k.handle), 0);
+	CU_ASSERT_EQUAL_FATAL(pqtpm_tss_context_load(t, &saved, &h), 0);
+	CU_ASSERT_EQUAL(pqtpm_tss_use_sessions(t, s, NULL, NULL), 0);
+	CU_ASSERT_EQUAL(tss_child(t, h, "secret", TPM_ALG_ECC, TSS_STORAGE, NULL, "", &gk), 0);
+	pqtpm_tss_session_free(s);
+}
+
+static void test_arguments(void)
+{
+	struct pqtpm_tss_session_params p = { .type = TPM_SE_HMAC, .attrs = CRYPT };
+	struct pqtpm_tss_session *s, *other_s;
+	struct pqtpm_tss *other;
+	uint8_t data[64], more;
+	size_t len;
+
+	CU_ASSERT_EQUAL(pqtpm_tss_session_start(t, &p, &s), 0); /* no sym: set below */
+	/* decrypt and encrypt asked of a session without a cipher */
+	CU_ASSERT_EQUAL(child_with(s, NULL, "parent", &(struct pqtpm_tss_key){ 0 }),
+			PQTPM_TSS_RC_BAD_VALUE);
+	pqtpm_tss_session_free(s);
+	p.sym = TPM_ALG_AES;
+	p.sym_bits = 192;
+	CU_ASSERT_EQUAL(pqtpm_tss_session_start(t, &p, &s), PQTPM_TSS_RC_BAD_VALUE);
+	CU_ASSERT_PTR_NULL(s);
+	p.sym_bits = 128;
+	p.type = 7;
+	CU_ASSERT_EQUAL(pqtpm_tss_session_start(t, &p, &s), PQTPM_TSS_RC_BAD_VALUE);
+	p.type = TPM_SE_HMAC;
+	p.salt_key = parent.handle; /* no public area given */
+	CU_ASSERT_EQUAL(pqtpm_tss_session_start(t, &p, &s), PQTPM_TSS_RC_BAD_VALUE);
+	p.salt_pub = &parent.pub;
+	p.salt_key = 0;
+	s = tss_session(t, &p);
+	/* a gap, the same session twice, a session of another connection */
+	CU_ASSERT_EQUAL(pqtpm_tss_use_sessions(t, NULL, s, NULL), PQTPM_TSS_RC_BAD_VALUE);
+	CU_ASSERT_EQUAL(pqtpm_tss_use_sessions(t, s, s, NULL), PQTPM_TSS_RC_BAD_VALUE);
+	CU_ASSERT_EQUAL_FATAL(pqtpm_tss_open_engine(&other, env.e), 0);
+	other_s = tss_session(other, &(struct pqtpm_tss_session_params){ .type = TPM_SE_HMAC });
+	CU_ASSERT_EQUAL(pqtpm_tss_use_sessions(t, s, other_s, NULL), PQTPM_TSS_RC_BAD_VALUE);
+	/* GetCapability has no parameter to encrypt */
+	CU_ASSERT_EQUAL(pqtpm_tss_use_sessions(t, s, NULL, NULL), 0);
+	CU_ASSERT_EQUAL(pqtpm_tss_get_capability(t, TPM_CAP_TPM_PROPERTIES, TPM_PT_MANUFACTURER,
+						 1, &more, data, sizeof(data), &len),
+			PQTPM_TSS_RC_BAD_VALUE);
+	/* the sessions were for that command only: the next one runs without */
+	CU_ASSERT_EQUAL(pqtpm_tss_get_capability(t, TPM_CAP_TPM_PROPERTIES, TPM_PT_MANUFACTURER,
+						 1, &more, data, sizeof(data), &len),
+			0);
+	pqtpm_tss_session_free(other_s);
+	pqtpm_tss_close(other);
+	pqtpm_tss_session_free(s);
+}
+
+/* Freeing a session wipes all of it: session key, nonces, authValues. */
+static void test_wiped(void)
+{
+	static struct pqtpm_tss_key salt;
+	struct pqtpm_tss_session *s;
+	static const uint8_t zero[64];
+
+	CU_ASSERT_EQUAL_FATAL(tss_primary(t, TPM_ALG_MLKEM, TPMA_OBJECT_DECRYPT |
+					  TPMA_OBJECT_USERWITHAUTH, "", &salt),
+			      0);
+	struct pqtpm_tss_session_params p = {
+		.type = TPM_SE_HMAC, .salt_key = salt.handle, .salt_pub = &salt.pub,
+		.bind = parent.handle, .bind_auth = "parent", .attrs = CONT,
+	};
+	s = tss_session(t, &p);
+	CU_ASSERT(s->key.size == 32 && memcmp(s->key.b, zero, 32) != 0);
+	CU_ASSERT(s->bind_auth.size == 6);
+	watch = s;
+	watch_len = sizeof(*s);
+	watch_wiped = 0;
+	pqtpm_tss_session_free(s);
+	CU_ASSERT(watch_wiped);
+	watch = NULL;
+}
+
+int main(void)
+{
+	static const struct unit_test tests[] = {
+		{ "HMAC session, unsalted and unbound", test_hmac_plain },
+		{ "salted with RSA-2048, AES-CFB and XOR", test_salted_rsa },
+		{ "salted with ECC P-256, AES-CFB and XOR", test_salted_ecc },
+		{ "salted with ML-KEM-768, AES-CFB and XOR", test_salted_mlkem },
+		{ "bound, then bound and salted", test_bound },
+		{ "tampered response HMAC", test_tampered_response },
+		{ "continueSession cleared", test_no_continue },
+		{ "two sessions on one command", test_two_sessions },
+		{ "a Name asked for", test_name_fetched },
+		{ "argument checks", test_arguments },
+		{ "secrets wiped on free", test_wiped },
+	};
+
+	return UNIT_RUN("tss_session", tests, setup, teardown);
+}
