@@ -13,6 +13,22 @@ static _Thread_local struct {
 	unsigned n;
 } pending;
 
+/* Starting, flushing and freeing a session leave the thread's sessions for the next command
+ * function's command: these hold them aside (minus a session being freed). */
+static void hold(unsigned *n)
+{
+	*n = pending.n;
+	pending.n = 0;
+}
+
+static void release(unsigned n, const struct pqtpm_tss_session *gone)
+{
+	pending.n = n;
+	for (unsigned i = 0; i < n; i++)
+		if (pending.s[i] == gone)
+			pending.n = 0;
+}
+
 static TPM_RC copy_auth(const char *auth, struct pqtpm_tss_digest *out)
 {
 	size_t n = auth ? strlen(auth) : 0;
@@ -114,6 +130,7 @@ TPM_RC pqtpm_tss_session_start(struct pqtpm_tss *t, const struct pqtpm_tss_sessi
 {
 	TPM_ALG_ID hash = p && p->hash ? p->hash : TPM_ALG_SHA256;
 	struct pqtpm_tss_session *s;
+	unsigned held;
 	TPM_RC rc;
 
 	*out = NULL;
@@ -123,6 +140,7 @@ TPM_RC pqtpm_tss_session_start(struct pqtpm_tss *t, const struct pqtpm_tss_sessi
 	s = calloc(1, sizeof(*s));
 	if (!s)
 		return PQTPM_TSS_RC_IO;
+	hold(&held);
 	s->t = t;
 	s->type = p->type;
 	s->attrs = p->attrs;
@@ -132,11 +150,12 @@ TPM_RC pqtpm_tss_session_start(struct pqtpm_tss *t, const struct pqtpm_tss_sessi
 	s->sym_bits = s->sym == TPM_ALG_XOR ? hash : p->sym_bits; /* XOR's "keyBits" is a hash */
 	s->bound = p->bind != 0 && p->bind != TPM_RH_NULL;
 	rc = start(s, p);
+	if (rc != TPM_RC_SUCCESS && s->handle)
+		pqtpm_tss_flush(t, s->handle);
+	release(held, NULL);
 	if (rc != TPM_RC_SUCCESS) {
-		if (s->handle)
-			pqtpm_tss_flush(t, s->handle);
-		s->handle = 0;
-		pqtpm_tss_session_free(s);
+		crypto_wipe(s, sizeof(*s));
+		free(s);
 		return rc;
 	}
 	*out = s;
@@ -156,11 +175,14 @@ TPM_HANDLE pqtpm_tss_session_handle(const struct pqtpm_tss_session *s)
 TPM_RC pqtpm_tss_session_flush(struct pqtpm_tss_session *s)
 {
 	TPM_RC rc = TPM_RC_SUCCESS;
+	unsigned held;
 
+	hold(&held);
 	if (s->handle)
 		rc = pqtpm_tss_flush(s->t, s->handle);
 	if (rc == TPM_RC_SUCCESS)
 		s->handle = 0;
+	release(held, s);
 	return rc;
 }
 
@@ -169,10 +191,9 @@ void pqtpm_tss_session_free(struct pqtpm_tss_session *s)
 	if (!s)
 		return;
 	if (s->handle)
-		pqtpm_tss_flush(s->t, s->handle);
-	for (unsigned i = 0; i < pending.n; i++)
-		if (pending.s[i] == s)
-			pending.n = 0;
+		pqtpm_tss_session_flush(s);
+	else
+		release(pending.n, s);
 	crypto_wipe(s, sizeof(*s));
 	free(s);
 }

@@ -316,7 +316,10 @@ TPM_RC pqtpm_tss_quote_info(const struct pqtpm_tss_attest_info *info,
  * use their password; sessions after the authorized handles only encrypt, decrypt or audit.
  * Response HMACs are checked (PQTPM_TSS_RC_RESPONSE_HMAC), nonces rolled, and a session used
  * without continueSession is gone after a successful command (pqtpm_tss_session_handle gives
- * 0). The Names that cpHash needs come from responses the library parsed (CreatePrimary,
+ * 0). When the command is sent, PQTPM_TSS_RC_BAD_VALUE for two sessions that decrypt (or
+ * encrypt), for decrypt or encrypt on a session without a cipher or on a command whose first
+ * parameter (response parameter) cannot be encrypted. Starting, flushing and freeing
+ * sessions leave the thread's sessions for the next command. The Names that cpHash needs come from responses the library parsed (CreatePrimary,
  * Load, LoadExternal, ReadPublic) or are asked for (ReadPublic, NV_ReadPublic).
  *
  * A session is used by one command at a time: do not give one session to two threads at
@@ -346,7 +349,7 @@ TPM_RC pqtpm_tss_session_flush(struct pqtpm_tss_session *s);
 void pqtpm_tss_session_free(struct pqtpm_tss_session *s);
 /* Sessions 1..3 (NULL: fewer) for the calling thread's next command on t; all NULL: none.
  * PQTPM_TSS_RC_BAD_VALUE for a session of another connection, one already gone, a session
- * given twice, or two sessions that decrypt (or encrypt). */
+ * given twice, or a NULL before a session. */
 TPM_RC pqtpm_tss_use_sessions(struct pqtpm_tss *t, struct pqtpm_tss_session *s1,
 			      struct pqtpm_tss_session *s2, struct pqtpm_tss_session *s3);
 
@@ -367,6 +370,23 @@ TPM_RC pqtpm_tss_policy_secret(struct pqtpm_tss_session *s, TPM_HANDLE auth_hand
 			       const char *auth_auth);
 TPM_RC pqtpm_tss_policy_get_digest(struct pqtpm_tss_session *s,
 				   struct pqtpm_tss_digest *digest);
+/* The same digests computed here, without a TPM (tss/policy_calc.c): start from zeros, then
+ * one call per assertion in the order of the policy commands. PolicyPassword gives the digest
+ * of PolicyAuthValue (Part 3 §23.18). PolicyPCR: pcr_digest = H(the selected PCR values, in
+ * order). PolicyOR replaces d by the OR of the branches. PolicySecret: the Name of the
+ * authorizing entity and policyRef (NULL: empty). */
+TPM_RC pqtpm_tss_policy_calc_start(TPM_ALG_ID hash, struct pqtpm_tss_digest *d);
+TPM_RC pqtpm_tss_policy_calc_command_code(struct pqtpm_tss_digest *d, TPM_ALG_ID hash,
+					  TPM_CC cc);
+TPM_RC pqtpm_tss_policy_calc_auth_value(struct pqtpm_tss_digest *d, TPM_ALG_ID hash);
+TPM_RC pqtpm_tss_policy_calc_pcr(struct pqtpm_tss_digest *d, TPM_ALG_ID hash,
+				 const struct pqtpm_tss_pcr_select *sel, size_t nsel,
+				 const struct pqtpm_tss_digest *pcr_digest);
+TPM_RC pqtpm_tss_policy_calc_or(struct pqtpm_tss_digest *d, TPM_ALG_ID hash,
+				const struct pqtpm_tss_digest *branches, size_t n);
+TPM_RC pqtpm_tss_policy_calc_secret(struct pqtpm_tss_digest *d, TPM_ALG_ID hash,
+				    const struct pqtpm_tss_name *auth_name,
+				    const struct pqtpm_tss_digest *policy_ref);
 
 #ifdef __cplusplus
 }

@@ -277,7 +277,7 @@ static void test_name_fetched(void)
 static void test_arguments(void)
 {
 	struct pqtpm_tss_session_params p = { .type = TPM_SE_HMAC, .attrs = CRYPT };
-	struct pqtpm_tss_session *s, *other_s;
+	struct pqtpm_tss_session *s, *s2, *other_s;
 	struct pqtpm_tss *other;
 	uint8_t data[64], more;
 	size_t len;
@@ -318,6 +318,37 @@ static void test_arguments(void)
 	pqtpm_tss_session_free(other_s);
 	pqtpm_tss_close(other);
 	pqtpm_tss_session_free(s);
+	/* starting and freeing another session leaves the thread's sessions for the next
+	 * command, which uses them (an audit session ending with it: no continueSession) */
+	p = (struct pqtpm_tss_session_params){ .type = TPM_SE_HMAC, .attrs = TPMA_SESSION_AUDIT };
+	s = tss_session(t, &p);
+	CU_ASSERT_EQUAL(pqtpm_tss_use_sessions(t, s, NULL, NULL), 0);
+	pqtpm_tss_session_free(tss_session(t, &p));
+	CU_ASSERT_EQUAL(pqtpm_tss_get_random(t, data, 16), 0);
+	CU_ASSERT_EQUAL(pqtpm_tss_session_handle(s), 0);
+	/* a freed session is no longer pending */
+	s2 = tss_session(t, &p);
+	CU_ASSERT_EQUAL(pqtpm_tss_use_sessions(t, s2, NULL, NULL), 0);
+	pqtpm_tss_session_free(s2);
+	CU_ASSERT_EQUAL(pqtpm_tss_get_random(t, data, 16), 0);
+	pqtpm_tss_session_free(s);
+}
+
+/* An audit session on a command without authorization: its response HMAC is checked. */
+static void test_audit_only(void)
+{
+	struct pqtpm_tss_session_params p = {
+		.type = TPM_SE_HMAC, .attrs = CONT | TPMA_SESSION_AUDIT,
+	};
+	struct pqtpm_tss_session *s = tss_session(t, &p);
+	uint8_t r[16];
+
+	CU_ASSERT_EQUAL(pqtpm_tss_use_sessions(t, s, NULL, NULL), 0);
+	CU_ASSERT_EQUAL(pqtpm_tss_get_random(t, r, sizeof(r)), 0);
+	CU_ASSERT_EQUAL(pqtpm_tss_use_sessions(t, s, NULL, NULL), 0);
+	tamper = 1;
+	CU_ASSERT_EQUAL(pqtpm_tss_get_random(t, r, sizeof(r)), PQTPM_TSS_RC_RESPONSE_HMAC);
+	pqtpm_tss_session_free(s);
 }
 
 /* Freeing a session wipes all of it: session key, nonces, authValues. */
@@ -357,6 +388,7 @@ int main(void)
 		{ "continueSession cleared", test_no_continue },
 		{ "two sessions on one command", test_two_sessions },
 		{ "a Name asked for", test_name_fetched },
+		{ "audit only", test_audit_only },
 		{ "argument checks", test_arguments },
 		{ "secrets wiped on free", test_wiped },
 	};

@@ -2,14 +2,16 @@
  * whose authPolicy is PolicyOR of three branches computed with trial sessions
  * (PolicyCommandCode + PolicyAuthValue, PolicyPCR + PolicyPassword, PolicySecret), each
  * branch satisfied by a policy session that then authorizes Create under the key;
- * PolicyGetDigest against the trial digests; a salted, encrypting policy session; a wrong
- * authValue and a wrong command refused. */
+ * PolicyGetDigest against the trial digests, and both against the digests computed without
+ * a TPM (tss/policy_calc.c); a salted, encrypting policy session; a wrong authValue and a
+ * wrong command refused. */
 #include <string.h>
 
 #include <CUnit/Basic.h>
 
 #include <pqtpm/tss.h>
 
+#include "crypto/crypto.h"
 #include "tss_util.h"
 #include "unit_main.h"
 
@@ -81,6 +83,44 @@ static void setup(void)
 					TPMA_OBJECT_RESTRICTED | TPMA_OBJECT_DECRYPT, &root, "pk",
 					&key),
 			      0);
+}
+
+static int same(const struct pqtpm_tss_digest *a, const struct pqtpm_tss_digest *b)
+{
+	return a->size == b->size && memcmp(a->b, b->b, a->size) == 0;
+}
+
+/* The branches and the root computed here equal the trial sessions' digests. */
+static void test_calculated(void)
+{
+	static const struct pqtpm_tss_name owner = { 4, { 0x40, 0x00, 0x00, 0x01 } };
+	struct pqtpm_tss_digest d[3], r, pcr_digest;
+	uint8_t pcr[32];
+	size_t len;
+
+	CU_ASSERT_EQUAL_FATAL(pqtpm_tss_pcr_read(t, TPM_ALG_SHA256, pcr16.pcrs, pcr, sizeof(pcr),
+					       &len),
+			      0);
+	CU_ASSERT_EQUAL_FATAL(crypto_hash(TPM_ALG_SHA256, pcr, len, pcr_digest.b), 0);
+	pcr_digest.size = 32;
+	for (unsigned b = 0; b < 3; b++)
+		CU_ASSERT_EQUAL(pqtpm_tss_policy_calc_start(TPM_ALG_SHA256, &d[b]), 0);
+	CU_ASSERT_EQUAL(pqtpm_tss_policy_calc_command_code(&d[0], TPM_ALG_SHA256, TPM_CC_Create),
+			0);
+	CU_ASSERT_EQUAL(pqtpm_tss_policy_calc_auth_value(&d[0], TPM_ALG_SHA256), 0);
+	CU_ASSERT_EQUAL(pqtpm_tss_policy_calc_pcr(&d[1], TPM_ALG_SHA256, &pcr16, 1, &pcr_digest),
+			0);
+	CU_ASSERT_EQUAL(pqtpm_tss_policy_calc_auth_value(&d[1], TPM_ALG_SHA256), 0);
+	CU_ASSERT_EQUAL(pqtpm_tss_policy_calc_secret(&d[2], TPM_ALG_SHA256, &owner, NULL), 0);
+	CU_ASSERT_EQUAL(pqtpm_tss_policy_calc_or(&r, TPM_ALG_SHA256, d, 3), 0);
+	for (unsigned b = 0; b < 3; b++)
+		CU_ASSERT(same(&d[b], &branch[b]));
+	CU_ASSERT(same(&r, &root));
+	/* a digest of the wrong size for the hash, too few branches */
+	CU_ASSERT_EQUAL(pqtpm_tss_policy_calc_auth_value(&d[0], TPM_ALG_SHA384),
+			PQTPM_TSS_RC_BAD_VALUE);
+	CU_ASSERT_EQUAL(pqtpm_tss_policy_calc_or(&r, TPM_ALG_SHA256, d, 1),
+			PQTPM_TSS_RC_BAD_VALUE);
 }
 
 static void teardown(void)
@@ -199,6 +239,7 @@ int main(void)
 {
 	static const struct unit_test tests[] = {
 		{ "each PolicyOR branch authorizes", test_each_branch },
+		{ "digests computed without a TPM", test_calculated },
 		{ "wrong authValue", test_wrong_auth_value },
 		{ "wrong command", test_wrong_command },
 		{ "salted encrypting policy session", test_salted_policy },
