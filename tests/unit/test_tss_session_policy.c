@@ -132,7 +132,7 @@ static void teardown(void)
 static TPM_RC create_under(struct pqtpm_tss_session *s, const char *pw)
 {
 	static struct pqtpm_tss_public tmpl;
-	static struct pqtpm_tss_key k;
+	static struct pqtpm_tss_key k, gk;
 
 	tss_template(TPM_ALG_ECC, TSS_STORAGE, NULL, &tmpl);
 	CU_ASSERT_EQUAL(pqtpm_tss_use_sessions(t, s, NULL, NULL), 0);
@@ -185,12 +185,16 @@ static void test_wrong_command(void)
 	pqtpm_tss_session_free(s);
 }
 
-/* A policy session salted with ML-KEM and encrypting both ways (the key includes the
- * authValue after PolicyAuthValue); PolicySecret itself authorized by an HMAC session. */
+/* A policy session salted with ML-KEM and encrypting both ways: the encryption key includes
+ * the authValue of the key it authorizes (here one with userWithAuth as well, whose
+ * authValue Part 1 makes available to a policy session: the reference implementation and
+ * ESAPI agree on that case); PolicySecret itself authorized by an HMAC session. */
 static void test_salted_policy(void)
 {
-	static struct pqtpm_tss_key salt;
+	static struct pqtpm_tss_key salt, both;
 	struct pqtpm_tss_session *s, *h;
+	static struct pqtpm_tss_public tmpl;
+	static struct pqtpm_tss_key k;
 
 	CU_ASSERT_EQUAL_FATAL(tss_primary(t, TPM_ALG_MLKEM, TPMA_OBJECT_DECRYPT |
 					  TPMA_OBJECT_USERWITHAUTH, "", &salt),
@@ -200,9 +204,17 @@ static void test_salted_policy(void)
 		.sym = TPM_ALG_AES, .sym_bits = 128,
 		.attrs = CONT | TPMA_SESSION_DECRYPT | TPMA_SESSION_ENCRYPT,
 	};
+	CU_ASSERT_EQUAL_FATAL(tss_child(t, parent.handle, "parent", TPM_ALG_ECC, TSS_STORAGE, &root,
+					"pk", &both),
+			      0);
 	s = tss_session(t, &p);
 	satisfy(s, 0);
-	CU_ASSERT_EQUAL(create_under(s, "pk"), 0);
+	tss_template(TPM_ALG_ECC, TSS_STORAGE, NULL, &tmpl);
+	CU_ASSERT_EQUAL(pqtpm_tss_use_sessions(t, s, NULL, NULL), 0);
+	CU_ASSERT_EQUAL(pqtpm_tss_create(t, both.handle, "pk", &tmpl, "child", &k), 0);
+	CU_ASSERT_EQUAL(pqtpm_tss_load(t, both.handle, "pk", &k), 0); /* outPrivate decrypted */
+	/* and the child's authValue was decrypted right by the TPM */
+	CU_ASSERT_EQUAL(tss_child(t, k.handle, "child", TPM_ALG_ECC, TSS_STORAGE, NULL, "", &gk), 0);
 	pqtpm_tss_session_set_attrs(s, CONT);
 	h = tss_session(t, &(struct pqtpm_tss_session_params){ .type = TPM_SE_HMAC,
 							      .attrs = CONT });
