@@ -132,7 +132,7 @@ static void teardown(void)
 static TPM_RC create_under(struct pqtpm_tss_session *s, const char *pw)
 {
 	static struct pqtpm_tss_public tmpl;
-	static struct pqtpm_tss_key k, gk;
+	static struct pqtpm_tss_key k;
 
 	tss_template(TPM_ALG_ECC, TSS_STORAGE, NULL, &tmpl);
 	CU_ASSERT_EQUAL(pqtpm_tss_use_sessions(t, s, NULL, NULL), 0);
@@ -194,7 +194,7 @@ static void test_salted_policy(void)
 	static struct pqtpm_tss_key salt, both;
 	struct pqtpm_tss_session *s, *h;
 	static struct pqtpm_tss_public tmpl;
-	static struct pqtpm_tss_key k;
+	static struct pqtpm_tss_key k, gk;
 
 	CU_ASSERT_EQUAL_FATAL(tss_primary(t, TPM_ALG_MLKEM, TPMA_OBJECT_DECRYPT |
 					  TPMA_OBJECT_USERWITHAUTH, "", &salt),
