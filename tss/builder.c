@@ -156,7 +156,8 @@ static TPM_RC take_apart(struct tss_cmd *c, struct tss_use *u, struct rd *rsp,
 	return TPM_RC_SUCCESS;
 }
 
-/* Names first (they may take commands of their own), then the exchange. */
+/* Names first, then the exchange. tss_name_get may send ReadPublic / NV_ReadPublic through
+ * tss_run itself: a lock held across tss_run must let the same thread in again. */
 static TPM_RC run(struct tss_cmd *c, struct tss_use *u, struct rd *rsp, TPM_HANDLE *rhandle)
 {
 	struct pqtpm_tss *t = c->t;

@@ -164,12 +164,13 @@ TPM_RC pqtpm_tss_session_start(struct pqtpm_tss *t, const struct pqtpm_tss_sessi
 
 void pqtpm_tss_session_set_attrs(struct pqtpm_tss_session *s, uint8_t attrs)
 {
-	s->attrs = attrs;
+	if (s)
+		s->attrs = attrs;
 }
 
 TPM_HANDLE pqtpm_tss_session_handle(const struct pqtpm_tss_session *s)
 {
-	return s->handle;
+	return s ? s->handle : 0;
 }
 
 TPM_RC pqtpm_tss_session_flush(struct pqtpm_tss_session *s)
@@ -177,6 +178,8 @@ TPM_RC pqtpm_tss_session_flush(struct pqtpm_tss_session *s)
 	TPM_RC rc = TPM_RC_SUCCESS;
 	unsigned held;
 
+	if (!s)
+		return PQTPM_TSS_RC_BAD_VALUE;
 	hold(&held);
 	if (s->handle)
 		rc = pqtpm_tss_flush(s->t, s->handle);

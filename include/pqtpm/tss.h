@@ -323,7 +323,7 @@ TPM_RC pqtpm_tss_quote_info(const struct pqtpm_tss_attest_info *info,
  * Load, LoadExternal, ReadPublic) or are asked for (ReadPublic, NV_ReadPublic).
  *
  * A session is used by one command at a time: do not give one session to two threads at
- * once. */
+ * once. Free a connection's sessions before closing it. */
 struct pqtpm_tss_session;
 struct pqtpm_tss_session_params {
 	uint8_t type;	 /* TPM_SE_HMAC, TPM_SE_POLICY, TPM_SE_TRIAL */
