@@ -2,7 +2,8 @@
  * HMAC sessions unsalted and unbound, salted with RSA-2048, ECC P-256 and ML-KEM-768 keys,
  * bound; each authorizing commands, with AES-128-CFB and XOR parameter encryption both ways;
  * nonces rolled over several commands; a wrong password; a tampered response; continueSession
- * cleared; several sessions on one command; a Name the library must ask for; argument
+ * cleared; several sessions on one command; a Name the library must ask for; an audit-only
+ * session; HierarchyChangeAuth, whose response HMAC is keyed with the new authValue; argument
  * checks; the session's secrets wiped when it is freed. */
 #include <string.h>
 
@@ -334,6 +335,46 @@ static void test_arguments(void)
 	pqtpm_tss_session_free(s);
 }
 
+/* HierarchyChangeAuth as a builder of the library sends it (tss_int.h): the TPM keys the
+ * response HMAC with the new owner authValue, which tss_auth_changes tells the library. */
+static TPM_RC change_owner_auth(struct pqtpm_tss_session *s, const char *old, const char *new,
+				int announce)
+{
+	struct tss_cmd c;
+	struct rd r;
+
+	tss_begin(&c, t, TPM_CC_HierarchyChangeAuth);
+	tss_param_enc(&c, TSS_ENC_IN);
+	tss_handle(&c, TPM_RH_OWNER);
+	tss_auth(&c, old);
+	if (announce)
+		tss_auth_changes(&c, new);
+	tss_tpm2b_str(&c, new);
+	CU_ASSERT_EQUAL(pqtpm_tss_use_sessions(t, s, NULL, NULL), 0);
+	TRY(tss_run(&c, &r, NULL));
+	return tss_rd_end(&r);
+}
+
+static void test_auth_changes(void)
+{
+	struct pqtpm_tss_session_params p = {
+		.type = TPM_SE_HMAC, .sym = TPM_ALG_AES, .sym_bits = 128,
+		.attrs = CONT | TPMA_SESSION_DECRYPT,
+	};
+	struct pqtpm_tss_session *s = tss_session(t, &p);
+	static struct pqtpm_tss_key k;
+	static struct pqtpm_tss_public tmpl;
+
+	CU_ASSERT_EQUAL(change_owner_auth(s, "", "owner2", 1), 0);
+	/* the new value works (it was decrypted right) */
+	tss_template(TPM_ALG_ECC, TSS_STORAGE, NULL, &tmpl);
+	CU_ASSERT_EQUAL(pqtpm_tss_create_primary(t, TPM_RH_OWNER, "owner2", &tmpl, "", &k), 0);
+	/* not told, the library checks the response against the old value and refuses it */
+	CU_ASSERT_EQUAL(change_owner_auth(s, "owner2", "", 0), PQTPM_TSS_RC_RESPONSE_HMAC);
+	CU_ASSERT_EQUAL(pqtpm_tss_create_primary(t, TPM_RH_OWNER, "", &tmpl, "", &k), 0);
+	pqtpm_tss_session_free(s);
+}
+
 /* An audit session on a command without authorization: its response HMAC is checked. */
 static void test_audit_only(void)
 {
@@ -389,6 +430,7 @@ int main(void)
 		{ "two sessions on one command", test_two_sessions },
 		{ "a Name asked for", test_name_fetched },
 		{ "audit only", test_audit_only },
+		{ "an authValue the command changes", test_auth_changes },
 		{ "argument checks", test_arguments },
 		{ "secrets wiped on free", test_wiped },
 	};
