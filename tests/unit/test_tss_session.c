@@ -160,6 +160,38 @@ static void test_salted_mlkem(void)
 	salted(TPM_ALG_MLKEM);
 }
 
+/* The other authHashes, salt curves and ML-KEM parameter sets, with AES-256-CFB. */
+static void test_more_kinds(void)
+{
+	static const TPM_ALG_ID hashes[] = { TPM_ALG_SHA1, TPM_ALG_SHA384, TPM_ALG_SHA512 };
+	static const struct pqtpm_tss_template salts[] = {
+		{ .type = TPM_ALG_ECC, .name_alg = TPM_ALG_SHA384, .curve = TPM_ECC_NIST_P384 },
+		{ .type = TPM_ALG_MLKEM, .parameter_set = TPM_MLKEM_512 },
+		{ .type = TPM_ALG_MLKEM, .name_alg = TPM_ALG_SHA512, .parameter_set = TPM_MLKEM_1024 },
+	};
+	static struct pqtpm_tss_public pub;
+	static struct pqtpm_tss_key salt, k;
+
+	for (unsigned i = 0; i < 3; i++) {
+		struct pqtpm_tss_template tm = salts[i];
+		struct pqtpm_tss_session *s;
+
+		tm.attributes = TSS_KEY_BASE | TPMA_OBJECT_DECRYPT | TPMA_OBJECT_USERWITHAUTH;
+		CU_ASSERT_EQUAL_FATAL(pqtpm_tss_template_public(&tm, &pub), 0);
+		CU_ASSERT_EQUAL_FATAL(pqtpm_tss_create_primary(t, TPM_RH_OWNER, "", &pub, "", &salt),
+				      0);
+		struct pqtpm_tss_session_params p = {
+			.type = TPM_SE_HMAC, .hash = hashes[i], .salt_key = salt.handle,
+			.salt_pub = &salt.pub, .sym = TPM_ALG_AES, .sym_bits = 256, .attrs = CRYPT,
+		};
+		s = tss_session(t, &p);
+		CU_ASSERT_EQUAL(child_with(s, NULL, "parent", &k), 0);
+		CU_ASSERT_EQUAL(pqtpm_tss_flush(t, k.handle), 0);
+		CU_ASSERT_EQUAL(pqtpm_tss_flush(t, salt.handle), 0);
+		pqtpm_tss_session_free(s);
+	}
+}
+
 /* Bound to the parent: its authValue is left out of the HMAC for the parent and put in for
  * another entity (the child), both accepted; bound and salted with AES-256 and SHA-384. */
 static void test_bound(void)
@@ -424,6 +456,7 @@ int main(void)
 		{ "salted with RSA-2048, AES-CFB and XOR", test_salted_rsa },
 		{ "salted with ECC P-256, AES-CFB and XOR", test_salted_ecc },
 		{ "salted with ML-KEM-768, AES-CFB and XOR", test_salted_mlkem },
+		{ "SHA-1/384/512, ECC P-384, ML-KEM-512/1024, AES-256", test_more_kinds },
 		{ "bound, then bound and salted", test_bound },
 		{ "tampered response HMAC", test_tampered_response },
 		{ "continueSession cleared", test_no_continue },
