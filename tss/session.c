@@ -29,17 +29,6 @@ static void release(unsigned n, const struct pqtpm_tss_session *gone)
 			pending.n = 0;
 }
 
-static TPM_RC copy_auth(const char *auth, struct pqtpm_tss_digest *out)
-{
-	size_t n = auth ? strlen(auth) : 0;
-
-	if (n > TSS_MAX_AUTH)
-		return PQTPM_TSS_RC_BAD_VALUE;
-	memcpy(out->b, auth ? auth : "", n);
-	out->size = (uint16_t)n;
-	return TPM_RC_SUCCESS;
-}
-
 static TPM_RC check_params(const struct pqtpm_tss_session_params *p, TPM_ALG_ID hash)
 {
 	if (p->type != TPM_SE_HMAC && p->type != TPM_SE_POLICY && p->type != TPM_SE_TRIAL)
@@ -94,7 +83,7 @@ static TPM_RC start(struct pqtpm_tss_session *s, const struct pqtpm_tss_session_
 
 	if (s->bound) {
 		TRY(tss_name_get(s->t, p->bind, &s->bind_name));
-		TRY(copy_auth(p->bind_auth, &s->bind_auth));
+		TRY(tss_auth_value(&s->bind_auth, p->bind_auth));
 	}
 	if (p->salt_key)
 		TRY(tss_salt_make(p->salt_pub, salt, &salt_len, enc, &enc_len));

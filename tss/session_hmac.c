@@ -36,7 +36,7 @@ static bool bound_to(const struct pqtpm_tss_session *s, const struct pqtpm_tss_n
 	       crypto_ct_equal(s->bind_auth.b, auth->b, auth->size);
 }
 
-static TPM_RC set_auth(struct pqtpm_tss_digest *d, const char *auth)
+TPM_RC tss_auth_value(struct pqtpm_tss_digest *d, const char *auth)
 {
 	size_t n = auth ? strlen(auth) : 0;
 
@@ -57,7 +57,7 @@ TPM_RC tss_use_prepare(struct tss_use *u, const struct tss_cmd *c,
 			return PQTPM_TSS_RC_BAD_VALUE;
 		u->authorizes[k] = k < c->nauth;
 		if (u->authorizes[k]) {
-			TRY(set_auth(&u->auth[k], c->auth[k]));
+			TRY(tss_auth_value(&u->auth[k], c->auth[k]));
 			u->auth_in_hmac[k] = s->type == TPM_SE_HMAC
 						     ? !bound_to(s, &names[k], &u->auth[k])
 						     : s->need_auth_value;
@@ -201,23 +201,28 @@ static bool check_session(struct tss_use *u, const struct tss_cmd *c, unsigned k
 			  const struct pqtpm_tss_digest *hmac, const uint8_t *params, size_t plen)
 {
 	struct pqtpm_tss_session *s = u->s[k];
-	struct pqtpm_tss_digest auth = u->auth[k];
+	const struct pqtpm_tss_digest *auth = u->auth_in_hmac[k] ? &u->auth[k] : NULL;
+	struct pqtpm_tss_digest after;
 	uint8_t rp[CRYPTO_MAX_DIGEST], expect[CRYPTO_MAX_DIGEST];
 	bool ok;
 
 	s->nonce_tpm = *nonce;
 	if (s->type != TPM_SE_HMAC && s->need_password && u->authorizes[k])
 		return true; /* PolicyPassword: no response HMAC (Part 1 §19.6.13) */
-	if (k == 0 && c->auth_after && set_auth(&auth, c->auth_after) != TPM_RC_SUCCESS)
-		return false;
+	if (k == 0 && c->auth_after && auth) {
+		if (tss_auth_value(&after, c->auth_after) != TPM_RC_SUCCESS)
+			return false;
+		auth = &after;
+	}
 	/* an empty key (no session key, no authValue) may answer with an empty HMAC */
-	if (hmac->size == 0 && s->key.size == 0 && !(u->auth_in_hmac[k] && auth.size))
-		return true;
-	ok = rp_hash(s->hash, c->cc, params, plen, rp) == TPM_RC_SUCCESS &&
-	     session_hmac(s, u->auth_in_hmac[k] ? &auth : NULL, rp, &s->nonce_tpm,
-			  &s->nonce_caller, NULL, 0, attrs, expect) == TPM_RC_SUCCESS &&
-	     hmac->size == s->dsize && crypto_ct_equal(hmac->b, expect, s->dsize);
-	crypto_wipe(&auth, sizeof(auth));
+	if (hmac->size == 0 && s->key.size == 0 && !(auth && auth->size))
+		ok = true;
+	else
+		ok = rp_hash(s->hash, c->cc, params, plen, rp) == TPM_RC_SUCCESS &&
+		     session_hmac(s, auth, rp, &s->nonce_tpm, &s->nonce_caller, NULL, 0, attrs,
+				  expect) == TPM_RC_SUCCESS &&
+		     hmac->size == s->dsize && crypto_ct_equal(hmac->b, expect, s->dsize);
+	crypto_wipe(&after, sizeof(after));
 	crypto_wipe(expect, sizeof(expect));
 	return ok;
 }

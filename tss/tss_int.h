@@ -132,15 +132,19 @@ TPM_RC tss_use_write_area(struct tss_use *u, const struct tss_cmd *c,
  * HMACs checked (PQTPM_TSS_RC_RESPONSE_HMAC), nonces rolled, ended sessions marked. */
 TPM_RC tss_use_check_area(struct tss_use *u, const struct tss_cmd *c, const uint8_t *params,
 			  size_t plen, struct rd *area, unsigned nentries);
-/* A test program may replace this (weak, does nothing) to see and alter each response
- * before the library reads it. */
-void tss_response_observed(uint8_t *rsp, size_t len);
-/* session_encrypt.c: the first parameter (a TPM2B at the start of params) en/decrypted in
- * place by session k of u: command direction (nonceCaller, nonceTPM) when encrypt is false. */
-TPM_RC tss_use_crypt(struct tss_use *u, int k, bool response, uint8_t *params, size_t plen);
-/* sessionKey || authValue when `auth` (the HMAC and encryption key), in key (128 bytes) */
+/* session_hmac.c too: a password as an authValue (at most TSS_MAX_AUTH bytes; NULL: empty);
+ * sessionKey || authValue (auth NULL: none), the HMAC and encryption key, into key (at least
+ * 2 * 64 + TSS_MAX_AUTH bytes). */
+TPM_RC tss_auth_value(struct pqtpm_tss_digest *d, const char *auth);
 size_t tss_session_hmac_key(const struct pqtpm_tss_session *s,
 			    const struct pqtpm_tss_digest *auth, uint8_t *key);
+/* session_encrypt.c: the first parameter (a TPM2B at the start of params) encrypted in place
+ * by session k of u (nonceCaller, nonceTPM), or, for a response, decrypted (nonceTPM,
+ * nonceCaller). */
+TPM_RC tss_use_crypt(struct tss_use *u, int k, bool response, uint8_t *params, size_t plen);
+/* builder.c: a test program may replace this (weak, does nothing) to see and alter each
+ * response before the library reads it. */
+void tss_response_observed(uint8_t *rsp, size_t len);
 /* salt.c: a salt for a StartAuthSession on key pub (RSA, ECC, ML-KEM): salt (64 bytes) and the
  * encryptedSalt (enc, PQTPM_TSS_MAX_SECRET bytes). */
 TPM_RC tss_salt_make(const struct pqtpm_tss_public *pub, uint8_t *salt, size_t *salt_len,
