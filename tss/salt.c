@@ -79,7 +79,8 @@ static TPM_RC parse_key(const struct pqtpm_tss_public *pub, struct salt_key *k)
 	case TPM_ALG_MLKEM: {
 		uint16_t alg;
 
-		if (rd_u16(&r, &alg) || (alg != TPM_ALG_NULL && (rd_u16(&r, &v) || rd_u16(&r, &v))) ||
+		if (rd_u16(&r, &alg) ||
+		    (alg != TPM_ALG_NULL && (rd_u16(&r, &v) || rd_u16(&r, &v))) ||
 		    rd_u16(&r, &k->set))
 			return PQTPM_TSS_RC_BAD_VALUE;
 		TRY(rd_view2b(&r, &k->unique, &k->unique_len));

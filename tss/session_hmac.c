@@ -237,8 +237,8 @@ TPM_RC tss_use_check_area(struct tss_use *u, const struct tss_cmd *c, const uint
 	if (nentries != entries(u, c))
 		return PQTPM_TSS_RC_MALFORMED;
 	for (unsigned k = 0; k < nentries; k++) {
-		if (tss_rd_tpm2b(area, nonce.b, sizeof(nonce.b), &nonce.size) || rd_u8(area, &attrs) ||
-		    tss_rd_tpm2b(area, hmac.b, sizeof(hmac.b), &hmac.size))
+		if (tss_rd_tpm2b(area, nonce.b, sizeof(nonce.b), &nonce.size) ||
+		    rd_u8(area, &attrs) || tss_rd_tpm2b(area, hmac.b, sizeof(hmac.b), &hmac.size))
 			return PQTPM_TSS_RC_MALFORMED;
 		if (k >= u->n)
 			continue;

@@ -319,8 +319,9 @@ TPM_RC pqtpm_tss_quote_info(const struct pqtpm_tss_attest_info *info,
  * 0). When the command is sent, PQTPM_TSS_RC_BAD_VALUE for two sessions that decrypt (or
  * encrypt), for decrypt or encrypt on a session without a cipher or on a command whose first
  * parameter (response parameter) cannot be encrypted. Starting, flushing and freeing
- * sessions leave the thread's sessions for the next command. The Names that cpHash needs come from responses the library parsed (CreatePrimary,
- * Load, LoadExternal, ReadPublic) or are asked for (ReadPublic, NV_ReadPublic).
+ * sessions leave the thread's sessions for the next command. The Names that cpHash needs
+ * come from responses the library parsed (CreatePrimary, Load, LoadExternal, ReadPublic) or
+ * are asked for (ReadPublic, NV_ReadPublic).
  *
  * A session is used by one command at a time: do not give one session to two threads at
  * once. Free a connection's sessions before closing it. */

@@ -110,7 +110,8 @@ static void esys_to_ours(ESYS_CONTEXT *ctx, ESYS_TR parent, ESYS_TR s)
 	if (check_rc(rc, "ESAPI's outPublic as bytes")) {
 		rc = peer_load_use(PERSISTENT, "esys-parent", priv->buffer, priv->size, pbuf, off,
 				   "esys-child");
-		check_rc(rc, "our library: Load of ESAPI's key, Create under it with its authValue");
+		check_rc(rc, "our library: Load of ESAPI's key, Create under it with its "
+			     "authValue");
 		rc = peer_load_use(PERSISTENT, "esys-parent", priv->buffer, priv->size, pbuf, off,
 				   "esys-chilD");
 		check_fails(rc, TPM2_RC_BAD_AUTH | TPM2_RC_S | TPM2_RC_1,
@@ -138,7 +139,7 @@ static void run(ESYS_CONTEXT *ctx)
 	set_auth(ctx, persistent, "esys-parent");
 	if (check(peer_open(conf) == 0, "our library: connected (%s)", conf)) {
 		rc = peer_session_start(PERSISTENT, PERSISTENT, "esys-parent");
-		if (check_rc(rc, "our library: StartAuthSession salted with and bound to the key")) {
+		if (check_rc(rc, "our library: StartAuthSession salted with, bound to the key")) {
 			s = start_session(ctx, persistent);
 			if (s != ESYS_TR_NONE) {
 				ours_to_esys(ctx, persistent, s);

@@ -167,7 +167,8 @@ static void test_more_kinds(void)
 	static const struct pqtpm_tss_template salts[] = {
 		{ .type = TPM_ALG_ECC, .name_alg = TPM_ALG_SHA384, .curve = TPM_ECC_NIST_P384 },
 		{ .type = TPM_ALG_MLKEM, .parameter_set = TPM_MLKEM_512 },
-		{ .type = TPM_ALG_MLKEM, .name_alg = TPM_ALG_SHA512, .parameter_set = TPM_MLKEM_1024 },
+		{ .type = TPM_ALG_MLKEM, .name_alg = TPM_ALG_SHA512,
+		  .parameter_set = TPM_MLKEM_1024 },
 	};
 	static struct pqtpm_tss_public pub;
 	static struct pqtpm_tss_key salt, k;
@@ -178,8 +179,8 @@ static void test_more_kinds(void)
 
 		tm.attributes = TSS_KEY_BASE | TPMA_OBJECT_DECRYPT | TPMA_OBJECT_USERWITHAUTH;
 		CU_ASSERT_EQUAL_FATAL(pqtpm_tss_template_public(&tm, &pub), 0);
-		CU_ASSERT_EQUAL_FATAL(pqtpm_tss_create_primary(t, TPM_RH_OWNER, "", &pub, "", &salt),
-				      0);
+		CU_ASSERT_EQUAL_FATAL(
+			pqtpm_tss_create_primary(t, TPM_RH_OWNER, "", &pub, "", &salt), 0);
 		struct pqtpm_tss_session_params p = {
 			.type = TPM_SE_HMAC, .hash = hashes[i], .salt_key = salt.handle,
 			.salt_pub = &salt.pub, .sym = TPM_ALG_AES, .sym_bits = 256, .attrs = CRYPT,
@@ -279,7 +280,8 @@ static void test_two_sessions(void)
 	CU_ASSERT_EQUAL(pqtpm_tss_flush(t, k.handle), 0);
 	/* decrypt on one, encrypt on the other */
 	pqtpm_tss_session_set_attrs(s1, CONT | TPMA_SESSION_ENCRYPT);
-	CU_ASSERT_EQUAL(child_with(s1, s2, "parent", &k), PQTPM_TSS_RC_BAD_VALUE); /* s1: NULL sym */
+	/* s1 has no cipher */
+	CU_ASSERT_EQUAL(child_with(s1, s2, "parent", &k), PQTPM_TSS_RC_BAD_VALUE);
 	pqtpm_tss_session_set_attrs(s1, CONT);
 	pqtpm_tss_session_set_attrs(s2, CONT | TPMA_SESSION_DECRYPT);
 	CU_ASSERT_EQUAL(child_with(s1, s2, "parent", &k), 0);

@@ -214,7 +214,8 @@ static void test_salted_policy(void)
 	CU_ASSERT_EQUAL(pqtpm_tss_create(t, both.handle, "pk", &tmpl, "child", &k), 0);
 	CU_ASSERT_EQUAL(pqtpm_tss_load(t, both.handle, "pk", &k), 0); /* outPrivate decrypted */
 	/* and the child's authValue was decrypted right by the TPM */
-	CU_ASSERT_EQUAL(tss_child(t, k.handle, "child", TPM_ALG_ECC, TSS_STORAGE, NULL, "", &gk), 0);
+	CU_ASSERT_EQUAL(tss_child(t, k.handle, "child", TPM_ALG_ECC, TSS_STORAGE, NULL, "", &gk),
+			0);
 	pqtpm_tss_session_set_attrs(s, CONT);
 	h = tss_session(t, &(struct pqtpm_tss_session_params){ .type = TPM_SE_HMAC,
 							      .attrs = CONT });
