@@ -5,6 +5,7 @@
  * cleared; several sessions on one command; a Name the library must ask for; an audit-only
  * session; HierarchyChangeAuth, whose response HMAC is keyed with the new authValue; argument
  * checks; the session's secrets wiped when it is freed. */
+#include <pthread.h>
 #include <string.h>
 
 #include <CUnit/Basic.h>
@@ -426,6 +427,68 @@ static void test_audit_only(void)
 	pqtpm_tss_session_free(s);
 }
 
+/* The sessions given are the calling thread's: another thread's command on the same
+ * connection goes without them, and the thread that gave them uses them next. */
+static void *other_thread_command(void *arg)
+{
+	uint8_t r[16];
+
+	*(TPM_RC *)arg = pqtpm_tss_get_random(t, r, sizeof(r));
+	return NULL;
+}
+
+static void test_thread_local(void)
+{
+	struct pqtpm_tss_session_params p = { .type = TPM_SE_HMAC, .attrs = TPMA_SESSION_AUDIT };
+	struct pqtpm_tss_session *s = tss_session(t, &p);
+	TPM_RC rc = TPM_RC_FAILURE;
+	pthread_t th;
+	uint8_t r[16];
+
+	CU_ASSERT_EQUAL(pqtpm_tss_use_sessions(t, s, NULL, NULL), 0);
+	CU_ASSERT_EQUAL_FATAL(pthread_create(&th, NULL, other_thread_command, &rc), 0);
+	pthread_join(th, NULL);
+	CU_ASSERT_EQUAL(rc, 0);
+	CU_ASSERT_NOT_EQUAL(pqtpm_tss_session_handle(s), 0); /* not used by the other thread */
+	CU_ASSERT_EQUAL(pqtpm_tss_get_random(t, r, sizeof(r)), 0);
+	CU_ASSERT_EQUAL(pqtpm_tss_session_handle(s), 0); /* used here, without continueSession */
+	pqtpm_tss_session_free(s);
+}
+
+/* The Linux kernel's flow (drivers/char/tpm/tpm2-sessions.c): an ECC P-256 storage primary in
+ * the NULL hierarchy, saved and loaded again, salts an unbound HMAC session (AES-128-CFB,
+ * SHA-256) that encrypts GetRandom's answer. */
+static void test_kernel_flow(void)
+{
+	static struct pqtpm_tss_public tmpl;
+	static struct pqtpm_tss_saved saved;
+	static struct pqtpm_tss_key null_key;
+	struct pqtpm_tss_session *s;
+	TPM_HANDLE h;
+	uint8_t r[32];
+
+	tss_template(TPM_ALG_ECC, TSS_STORAGE, NULL, &tmpl);
+	CU_ASSERT_EQUAL_FATAL(pqtpm_tss_create_primary(t, TPM_RH_NULL, "", &tmpl, "", &null_key),
+			      0);
+	CU_ASSERT_EQUAL_FATAL(pqtpm_tss_context_save(t, null_key.handle, &saved), 0);
+	CU_ASSERT_EQUAL_FATAL(pqtpm_tss_flush(t, null_key.handle), 0);
+	CU_ASSERT_EQUAL_FATAL(pqtpm_tss_context_load(t, &saved, &h), 0);
+	struct pqtpm_tss_session_params p = {
+		.type = TPM_SE_HMAC, .salt_key = h, .salt_pub = &null_key.pub,
+		.sym = TPM_ALG_AES, .sym_bits = 128,
+		.attrs = CONT | TPMA_SESSION_ENCRYPT,
+	};
+	s = tss_session(t, &p);
+	CU_ASSERT_EQUAL(pqtpm_tss_flush(t, h), 0); /* the session outlives its salt key */
+	for (int i = 0; i < 2; i++) {
+		CU_ASSERT_EQUAL(pqtpm_tss_use_sessions(t, s, NULL, NULL), 0);
+		CU_ASSERT_EQUAL(pqtpm_tss_get_random(t, r, sizeof(r)), 0);
+	}
+	CU_ASSERT_EQUAL(pqtpm_tss_session_flush(s), 0);
+	CU_ASSERT_EQUAL(pqtpm_tss_session_handle(s), 0);
+	pqtpm_tss_session_free(s);
+}
+
 /* Freeing a session wipes all of it: session key, nonces, authValues. */
 static void test_wiped(void)
 {
@@ -466,6 +529,8 @@ int main(void)
 		{ "a Name asked for", test_name_fetched },
 		{ "audit only", test_audit_only },
 		{ "an authValue the command changes", test_auth_changes },
+		{ "sessions are the calling thread's", test_thread_local },
+		{ "the kernel's flow", test_kernel_flow },
 		{ "argument checks", test_arguments },
 		{ "secrets wiped on free", test_wiped },
 	};
