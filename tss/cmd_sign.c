@@ -15,6 +15,7 @@ TPM_RC pqtpm_tss_sign_sequence_start(struct pqtpm_tss *t, TPM_HANDLE key, const 
 	tss_tpm2b_str(&c, seq_auth);
 	tss_tpm2b(&c, ctx, ctx_len);
 	TRY(tss_run(&c, &r, seq));
+	tss_name_put(t, *seq, &(struct pqtpm_tss_name){ 0 }); /* sequences have no Name */
 	return tss_rd_end(&r);
 }
 
@@ -32,6 +33,7 @@ TPM_RC pqtpm_tss_verify_sequence_start(struct pqtpm_tss *t, TPM_HANDLE key,
 	tss_u16(&c, 0); /* hint: EdDSA only */
 	tss_tpm2b(&c, ctx, ctx_len);
 	TRY(tss_run(&c, &r, seq));
+	tss_name_put(t, *seq, &(struct pqtpm_tss_name){ 0 });
 	return tss_rd_end(&r);
 }
 

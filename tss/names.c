@@ -1,6 +1,6 @@
 /* The Names of a command's handles, for cpHash (Part 1 §16): a small cache of transient
- * objects' Names filled from the responses that return them, ReadPublic / NV_ReadPublic for
- * the rest (see tss_int.h). */
+ * objects' Names filled from the responses that return them (a sequence object's Name is
+ * empty, and ReadPublic refuses it), ReadPublic / NV_ReadPublic for the rest (tss_int.h). */
 #include <string.h>
 
 #include "tss_int.h"
@@ -11,7 +11,7 @@ void tss_name_put(struct pqtpm_tss *t, TPM_HANDLE h, const struct pqtpm_tss_name
 {
 	struct tss_name_slot *slot = NULL;
 
-	if ((h >> 24) != TPM_HT_TRANSIENT || name->size == 0)
+	if ((h >> 24) != TPM_HT_TRANSIENT)
 		return;
 	for (unsigned i = 0; i < NSLOTS && !slot; i++)
 		if (t->names[i].handle == h)

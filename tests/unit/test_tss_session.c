@@ -2,7 +2,9 @@
  * HMAC sessions unsalted and unbound, salted with RSA-2048, ECC P-256 and ML-KEM-768 keys,
  * bound; each authorizing commands, with AES-128-CFB and XOR parameter encryption both ways;
  * nonces rolled over several commands; a wrong password; a tampered response; continueSession
- * cleared; several sessions on one command; a Name the library must ask for; an audit-only
+ * cleared; several sessions on one command, two of them authorizing (a sequence and its key);
+ * a Name the library must ask for; sessions that are the calling thread's; the kernel's
+ * NULL-key flow; an audit-only
  * session; HierarchyChangeAuth, whose response HMAC is keyed with the new authValue; argument
  * checks; the session's secrets wiped when it is freed. */
 #include <pthread.h>
@@ -427,6 +429,44 @@ static void test_audit_only(void)
 	pqtpm_tss_session_free(s);
 }
 
+/* Two authorizing sessions on SignSequenceComplete: session 1 for the sequence (whose Name
+ * is empty), session 2 for the ML-DSA key; a wrong key password fails in session 2. */
+static void test_sequence(void)
+{
+	static struct pqtpm_tss_public tmpl;
+	static struct pqtpm_tss_key key;
+	static struct pqtpm_tss_signature sig;
+	static struct pqtpm_tss_ticket tk;
+	static const uint8_t msg[] = "a message signed through a sequence";
+	struct pqtpm_tss_template tm = {
+		.type = TPM_ALG_MLDSA, .parameter_set = TPM_MLDSA_44,
+		.attributes = TSS_KEY_BASE | TPMA_OBJECT_USERWITHAUTH | TPMA_OBJECT_SIGN_ENCRYPT,
+	};
+	struct pqtpm_tss_session_params p = { .type = TPM_SE_HMAC, .attrs = CONT };
+	struct pqtpm_tss_session *s1 = tss_session(t, &p), *s2 = tss_session(t, &p);
+	TPM_HANDLE seq;
+
+	CU_ASSERT_EQUAL_FATAL(pqtpm_tss_template_public(&tm, &tmpl), 0);
+	CU_ASSERT_EQUAL_FATAL(pqtpm_tss_create_primary(t, TPM_RH_OWNER, "", &tmpl, "k", &key), 0);
+	CU_ASSERT_EQUAL_FATAL(pqtpm_tss_sign_sequence_start(t, key.handle, "seq", NULL, 0, &seq),
+			      0);
+	CU_ASSERT_EQUAL(pqtpm_tss_use_sessions(t, s1, NULL, NULL), 0);
+	CU_ASSERT_EQUAL(pqtpm_tss_sequence_update(t, seq, "seq", msg, 10), 0);
+	CU_ASSERT_EQUAL(pqtpm_tss_use_sessions(t, s1, s2, NULL), 0);
+	CU_ASSERT_EQUAL(pqtpm_tss_sign_sequence_complete(t, seq, "seq", key.handle, "K",
+							 msg + 10, sizeof(msg) - 10, &sig),
+			RC_S(TPM_RC_AUTH_FAIL, 2));
+	CU_ASSERT_EQUAL(pqtpm_tss_use_sessions(t, s1, s2, NULL), 0);
+	CU_ASSERT_EQUAL(pqtpm_tss_sign_sequence_complete(t, seq, "seq", key.handle, "k",
+							 msg + 10, sizeof(msg) - 10, &sig),
+			0);
+	CU_ASSERT_EQUAL(pqtpm_tss_verify_message(t, key.handle, NULL, 0, msg, sizeof(msg), &sig,
+						 &tk),
+			0);
+	pqtpm_tss_session_free(s1);
+	pqtpm_tss_session_free(s2);
+}
+
 /* The sessions given are the calling thread's: another thread's command on the same
  * connection goes without them, and the thread that gave them uses them next. */
 static void *other_thread_command(void *arg)
@@ -529,6 +569,7 @@ int main(void)
 		{ "a Name asked for", test_name_fetched },
 		{ "audit only", test_audit_only },
 		{ "an authValue the command changes", test_auth_changes },
+		{ "two authorizing sessions on a sequence", test_sequence },
 		{ "sessions are the calling thread's", test_thread_local },
 		{ "the kernel's flow", test_kernel_flow },
 		{ "argument checks", test_arguments },
