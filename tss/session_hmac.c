@@ -50,6 +50,8 @@ TPM_RC tss_auth_value(struct pqtpm_tss_digest *d, const char *auth)
 TPM_RC tss_use_prepare(struct tss_use *u, const struct tss_cmd *c,
 		       const struct pqtpm_tss_name *names)
 {
+	if (c->nauth > c->nhandles)
+		return PQTPM_TSS_RC_BAD_VALUE; /* authorized handles come first */
 	for (unsigned k = 0; k < u->n; k++) {
 		struct pqtpm_tss_session *s = u->s[k];
 
