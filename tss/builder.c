@@ -140,10 +140,8 @@ static TPM_RC take_apart(struct tss_cmd *c, struct tss_use *u, struct rd *rsp,
 	}
 	params = t->rsp + r.off;
 	if (u->n) {
-		unsigned nentries = u->n > c->nauth ? u->n : c->nauth;
-
 		rd_init(&area, params + psize, rd_left(&r) - psize);
-		TRY(tss_use_check_area(u, c, params, psize, &area, nentries));
+		TRY(tss_use_check_area(u, c, params, psize, &area));
 		if (u->encrypt >= 0)
 			TRY(tss_use_crypt(u, u->encrypt, true, params, psize));
 	}

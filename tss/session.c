@@ -122,6 +122,8 @@ TPM_RC pqtpm_tss_session_start(struct pqtpm_tss *t, const struct pqtpm_tss_sessi
 	unsigned held;
 	TPM_RC rc;
 
+	if (!out)
+		return PQTPM_TSS_RC_BAD_VALUE;
 	*out = NULL;
 	if (!t || !p)
 		return PQTPM_TSS_RC_BAD_VALUE;

@@ -230,15 +230,13 @@ static bool check_session(struct tss_use *u, const struct tss_cmd *c, unsigned k
 }
 
 TPM_RC tss_use_check_area(struct tss_use *u, const struct tss_cmd *c, const uint8_t *params,
-			  size_t plen, struct rd *area, unsigned nentries)
+			  size_t plen, struct rd *area)
 {
 	struct pqtpm_tss_digest nonce, hmac;
 	bool ok = true;
 	uint8_t attrs;
 
-	if (nentries != entries(u, c))
-		return PQTPM_TSS_RC_MALFORMED;
-	for (unsigned k = 0; k < nentries; k++) {
+	for (unsigned k = 0; k < entries(u, c); k++) {
 		if (tss_rd_tpm2b(area, nonce.b, sizeof(nonce.b), &nonce.size) ||
 		    rd_u8(area, &attrs) || tss_rd_tpm2b(area, hmac.b, sizeof(hmac.b), &hmac.size))
 			return PQTPM_TSS_RC_MALFORMED;

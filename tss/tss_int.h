@@ -128,10 +128,11 @@ TPM_RC tss_use_prepare(struct tss_use *u, const struct tss_cmd *c,
 TPM_RC tss_use_write_area(struct tss_use *u, const struct tss_cmd *c,
 			  const struct pqtpm_tss_name *names, const uint8_t *params, size_t plen,
 			  struct wr *w);
-/* The response's authorization area (nentries entries) against params as received: response
- * HMACs checked (PQTPM_TSS_RC_RESPONSE_HMAC), nonces rolled, ended sessions marked. */
+/* The response's authorization area (one entry per command entry) against params as
+ * received: response HMACs checked (PQTPM_TSS_RC_RESPONSE_HMAC), nonces rolled, ended
+ * sessions marked. */
 TPM_RC tss_use_check_area(struct tss_use *u, const struct tss_cmd *c, const uint8_t *params,
-			  size_t plen, struct rd *area, unsigned nentries);
+			  size_t plen, struct rd *area);
 /* session_hmac.c too: a password as an authValue (at most TSS_MAX_AUTH bytes; NULL: empty);
  * sessionKey || authValue (auth NULL: none), the HMAC and encryption key, into key (at least
  * 2 * 64 + TSS_MAX_AUTH bytes). */
