@@ -16,7 +16,8 @@
 # test that ran it.
 #
 # Environment: TPM_IMPL=swtpm runs the same tests against Debian's swtpm (programs speaking
-# MSSIM or using post-quantum algorithms, mssim_* and pq_*, are skipped there); VERBOSE=1
+# MSSIM or using post-quantum algorithms, mssim_* and pq_*, and those whose client library
+# connects over MSSIM, tss_*, are skipped there); VERBOSE=1
 # prints every test's full output; SCRIPT_TIMEOUT / PROG_TIMEOUT bound each test (seconds).
 set -eu
 
@@ -126,7 +127,7 @@ for c in "$idir"/*.c; do
 	selected "$name" "$@" || continue
 	if [ "$TPM_IMPL" != pqtpm ]; then
 		case $name in
-		mssim_* | pq_*)
+		mssim_* | pq_* | tss_*)
 			echo "SKIP $name (needs pqtpm)"
 			continue
 			;;

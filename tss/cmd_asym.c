@@ -58,6 +58,7 @@ TPM_RC pqtpm_tss_sign(struct pqtpm_tss *t, TPM_HANDLE key, const char *key_auth,
 	if (dlen > 64)
 		return PQTPM_TSS_RC_BAD_VALUE;
 	tss_begin(&c, t, TPM_CC_Sign);
+	tss_param_enc(&c, TSS_ENC_IN);
 	tss_handle(&c, key);
 	tss_auth(&c, key_auth);
 	tss_tpm2b(&c, digest, dlen);
@@ -84,6 +85,7 @@ TPM_RC pqtpm_tss_verify_signature(struct pqtpm_tss *t, TPM_HANDLE key, const uin
 	if (dlen > 64)
 		return PQTPM_TSS_RC_BAD_VALUE;
 	tss_begin(&c, t, TPM_CC_VerifySignature);
+	tss_param_enc(&c, TSS_ENC_IN);
 	tss_handle(&c, key);
 	tss_tpm2b(&c, digest, dlen);
 	tss_bytes(&c, sig->b, sig->size);
@@ -104,6 +106,7 @@ TPM_RC pqtpm_tss_rsa_encrypt(struct pqtpm_tss *t, TPM_HANDLE key, const uint8_t 
 	if (len > PQTPM_TSS_MAX_RSA || label_len > MAX_LABEL)
 		return PQTPM_TSS_RC_BAD_VALUE;
 	tss_begin(&c, t, TPM_CC_RSA_Encrypt);
+	tss_param_enc(&c, TSS_ENC_IN | TSS_ENC_OUT);
 	tss_handle(&c, key);
 	tss_tpm2b(&c, msg, len);
 	scheme(&c, enc_scheme, scheme_hash);
@@ -127,6 +130,7 @@ TPM_RC pqtpm_tss_rsa_decrypt(struct pqtpm_tss *t, TPM_HANDLE key, const char *ke
 	if (len > PQTPM_TSS_MAX_RSA || label_len > MAX_LABEL)
 		return PQTPM_TSS_RC_BAD_VALUE;
 	tss_begin(&c, t, TPM_CC_RSA_Decrypt);
+	tss_param_enc(&c, TSS_ENC_IN | TSS_ENC_OUT);
 	tss_handle(&c, key);
 	tss_auth(&c, key_auth);
 	tss_tpm2b(&c, ct, len);
@@ -149,6 +153,7 @@ TPM_RC pqtpm_tss_ecdh_keygen(struct pqtpm_tss *t, TPM_HANDLE key,
 	struct rd r;
 
 	tss_begin(&c, t, TPM_CC_ECDH_KeyGen);
+	tss_param_enc(&c, TSS_ENC_OUT);
 	tss_handle(&c, key);
 	TRY(tss_run(&c, &r, NULL));
 	return rd_points(t, &r, z, pub);
@@ -163,6 +168,7 @@ TPM_RC pqtpm_tss_ecdh_zgen(struct pqtpm_tss *t, TPM_HANDLE key, const char *key_
 	if (in->x_size > sizeof(in->x) || in->y_size > sizeof(in->y))
 		return PQTPM_TSS_RC_BAD_VALUE;
 	tss_begin(&c, t, TPM_CC_ECDH_ZGen);
+	tss_param_enc(&c, TSS_ENC_IN | TSS_ENC_OUT);
 	tss_handle(&c, key);
 	tss_auth(&c, key_auth);
 	ecc_point(&c, in);

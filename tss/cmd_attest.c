@@ -14,7 +14,7 @@ static void scheme_params(struct tss_cmd *c, TPM_ALG_ID scheme, TPM_ALG_ID hash)
 		tss_u16(c, hash);
 }
 
-static void pcr_selection(struct tss_cmd *c, const struct pqtpm_tss_pcr_select *sel, size_t n)
+void tss_pcr_selection(struct tss_cmd *c, const struct pqtpm_tss_pcr_select *sel, size_t n)
 {
 	tss_u32(c, (uint32_t)n);
 	for (size_t i = 0; i < n; i++) {
@@ -73,11 +73,12 @@ TPM_RC pqtpm_tss_quote(struct pqtpm_tss *t, TPM_HANDLE key, const char *key_auth
 	if (qlen > MAX_QUALIFYING || nsel > MAX_BANKS)
 		return PQTPM_TSS_RC_BAD_VALUE;
 	tss_begin(&c, t, TPM_CC_Quote);
+	tss_param_enc(&c, TSS_ENC_IN | TSS_ENC_OUT);
 	tss_handle(&c, key);
 	tss_auth(&c, key_auth);
 	tss_tpm2b(&c, qualifying, qlen);
 	scheme_params(&c, scheme, scheme_hash);
-	pcr_selection(&c, sel, nsel);
+	tss_pcr_selection(&c, sel, nsel);
 	TRY(tss_run(&c, &r, NULL));
 	return rd_attest(&r, quoted, sig);
 }
@@ -93,6 +94,7 @@ TPM_RC pqtpm_tss_certify(struct pqtpm_tss *t, TPM_HANDLE object, const char *obj
 	if (qlen > MAX_QUALIFYING)
 		return PQTPM_TSS_RC_BAD_VALUE;
 	tss_begin(&c, t, TPM_CC_Certify);
+	tss_param_enc(&c, TSS_ENC_IN | TSS_ENC_OUT);
 	tss_handle(&c, object);
 	tss_handle(&c, key);
 	tss_auth(&c, object_auth);
@@ -114,6 +116,7 @@ TPM_RC pqtpm_tss_get_time(struct pqtpm_tss *t, const char *endorsement_auth, TPM
 	if (qlen > MAX_QUALIFYING)
 		return PQTPM_TSS_RC_BAD_VALUE;
 	tss_begin(&c, t, TPM_CC_GetTime);
+	tss_param_enc(&c, TSS_ENC_IN | TSS_ENC_OUT);
 	tss_handle(&c, TPM_RH_ENDORSEMENT);
 	tss_handle(&c, key);
 	tss_auth(&c, endorsement_auth);
@@ -135,7 +138,7 @@ static TPM_RC pcr_read_once(struct pqtpm_tss *t, TPM_ALG_ID hash, uint32_t *want
 	struct rd r;
 
 	tss_begin(&c, t, TPM_CC_PCR_Read);
-	pcr_selection(&c, &sel, 1);
+	tss_pcr_selection(&c, &sel, 1);
 	TRY(tss_run(&c, &r, NULL));
 	if (rd_u32(&r, &counter))
 		return PQTPM_TSS_RC_MALFORMED;

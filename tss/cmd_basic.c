@@ -11,6 +11,8 @@ TPM_RC pqtpm_tss_startup(struct pqtpm_tss *t, uint16_t su)
 	tss_begin(&c, t, TPM_CC_Startup);
 	tss_u16(&c, su);
 	rc = tss_run(&c, NULL, NULL);
+	if (rc == TPM_RC_SUCCESS)
+		tss_names_clear(t); /* Startup(CLEAR) flushes transient objects */
 	return rc == TPM_RC_INITIALIZE ? TPM_RC_SUCCESS : rc;
 }
 
@@ -25,6 +27,7 @@ TPM_RC pqtpm_tss_get_random(struct pqtpm_tss *t, uint8_t *out, uint16_t len)
 		uint16_t want = len > sizeof(buf) ? sizeof(buf) : len;
 
 		tss_begin(&c, t, TPM_CC_GetRandom);
+		tss_param_enc(&c, TSS_ENC_OUT);
 		tss_u16(&c, want);
 		TRY(tss_run(&c, &r, NULL));
 		TRY(tss_rd_tpm2b(&r, buf, sizeof(buf), &got));

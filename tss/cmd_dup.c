@@ -73,6 +73,7 @@ TPM_RC pqtpm_tss_duplicate(struct pqtpm_tss *t, TPM_HANDLE object, TPM_HANDLE po
 	if (key_len > sizeof(out->key.b))
 		return PQTPM_TSS_RC_BAD_VALUE;
 	tss_begin(&c, t, TPM_CC_Duplicate);
+	tss_param_enc(&c, TSS_ENC_IN | TSS_ENC_OUT);
 	tss_handle(&c, object);
 	tss_handle(&c, new_parent);
 	tss_tpm2b(&c, key_in, key_len);
@@ -98,6 +99,7 @@ TPM_RC pqtpm_tss_import(struct pqtpm_tss *t, TPM_HANDLE parent, const char *pare
 	struct rd r;
 
 	tss_begin(&c, t, TPM_CC_Import);
+	tss_param_enc(&c, TSS_ENC_IN | TSS_ENC_OUT);
 	tss_handle(&c, parent);
 	tss_auth(&c, parent_auth);
 	tss_tpm2b(&c, in->key.b, in->key.size);

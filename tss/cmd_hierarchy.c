@@ -24,8 +24,10 @@ TPM_RC pqtpm_tss_hierarchy_change_auth(struct pqtpm_tss *t, TPM_HANDLE hierarchy
 	struct rd r;
 
 	tss_begin(&c, t, TPM_CC_HierarchyChangeAuth);
+	tss_param_enc(&c, TSS_ENC_IN);
 	tss_handle(&c, hierarchy);
 	tss_auth(&c, auth);
+	tss_auth_changes(&c, new_auth);
 	tss_tpm2b_str(&c, new_auth);
 	TRY(tss_run(&c, &r, NULL));
 	return tss_rd_end(&r);
@@ -68,6 +70,7 @@ TPM_RC pqtpm_tss_object_change_auth(struct pqtpm_tss *t, TPM_HANDLE object,
 	struct rd r;
 
 	tss_begin(&c, t, TPM_CC_ObjectChangeAuth);
+	tss_param_enc(&c, TSS_ENC_IN | TSS_ENC_OUT);
 	tss_handle(&c, object);
 	tss_handle(&c, parent);
 	tss_auth(&c, object_auth);

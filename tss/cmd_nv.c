@@ -40,6 +40,7 @@ TPM_RC pqtpm_tss_nv_define_space(struct pqtpm_tss *t, TPM_HANDLE auth_handle,
 	if (pub->policy_size > sizeof(pub->policy))
 		return PQTPM_TSS_RC_BAD_VALUE;
 	tss_begin(&c, t, TPM_CC_NV_DefineSpace);
+	tss_param_enc(&c, TSS_ENC_IN);
 	tss_handle(&c, auth_handle);
 	tss_auth(&c, hierarchy_auth);
 	tss_tpm2b_str(&c, index_auth);
@@ -69,6 +70,7 @@ TPM_RC pqtpm_tss_nv_read_public(struct pqtpm_tss *t, TPM_HANDLE index,
 	struct rd r;
 
 	tss_begin(&c, t, TPM_CC_NV_ReadPublic);
+	tss_param_enc(&c, TSS_ENC_OUT);
 	tss_handle(&c, index);
 	TRY(tss_run(&c, &r, NULL));
 	TRY(rd_nv_public(&r, pub));
@@ -102,6 +104,7 @@ TPM_RC pqtpm_tss_nv_write(struct pqtpm_tss *t, TPM_HANDLE auth_handle, const cha
 		struct rd r;
 
 		tss_begin(&c, t, TPM_CC_NV_Write);
+		tss_param_enc(&c, TSS_ENC_IN);
 		tss_handle(&c, auth_handle);
 		tss_handle(&c, index);
 		tss_auth(&c, auth);
@@ -129,6 +132,7 @@ TPM_RC pqtpm_tss_nv_read(struct pqtpm_tss *t, TPM_HANDLE auth_handle, const char
 		uint16_t got;
 
 		tss_begin(&c, t, TPM_CC_NV_Read);
+		tss_param_enc(&c, TSS_ENC_OUT);
 		tss_handle(&c, auth_handle);
 		tss_handle(&c, index);
 		tss_auth(&c, auth);

@@ -38,6 +38,7 @@ TPM_RC pqtpm_tss_create_primary(struct pqtpm_tss *t, TPM_HANDLE hierarchy,
 	struct rd r;
 
 	tss_begin(&c, t, TPM_CC_CreatePrimary);
+	tss_param_enc(&c, TSS_ENC_IN | TSS_ENC_OUT);
 	tss_handle(&c, hierarchy);
 	tss_auth(&c, hierarchy_auth);
 	sensitive_create(&c, key_auth);
@@ -49,6 +50,7 @@ TPM_RC pqtpm_tss_create_primary(struct pqtpm_tss *t, TPM_HANDLE hierarchy,
 	TRY(skip_creation(&r));
 	TRY(tss_rd_tpm2b(&r, key->name.b, sizeof(key->name.b), &key->name.size));
 	key->priv.size = 0;
+	tss_name_put(t, key->handle, &key->name);
 	return tss_rd_end(&r);
 }
 
@@ -60,6 +62,7 @@ TPM_RC pqtpm_tss_create(struct pqtpm_tss *t, TPM_HANDLE parent, const char *pare
 	struct rd r;
 
 	tss_begin(&c, t, TPM_CC_Create);
+	tss_param_enc(&c, TSS_ENC_IN | TSS_ENC_OUT);
 	tss_handle(&c, parent);
 	tss_auth(&c, parent_auth);
 	sensitive_create(&c, key_auth);
@@ -82,12 +85,14 @@ TPM_RC pqtpm_tss_load(struct pqtpm_tss *t, TPM_HANDLE parent, const char *parent
 	struct rd r;
 
 	tss_begin(&c, t, TPM_CC_Load);
+	tss_param_enc(&c, TSS_ENC_IN | TSS_ENC_OUT);
 	tss_handle(&c, parent);
 	tss_auth(&c, parent_auth);
 	tss_tpm2b(&c, key->priv.b, key->priv.size);
 	public_param(&c, &key->pub);
 	TRY(tss_run(&c, &r, &key->handle));
 	TRY(tss_rd_tpm2b(&r, key->name.b, sizeof(key->name.b), &key->name.size));
+	tss_name_put(t, key->handle, &key->name);
 	return tss_rd_end(&r);
 }
 
@@ -98,11 +103,13 @@ TPM_RC pqtpm_tss_load_public(struct pqtpm_tss *t, TPM_HANDLE hierarchy,
 	struct rd r;
 
 	tss_begin(&c, t, TPM_CC_LoadExternal);
+	tss_param_enc(&c, TSS_ENC_IN | TSS_ENC_OUT);
 	tss_u16(&c, 0); /* no sensitive part */
 	public_param(&c, pub);
 	tss_u32(&c, hierarchy);
 	TRY(tss_run(&c, &r, &key->handle));
 	TRY(tss_rd_tpm2b(&r, key->name.b, sizeof(key->name.b), &key->name.size));
+	tss_name_put(t, key->handle, &key->name);
 	if (pub != &key->pub)
 		key->pub = *pub;
 	key->priv.size = 0;
@@ -117,11 +124,13 @@ TPM_RC pqtpm_tss_read_public(struct pqtpm_tss *t, TPM_HANDLE handle,
 	struct rd r;
 
 	tss_begin(&c, t, TPM_CC_ReadPublic);
+	tss_param_enc(&c, TSS_ENC_OUT);
 	tss_handle(&c, handle);
 	TRY(tss_run(&c, &r, NULL));
 	TRY(tss_rd_public(&r, pub));
 	TRY(tss_rd_tpm2b(&r, name->b, sizeof(name->b), &name->size));
 	TRY(tss_rd_tpm2b(&r, qn.b, sizeof(qn.b), &qn.size));
+	tss_name_put(t, handle, name);
 	return tss_rd_end(&r);
 }
 
@@ -131,6 +140,7 @@ TPM_RC pqtpm_tss_flush(struct pqtpm_tss *t, TPM_HANDLE handle)
 
 	tss_begin(&c, t, TPM_CC_FlushContext);
 	tss_u32(&c, handle);
+	tss_name_drop(t, handle);
 	return tss_run(&c, NULL, NULL);
 }
 

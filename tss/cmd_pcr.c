@@ -77,6 +77,7 @@ TPM_RC pqtpm_tss_pcr_event(struct pqtpm_tss *t, TPM_HANDLE pcr, const char *pcr_
 	if (len > PQTPM_TSS_MAX_EVENT)
 		return PQTPM_TSS_RC_BAD_VALUE;
 	tss_begin(&c, t, TPM_CC_PCR_Event);
+	tss_param_enc(&c, TSS_ENC_IN);
 	tss_handle(&c, pcr);
 	tss_auth(&c, pcr_auth);
 	tss_tpm2b(&c, data, len);

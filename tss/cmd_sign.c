@@ -10,10 +10,12 @@ TPM_RC pqtpm_tss_sign_sequence_start(struct pqtpm_tss *t, TPM_HANDLE key, const 
 	struct rd r;
 
 	tss_begin(&c, t, TPM_CC_SignSequenceStart);
+	tss_param_enc(&c, TSS_ENC_IN);
 	tss_handle(&c, key);
 	tss_tpm2b_str(&c, seq_auth);
 	tss_tpm2b(&c, ctx, ctx_len);
 	TRY(tss_run(&c, &r, seq));
+	tss_name_put(t, *seq, &(struct pqtpm_tss_name){ 0 }); /* sequences have no Name */
 	return tss_rd_end(&r);
 }
 
@@ -25,11 +27,13 @@ TPM_RC pqtpm_tss_verify_sequence_start(struct pqtpm_tss *t, TPM_HANDLE key,
 	struct rd r;
 
 	tss_begin(&c, t, TPM_CC_VerifySequenceStart);
+	tss_param_enc(&c, TSS_ENC_IN);
 	tss_handle(&c, key);
 	tss_tpm2b_str(&c, seq_auth);
 	tss_u16(&c, 0); /* hint: EdDSA only */
 	tss_tpm2b(&c, ctx, ctx_len);
 	TRY(tss_run(&c, &r, seq));
+	tss_name_put(t, *seq, &(struct pqtpm_tss_name){ 0 });
 	return tss_rd_end(&r);
 }
 
@@ -41,6 +45,7 @@ TPM_RC pqtpm_tss_sequence_update(struct pqtpm_tss *t, TPM_HANDLE seq, const char
 	if (len > PQTPM_TSS_MAX_BUFFER)
 		return PQTPM_TSS_RC_BAD_VALUE;
 	tss_begin(&c, t, TPM_CC_SequenceUpdate);
+	tss_param_enc(&c, TSS_ENC_IN);
 	tss_handle(&c, seq);
 	tss_auth(&c, seq_auth);
 	tss_tpm2b(&c, data, len);
@@ -58,6 +63,7 @@ TPM_RC pqtpm_tss_sign_sequence_complete(struct pqtpm_tss *t, TPM_HANDLE seq,
 	if (len > PQTPM_TSS_MAX_BUFFER)
 		return PQTPM_TSS_RC_BAD_VALUE;
 	tss_begin(&c, t, TPM_CC_SignSequenceComplete);
+	tss_param_enc(&c, TSS_ENC_IN);
 	tss_handle(&c, seq);
 	tss_handle(&c, key);
 	tss_auth(&c, seq_auth);
@@ -141,6 +147,7 @@ TPM_RC pqtpm_tss_sign_digest(struct pqtpm_tss *t, TPM_HANDLE key, const char *ke
 	struct rd r;
 
 	tss_begin(&c, t, TPM_CC_SignDigest);
+	tss_param_enc(&c, TSS_ENC_IN);
 	tss_handle(&c, key);
 	tss_auth(&c, key_auth);
 	tss_tpm2b(&c, ctx, ctx_len);
@@ -163,6 +170,7 @@ TPM_RC pqtpm_tss_verify_digest_signature(struct pqtpm_tss *t, TPM_HANDLE key,
 	struct rd r;
 
 	tss_begin(&c, t, TPM_CC_VerifyDigestSignature);
+	tss_param_enc(&c, TSS_ENC_IN);
 	tss_handle(&c, key);
 	tss_tpm2b(&c, ctx, ctx_len);
 	tss_tpm2b(&c, digest, dlen);

@@ -30,6 +30,7 @@ static TPM_RC encrypt_decrypt_once(struct pqtpm_tss *t, TPM_HANDLE key, const ch
 	TPM_RC rc;
 
 	tss_begin(&c, t, TPM_CC_EncryptDecrypt2);
+	tss_param_enc(&c, TSS_ENC_IN | TSS_ENC_OUT);
 	tss_handle(&c, key);
 	tss_auth(&c, key_auth);
 	tss_tpm2b(&c, in, len);
@@ -74,6 +75,7 @@ TPM_RC pqtpm_tss_hmac(struct pqtpm_tss *t, TPM_HANDLE key, const char *key_auth,
 	if (len > PQTPM_TSS_MAX_BUFFER)
 		return PQTPM_TSS_RC_BAD_VALUE;
 	tss_begin(&c, t, TPM_CC_HMAC);
+	tss_param_enc(&c, TSS_ENC_IN | TSS_ENC_OUT);
 	tss_handle(&c, key);
 	tss_auth(&c, key_auth);
 	tss_tpm2b(&c, data, len);
@@ -101,6 +103,7 @@ TPM_RC pqtpm_tss_hash(struct pqtpm_tss *t, TPM_ALG_ID hash, const uint8_t *data,
 	if (len > PQTPM_TSS_MAX_BUFFER)
 		return PQTPM_TSS_RC_BAD_VALUE;
 	tss_begin(&c, t, TPM_CC_Hash);
+	tss_param_enc(&c, TSS_ENC_IN | TSS_ENC_OUT);
 	tss_tpm2b(&c, data, len);
 	tss_u16(&c, hash);
 	tss_u32(&c, hierarchy);
@@ -117,6 +120,7 @@ TPM_RC pqtpm_tss_hash_sequence_start(struct pqtpm_tss *t, const char *seq_auth,
 	struct rd r;
 
 	tss_begin(&c, t, TPM_CC_HashSequenceStart);
+	tss_param_enc(&c, TSS_ENC_IN);
 	tss_tpm2b_str(&c, seq_auth);
 	tss_u16(&c, hash ? hash : TPM_ALG_NULL);
 	TRY(tss_run(&c, &r, seq));
@@ -130,6 +134,7 @@ TPM_RC pqtpm_tss_hmac_start(struct pqtpm_tss *t, TPM_HANDLE key, const char *key
 	struct rd r;
 
 	tss_begin(&c, t, TPM_CC_HMAC_Start);
+	tss_param_enc(&c, TSS_ENC_IN);
 	tss_handle(&c, key);
 	tss_auth(&c, key_auth);
 	tss_tpm2b_str(&c, seq_auth);
@@ -149,6 +154,7 @@ TPM_RC pqtpm_tss_sequence_complete(struct pqtpm_tss *t, TPM_HANDLE seq, const ch
 	if (len > PQTPM_TSS_MAX_BUFFER)
 		return PQTPM_TSS_RC_BAD_VALUE;
 	tss_begin(&c, t, TPM_CC_SequenceComplete);
+	tss_param_enc(&c, TSS_ENC_IN | TSS_ENC_OUT);
 	tss_handle(&c, seq);
 	tss_auth(&c, seq_auth);
 	tss_tpm2b(&c, data, len);

@@ -27,8 +27,16 @@ static int wrap(struct pqtpm_tss **out, const struct tss_transport *ops, void *c
 {
 	struct pqtpm_tss *t = calloc(1, sizeof(*t));
 
+	pthread_mutexattr_t attr;
+	int bad;
+
 	pthread_once(&fork_once, watch_forks); /* before the first handle exists */
-	if (!t || pthread_mutex_init(&t->lock, NULL) != 0) {
+	/* recursive: a command that needs a Name sends ReadPublic from inside its own tss_run */
+	pthread_mutexattr_init(&attr);
+	pthread_mutexattr_settype(&attr, PTHREAD_MUTEX_RECURSIVE);
+	bad = !t || pthread_mutex_init(&t->lock, &attr) != 0;
+	pthread_mutexattr_destroy(&attr);
+	if (bad) {
 		free(t);
 		ops->close(ctx);
 		return -ENOMEM;

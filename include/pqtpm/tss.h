@@ -13,7 +13,8 @@
  *
  * Structures cross this interface in their TPM wire form (a TPMT_PUBLIC, a TPMT_SIGNATURE, a
  * ticket as the TPM marshals them), with helpers to build and take apart the ones a caller
- * needs. Authorization is by password (TPM_RS_PW) for every authorized handle.
+ * needs. Authorization is by password (TPM_RS_PW) for every authorized handle, or by the
+ * sessions given with pqtpm_tss_use_sessions (see "sessions" below).
  *
  * Command functions return the TPM's response code, or one of PQTPM_TSS_RC_* (the TSS layer of
  * a TPM_RC, as tpm2-tss uses it) when the TPM could not be asked or its answer did not parse.
@@ -39,9 +40,10 @@ extern "C" {
 /* The TSS layer of a TPM_RC (tpm2-tss's TCTI layer, with its base codes, so that
  * tpm2_rc_decode and pqtpm_tss_rc_decode name them alike). */
 #define PQTPM_TSS_RC_LAYER 0x000A0000u
-#define PQTPM_TSS_RC_IO (PQTPM_TSS_RC_LAYER | 0x000Au)	       /* the transport failed */
-#define PQTPM_TSS_RC_BAD_VALUE (PQTPM_TSS_RC_LAYER | 0x000Bu)  /* an argument out of range */
-#define PQTPM_TSS_RC_MALFORMED (PQTPM_TSS_RC_LAYER | 0x0011u)  /* the response does not parse */
+#define PQTPM_TSS_RC_IO (PQTPM_TSS_RC_LAYER | 0x000Au)               /* the transport failed */
+#define PQTPM_TSS_RC_BAD_VALUE (PQTPM_TSS_RC_LAYER | 0x000Bu)        /* an argument out of range */
+#define PQTPM_TSS_RC_MALFORMED (PQTPM_TSS_RC_LAYER | 0x0011u)        /* the response does not parse */
+#define PQTPM_TSS_RC_RESPONSE_HMAC (PQTPM_TSS_RC_LAYER | 0x001Bu)    /* a response HMAC is wrong */
 
 #define PQTPM_TSS_MAX_PUBLIC 2800     /* marshalled TPMT_PUBLIC (ML-DSA-87: ~2.6 KB) */
 #define PQTPM_TSS_MAX_PRIVATE 1024    /* TPM2B_PRIVATE content */
@@ -490,6 +492,102 @@ TPM_RC pqtpm_tss_get_capability_all(struct pqtpm_tss *t, uint32_t cap, uint32_t 
 				    size_t cap_len, size_t *len, uint32_t *count);
 /* TestParms of a TPMT_PUBLIC_PARMS as marshalled (type, then that type's parameters). */
 TPM_RC pqtpm_tss_test_parms(struct pqtpm_tss *t, const uint8_t *parms, size_t len);
+
+/* ---- sessions (tss/session*.c, tss/salt.c) ----
+ * HMAC, policy and trial sessions (Part 1 §19), salted with an RSA (OAEP, label "SECRET"), ECC
+ * (ECDH, KDFe "SECRET") or ML-KEM (labeled KEM, "SECRET") key or not, bound to an entity or
+ * not, with parameter encryption (AES-CFB or XOR) of the first parameter both ways.
+ *
+ *   struct pqtpm_tss_session_params p = { .type = TPM_SE_HMAC, .salt_key = k.handle,
+ *       .salt_pub = &k.pub, .sym = TPM_ALG_AES, .sym_bits = 128,
+ *       .attrs = TPMA_SESSION_CONTINUESESSION | TPMA_SESSION_DECRYPT };
+ *   pqtpm_tss_session_start(t, &p, &s);
+ *   pqtpm_tss_use_sessions(t, s, NULL, NULL);
+ *   pqtpm_tss_create(t, parent, "parentauth", &tmpl, "secret", &key);  (s authorizes parent)
+ *   pqtpm_tss_session_free(s);  (flushes it from the TPM if it is still there)
+ *
+ * pqtpm_tss_use_sessions applies to the calling thread's next command on t only (the next one
+ * the library sends: a function that sends several commands uses them for its first), whatever
+ * command function sends it; the command functions keep their password arguments. Session k
+ * (1-based) authorizes the command's k-th authorized handle, with the password that the
+ * command function was given for that handle as the authValue (dropped from the HMAC key when
+ * the session is bound to that entity, included in a policy session's HMAC after
+ * PolicyAuthValue, sent in clear after PolicyPassword); authorized handles without a session
+ * use their password; sessions after the authorized handles only encrypt, decrypt or audit.
+ * Response HMACs are checked (PQTPM_TSS_RC_RESPONSE_HMAC), nonces rolled, and a session used
+ * without continueSession is gone after a successful command (pqtpm_tss_session_handle gives
+ * 0). When the command is sent, PQTPM_TSS_RC_BAD_VALUE for two sessions that decrypt (or
+ * encrypt), for decrypt or encrypt on a session without a cipher or on a command whose first
+ * parameter (response parameter) cannot be encrypted. Starting, flushing and freeing
+ * sessions leave the thread's sessions for the next command. The Names that cpHash needs
+ * come from responses the library parsed (CreatePrimary, Load, LoadExternal, ReadPublic) or
+ * are asked for (ReadPublic, NV_ReadPublic).
+ *
+ * A session is used by one command at a time: do not give one session to two threads at
+ * once. Free a connection's sessions before closing it. */
+struct pqtpm_tss_session;
+struct pqtpm_tss_session_params {
+	uint8_t type;	 /* TPM_SE_HMAC, TPM_SE_POLICY, TPM_SE_TRIAL */
+	TPM_ALG_ID hash; /* authHash: SHA-1/256/384/512; 0: SHA-256 */
+	/* salt: tpmKey and its public area (RSA, ECC P-256/P-384, ML-KEM); 0: unsalted */
+	TPM_HANDLE salt_key;
+	const struct pqtpm_tss_public *salt_pub;
+	TPM_HANDLE bind;       /* 0: unbound */
+	const char *bind_auth; /* the bind entity's authValue (NULL: empty) */
+	TPM_ALG_ID sym;	       /* 0 / TPM_ALG_NULL, TPM_ALG_AES (CFB), TPM_ALG_XOR */
+	uint16_t sym_bits;     /* AES: 128 or 256 */
+	uint8_t attrs;	       /* TPMA_SESSION_*: continueSession, decrypt, encrypt, audit */
+};
+TPM_RC pqtpm_tss_session_start(struct pqtpm_tss *t, const struct pqtpm_tss_session_params *p,
+			       struct pqtpm_tss_session **out);
+/* The attributes for the session's next uses (TPMA_SESSION_*). */
+void pqtpm_tss_session_set_attrs(struct pqtpm_tss_session *s, uint8_t attrs);
+/* The session's handle in the TPM; 0 once the TPM has forgotten it. */
+TPM_HANDLE pqtpm_tss_session_handle(const struct pqtpm_tss_session *s);
+/* FlushContext of the session (if the TPM still has it); the object stays until freed. */
+TPM_RC pqtpm_tss_session_flush(struct pqtpm_tss_session *s);
+/* Flush (if needed), wipe the session key, nonces and authValues, free. NULL is fine. */
+void pqtpm_tss_session_free(struct pqtpm_tss_session *s);
+/* Sessions 1..3 (NULL: fewer) for the calling thread's next command on t; all NULL: none.
+ * PQTPM_TSS_RC_BAD_VALUE for a session of another connection, one already gone, a session
+ * given twice, or a NULL before a session. */
+TPM_RC pqtpm_tss_use_sessions(struct pqtpm_tss *t, struct pqtpm_tss_session *s1,
+			      struct pqtpm_tss_session *s2, struct pqtpm_tss_session *s3);
+
+/* ---- policy (tss/policy.c) ----
+ * Policy commands on a policy or trial session; each extends the session's policyDigest in
+ * the TPM. PolicySecret is authorized by auth_auth for auth_handle (a password, or a session
+ * given with pqtpm_tss_use_sessions). PolicyPCR: pcr_digest NULL means "the current values". */
+TPM_RC pqtpm_tss_policy_password(struct pqtpm_tss_session *s);
+TPM_RC pqtpm_tss_policy_auth_value(struct pqtpm_tss_session *s);
+TPM_RC pqtpm_tss_policy_command_code(struct pqtpm_tss_session *s, TPM_CC cc);
+TPM_RC pqtpm_tss_policy_pcr(struct pqtpm_tss_session *s, const struct pqtpm_tss_digest *pcr_digest,
+			    const struct pqtpm_tss_pcr_select *sel, size_t nsel);
+/* PolicyOR of 2..8 branch digests */
+TPM_RC pqtpm_tss_policy_or(struct pqtpm_tss_session *s, const struct pqtpm_tss_digest *branches,
+			   size_t n);
+/* PolicySecret with an empty nonceTPM, cpHashA and policyRef and expiration 0 (no ticket). */
+TPM_RC pqtpm_tss_policy_secret(struct pqtpm_tss_session *s, TPM_HANDLE auth_handle,
+			       const char *auth_auth);
+TPM_RC pqtpm_tss_policy_get_digest(struct pqtpm_tss_session *s,
+				   struct pqtpm_tss_digest *digest);
+/* The same digests computed here, without a TPM (tss/policy_calc.c): start from zeros, then
+ * one call per assertion in the order of the policy commands. PolicyPassword gives the digest
+ * of PolicyAuthValue (Part 3 §23.18). PolicyPCR: pcr_digest = H(the selected PCR values, in
+ * order). PolicyOR replaces d by the OR of the branches. PolicySecret: the Name of the
+ * authorizing entity and policyRef (NULL: empty). */
+TPM_RC pqtpm_tss_policy_calc_start(TPM_ALG_ID hash, struct pqtpm_tss_digest *d);
+TPM_RC pqtpm_tss_policy_calc_command_code(struct pqtpm_tss_digest *d, TPM_ALG_ID hash,
+					  TPM_CC cc);
+TPM_RC pqtpm_tss_policy_calc_auth_value(struct pqtpm_tss_digest *d, TPM_ALG_ID hash);
+TPM_RC pqtpm_tss_policy_calc_pcr(struct pqtpm_tss_digest *d, TPM_ALG_ID hash,
+				 const struct pqtpm_tss_pcr_select *sel, size_t nsel,
+				 const struct pqtpm_tss_digest *pcr_digest);
+TPM_RC pqtpm_tss_policy_calc_or(struct pqtpm_tss_digest *d, TPM_ALG_ID hash,
+				const struct pqtpm_tss_digest *branches, size_t n);
+TPM_RC pqtpm_tss_policy_calc_secret(struct pqtpm_tss_digest *d, TPM_ALG_ID hash,
+				    const struct pqtpm_tss_name *auth_name,
+				    const struct pqtpm_tss_digest *policy_ref);
 
 #ifdef __cplusplus
 }

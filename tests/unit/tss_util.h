@@ -1,6 +1,7 @@
 /* Client-library helpers for the unit tests of tss/ (tss_util.c): an in-memory engine with a
  * library handle on it, keys from templates, keys of known value, and the one policy
- * assertion the duplication tests need. Everything goes through include/pqtpm/tss.h. */
+ * assertion the duplication tests need; for the session tests an environment struct, keys of
+ * their templates and sessions. Everything goes through include/pqtpm/tss.h. */
 #ifndef PQTPM_TEST_TSS_UTIL_H
 #define PQTPM_TEST_TSS_UTIL_H
 
@@ -30,5 +31,37 @@ TPM_RC tss_util_load_known(struct pqtpm_tss *t, TPM_ALG_ID type, const uint8_t *
 /* PolicyCommandCode(cc) on a policy session, and the policy digest it gives from zero. */
 TPM_RC tss_util_policy_cc(struct pqtpm_tss *t, TPM_HANDLE session, TPM_CC cc);
 void tss_util_policy_cc_digest(TPM_CC cc, uint8_t digest[32]);
+
+/* ---- the session tests (test_tss_session*.c) ---- */
+struct tss_env {
+	struct pqtpm_engine *e;
+	struct pqtpm_tss *t;
+};
+
+/* CU_FAIL_FATAL on failure */
+void tss_env_open(struct tss_env *env);
+void tss_env_close(struct tss_env *env);
+
+/* The attributes of every test key (fixedTPM, fixedParent, sensitiveDataOrigin: a wrong
+ * password is a DA failure, TPM_RC_AUTH_FAIL) plus extra; a storage key is restricted +
+ * decrypt. */
+#define TSS_KEY_BASE                                                                       \
+	(TPMA_OBJECT_FIXEDTPM | TPMA_OBJECT_FIXEDPARENT | TPMA_OBJECT_SENSITIVEDATAORIGIN)
+#define TSS_STORAGE (TPMA_OBJECT_RESTRICTED | TPMA_OBJECT_DECRYPT | TPMA_OBJECT_USERWITHAUTH)
+
+/* A template: type (TPM_ALG_ECC, _RSA, _MLKEM), TSS_KEY_BASE | attrs, optional authPolicy. */
+void tss_template(TPM_ALG_ID type, uint32_t attrs, const struct pqtpm_tss_digest *policy,
+		  struct pqtpm_tss_public *out);
+/* An owner primary / a child created and loaded under parent (password parent_auth). Each
+ * returns the TPM's response code. */
+TPM_RC tss_primary(struct pqtpm_tss *t, TPM_ALG_ID type, uint32_t attrs, const char *auth,
+		   struct pqtpm_tss_key *key);
+TPM_RC tss_child(struct pqtpm_tss *t, TPM_HANDLE parent, const char *parent_auth,
+		 TPM_ALG_ID type, uint32_t attrs, const struct pqtpm_tss_digest *policy,
+		 const char *auth, struct pqtpm_tss_key *key);
+
+/* A session with the given parameters; CU_FAIL_FATAL on failure. */
+struct pqtpm_tss_session *tss_session(struct pqtpm_tss *t,
+				      const struct pqtpm_tss_session_params *p);
 
 #endif
