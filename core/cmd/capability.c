@@ -461,7 +461,7 @@ static bool tpm_property(struct cmd *c, uint32_t pt, uint32_t *v)
 	case TPM_PT_PCR_SELECT_MIN: *v = PCR_SELECT_MAX; break;
 	case TPM_PT_CONTEXT_GAP_MAX: *v = CONTEXT_GAP_MAX; break;
 	case TPM_PT_NV_COUNTERS_MAX: *v = 0; break; /* no specific limit */
-	case TPM_PT_NV_INDEX_MAX: *v = NV_INDEX_MAX; break;
+	case TPM_PT_NV_INDEX_MAX: *v = nv_index_max(e); break;
 	case TPM_PT_MEMORY: *v = TPMA_MEMORY_OBJECTCOPIEDTORAM; break;
 	case TPM_PT_CLOCK_UPDATE: *v = CLOCK_UPDATE_MS; break;
 	case TPM_PT_CONTEXT_HASH: *v = TPM_ALG_SHA256; break;

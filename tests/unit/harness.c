@@ -37,9 +37,9 @@ void harness_open(struct harness *h)
 	open_with(h, NULL, PQTPM_CAPS_RELEASED);
 }
 
-void harness_open_caps(struct harness *h, enum pqtpm_capabilities caps)
+void harness_open_caps(struct harness *h, const char *dir, enum pqtpm_capabilities caps)
 {
-	open_with(h, NULL, caps);
+	open_with(h, dir, caps);
 }
 
 void harness_open_dir(struct harness *h, const char *dir)

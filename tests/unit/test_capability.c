@@ -151,7 +151,7 @@ static void check_v185_algs(enum pqtpm_capabilities caps)
 	struct rd r;
 	uint8_t more;
 
-	harness_open_caps(&h, caps);
+	harness_open_caps(&h, NULL, caps);
 	CU_ASSERT_EQUAL_FATAL(getcap(TPM_CAP_ALGS, 0, 1000, &r, &more), TPM_RC_SUCCESS);
 	n = read_algs(&r, ids, attrs, 128);
 	CU_ASSERT_EQUAL(more, 0);
@@ -404,7 +404,7 @@ static void check_v185_property(enum pqtpm_capabilities caps)
 	uint32_t tags[128], values[128], n, found = 0;
 	uint8_t more;
 
-	harness_open_caps(&h, caps);
+	harness_open_caps(&h, NULL, caps);
 	n = get_props(TPM_PT_FAMILY_INDICATOR, 127, tags, values, &more);
 	CU_ASSERT_EQUAL(more, 0);
 	CU_ASSERT_EQUAL(n, caps == PQTPM_CAPS_V185 ? 46 + 1 + 21 : 46 + 21);
