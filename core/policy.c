@@ -71,7 +71,7 @@ bool policy_eo_holds(uint16_t op, const uint8_t *a, const uint8_t *b, size_t n)
 		u = (a[i] > b[i]) - (a[i] < b[i]);
 	/* Signed, as the reference implementation orders them and as the TPMs built on it
 	 * (libtpms, IBM's simulator) do: the negative one is smaller; two negatives compare in
-	 * the reverse of their unsigned order (docs/pq-decisions.md, "Signed comparisons"). */
+	 * the reverse of their unsigned order (docs/pq-decisions.md). */
 	sgn = u;
 	if (n && (a[0] ^ b[0]) & 0x80)
 		sgn = (a[0] & 0x80) ? -1 : 1;

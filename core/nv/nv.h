@@ -18,7 +18,7 @@
 #include "engine_int.h"
 
 #define NV_MAX_INDICES 256		/* defined at once */
-#define NV_INDEX_MAX 8192		/* one index's data, the most any setting allows (PQ certificates) */
+#define NV_INDEX_MAX 8192		/* one index's data, PQTPM_CAPS_V185 (PQ certificates) */
 /* One index's data with PQTPM_CAPS_RELEASED: released TSSs hold an index in a
  * TPM2B_MAX_NV_BUFFER of 2048 bytes (tpm2-tools 5.4 corrupts a larger write from stdin). */
 #define NV_INDEX_MAX_RELEASED 2048

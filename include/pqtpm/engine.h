@@ -25,12 +25,13 @@ enum pqtpm_log_level { PQTPM_LOG_ERROR = 0, PQTPM_LOG_WARN, PQTPM_LOG_INFO, PQTP
 #define PQTPM_BANK_SHA256 0x2u
 #define PQTPM_BANK_SHA384 0x4u
 
-/* What GetCapability lists (docs/pq-decisions.md, "Capabilities"). */
+/* What the TPM shows its clients (docs/pq-decisions.md, "Capabilities"). */
 enum pqtpm_capabilities {
-	/* Lists name only what released TSSs know (Library 1.59); the TPM 2.0 v1.85 algorithms
-	 * and TPM_PT_ML_PARAMETER_SETS answer a query that starts at their own ID. */
+	/* What released TSSs (Library 1.59) can name and hold: GetCapability lists leave out the
+	 * TPM 2.0 v1.85 algorithms and TPM_PT_ML_PARAMETER_SETS unless a query starts at their
+	 * own ID; NV indices up to 2048 bytes. */
 	PQTPM_CAPS_RELEASED = 0,
-	PQTPM_CAPS_V185,	/* every list includes the v1.85 IDs */
+	PQTPM_CAPS_V185,	/* every list has the v1.85 IDs; NV indices up to 8192 bytes */
 };
 
 struct pqtpm_engine_config {
@@ -38,7 +39,7 @@ struct pqtpm_engine_config {
 	unsigned pcr_banks;	 /* PQTPM_BANK_*; 0 = SHA-1 and SHA-256 */
 	enum pqtpm_log_level log_level;
 	int auto_startup;	 /* nonzero: power on and run Startup(CLEAR) at open (in-process users) */
-	enum pqtpm_capabilities capabilities; /* 0 = PQTPM_CAPS_RELEASED */
+	enum pqtpm_capabilities capabilities; /* 0: PQTPM_CAPS_RELEASED */
 };
 
 struct pqtpm_engine;

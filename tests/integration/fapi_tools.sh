@@ -72,8 +72,8 @@ check_eq "getinfo lists only algorithms FAPI can name" True \
 # the v1.85 commands stay discoverable in the command list
 check_eq "getinfo's command list has SignDigest (0x1a6) and Decapsulate (0x1a8)" True \
 	"$(info_field '{0x1a6, 0x1a8} <= {c["commandIndex"] for c in caps["commands"]}')"
-check_eq "getinfo: TPM_PT_MAX_COMMAND_SIZE 8192" 8192 \
-	"$(info_field '[p["value"] for p in caps["properties-fixed"] if p["property"] == "MAX_COMMAND_SIZE"][0]')"
+check_eq "getinfo: TPM_PT_MAX_COMMAND_SIZE 8192" 8192 "$(info_field \
+	'[p["value"] for p in caps["properties-fixed"] if p["property"] == "MAX_COMMAND_SIZE"][0]')"
 
 run "provision" tss2_provision
 run "createkey sign (ECC)" tss2_createkey -p /HS/SRK/sign -t sign -a ""

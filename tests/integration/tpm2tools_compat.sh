@@ -27,7 +27,7 @@ run "createprimary -G aes (unrestricted, mode NULL)" tpm2_createprimary -C o -G 
 run "encryptdecrypt, mode CFB chosen by the command" tpm2_encryptdecrypt -c "$K/u.ctx" \
 	-G cfb -t "$K/iv" -o "$K/ct" "$K/data"
 run "decrypt back" tpm2_encryptdecrypt -d -c "$K/u.ctx" -G cfb -t "$K/iv" -o "$K/pt" "$K/ct"
-if cmp -s "$K/data" "$K/pt"; then ok "round trip gives the data"; else bad "round trip gives the data"; fi
+if cmp -s "$K/data" "$K/pt"; then ok "round trip"; else bad "round trip"; fi
 
 # --- a policy session there only to encrypt the response
 run "createprimary ecc (salt key)" tpm2_createprimary -C o -G ecc -c "$K/p.ctx"

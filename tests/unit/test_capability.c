@@ -413,7 +413,8 @@ static void check_v185_property(enum pqtpm_capabilities caps)
 	CU_ASSERT_EQUAL(found, caps == PQTPM_CAPS_V185);
 	n = get_props(TPM_PT_MAX_CAP_BUFFER, 2, tags, values, &more);
 	CU_ASSERT_EQUAL_FATAL(n, 2);
-	CU_ASSERT_EQUAL(tags[1], caps == PQTPM_CAPS_V185 ? TPM_PT_ML_PARAMETER_SETS : TPM_PT_PERMANENT);
+	CU_ASSERT_EQUAL(tags[1],
+			caps == PQTPM_CAPS_V185 ? TPM_PT_ML_PARAMETER_SETS : TPM_PT_PERMANENT);
 	CU_ASSERT_EQUAL(get_props(TPM_PT_ML_PARAMETER_SETS, 1, tags, values, &more), 1);
 	CU_ASSERT_EQUAL(tags[0], TPM_PT_ML_PARAMETER_SETS);
 	CU_ASSERT_EQUAL(values[0], 0x7F);
