@@ -48,12 +48,9 @@ EOF
 	export TSS2_FAPICONF=$2/fapi-config.json
 }
 
-# The value of one field of the getinfo JSON (python expression over d).
-info_field() {
-	python3 -c 'import json, sys
-d = json.load(open(sys.argv[1]))
-caps = {c["description"]: c["info"]["data"] for c in d["capabilities"]}
-print(eval(sys.argv[2]))' "$F/info.json" "$1"
+# Whether the getinfo JSON, white space removed, has this text.
+info_has() {
+	if tr -d ' \n\t' <"$F/info.json" | grep -qF -- "$2"; then ok "$1"; else bad "$1"; fi
 }
 
 same_file() {
@@ -66,14 +63,11 @@ run "startup clear" tpm2_startup -c
 fapi_config P_ECCP256SHA256 "$F/ecc"
 
 run "getinfo" tss2_getinfo -o "$F/info.json"
-check_eq "getinfo lists ECC" True "$(info_field '"ECC" in [a["alg"] for a in caps["algorithms"]]')"
-check_eq "getinfo lists only algorithms FAPI can name" True \
-	"$(info_field 'all(isinstance(a["alg"], str) for a in caps["algorithms"])')"
-# the v1.85 commands stay discoverable in the command list
-check_eq "getinfo's command list has SignDigest (0x1a6) and Decapsulate (0x1a8)" True \
-	"$(info_field '{0x1a6, 0x1a8} <= {c["commandIndex"] for c in caps["commands"]}')"
-check_eq "getinfo: TPM_PT_MAX_COMMAND_SIZE 8192" 8192 "$(info_field \
-	'[p["value"] for p in caps["properties-fixed"] if p["property"] == "MAX_COMMAND_SIZE"][0]')"
+info_has "getinfo lists ECC" '"alg":"ECC"'
+# the v1.85 commands stay discoverable in the command list: SignDigest, Decapsulate
+info_has "getinfo's command list has SignDigest (0x1a6)" '"commandIndex":422,'
+info_has "getinfo's command list has Decapsulate (0x1a8)" '"commandIndex":424,'
+info_has "getinfo: TPM_PT_MAX_COMMAND_SIZE 8192" '"property":"MAX_COMMAND_SIZE","value":8192'
 
 run "provision" tss2_provision
 run "createkey sign (ECC)" tss2_createkey -p /HS/SRK/sign -t sign -a ""
