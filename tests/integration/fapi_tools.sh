@@ -1,9 +1,10 @@
 #!/bin/bash
 # FAPI (tpm2-tss's Feature API) end to end with the tss2_* tools, under the default server
 # configuration: getinfo, provision, keys of the ECC and RSA profiles, sign/verify, PCR
-# extend/read, quote/verifyquote, NV (ordinary, counter, bits, extend), policies
-# (PolicyPassword, PolicyAuthValue, PolicyPCR) on sealed data and keys, encrypt/decrypt,
-# delete. The EK certificate is not provisioned yet (a later issue), so ek_cert_less = yes.
+# extend/read, quote/verifyquote, NV (ordinary, counter, bits), policies (PolicyPassword,
+# PolicyAuthValue, PolicyPCR, PolicyNV, PolicyOR, PolicyAuthorize) on sealed data and keys,
+# encrypt/decrypt, delete. The EK certificate is not provisioned yet (a later issue), so
+# ek_cert_less = yes.
 set -eu
 # shellcheck source=tests/integration/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -23,6 +24,28 @@ EOF
 cat >"$F/pol_authvalue.json" <<'EOF'
 { "description": "the object's auth value", "policy": [ { "type": "POLICYAUTHVALUE" } ] }
 EOF
+cat >"$F/pol_nv.json" <<'EOF'
+{ "description": "the counter is past 0", "policy": [ { "type": "POLICYNV",
+  "nvPath": "/nv/Owner/counter", "operandB": "0000000000000000", "operation": "UNSIGNED_GT" } ] }
+EOF
+cat >"$F/pol_pcr15.json" <<'EOF'
+{ "description": "PCR 15 as after a reset", "policy": [ { "type": "POLICYPCR", "pcrs": [
+  { "pcr": 15, "hashAlg": "TPM2_ALG_SHA256", "digest": "0000000000000000000000000000000000000000000000000000000000000000" } ] } ] }
+EOF
+cat >"$F/pol_or.json" <<'EOF'
+{ "description": "a password or PCR 15 as after a reset", "policy": [ { "type": "POLICYOR",
+  "branches": [
+  { "name": "password", "description": "password", "policy": [ { "type": "POLICYPASSWORD" } ] },
+  { "name": "pcr", "description": "PCR 15", "policy": [ { "type": "POLICYPCR", "pcrs": [
+    { "pcr": 15, "hashAlg": "TPM2_ALG_SHA256", "digest": "0000000000000000000000000000000000000000000000000000000000000000" } ] } ] }
+  ] } ] }
+EOF
+cat >"$F/pol_authorize.json" <<'EOF'
+{ "description": "what the authority key signs", "policy": [ { "type": "POLICYAUTHORIZE",
+  "keyPath": "/HS/SRK/authority", "policyRef": "0102" } ] }
+EOF
+printf '\001\002' >"$F/policy_ref"
+printf '2\n' >"$F/branch2"
 cat >"$F/pol_pcr.json" <<'EOF'
 { "description": "PCR 16 as after a reset", "policy": [ { "type": "POLICYPCR", "pcrs": [
   { "pcr": 16, "hashAlg": "TPM2_ALG_SHA256",
@@ -111,6 +134,30 @@ run "createseal under PolicyPassword" tss2_createseal -p /HS/SRK/seal -P /policy
 	-a sealpw -i "$F/secret"
 run "unseal with the password" tss2_unseal -p /HS/SRK/seal -o "$F/unsealed" -f <"$F/sealpw"
 same_file "unsealed data is the sealed data" "$F/secret" "$F/unsealed"
+
+run "import PolicyNV" tss2_import -p /policy/nv -i "$F/pol_nv.json"
+run "createseal under PolicyNV" tss2_createseal -p /HS/SRK/nvseal -P /policy/nv -a "" \
+	-i "$F/secret"
+run "unseal: the counter is past 0" tss2_unseal -p /HS/SRK/nvseal -o "$F/nvunsealed" -f
+same_file "PolicyNV-sealed data comes back" "$F/secret" "$F/nvunsealed"
+
+run "import PolicyOR" tss2_import -p /policy/or -i "$F/pol_or.json"
+run "createseal under PolicyOR" tss2_createseal -p /HS/SRK/orseal -P /policy/or -a "" \
+	-i "$F/secret"
+run "unseal through the PCR branch" tss2_unseal -p /HS/SRK/orseal -o "$F/orunsealed" -f \
+	<"$F/branch2"
+same_file "PolicyOR-sealed data comes back" "$F/secret" "$F/orunsealed"
+
+run "createkey policy authority" tss2_createkey -p /HS/SRK/authority -t sign -a ""
+run "import PolicyAuthorize" tss2_import -p /policy/authorize -i "$F/pol_authorize.json"
+run "createseal under PolicyAuthorize" tss2_createseal -p /HS/SRK/authseal \
+	-P /policy/authorize -a "" -i "$F/secret"
+run "import the PCR 15 policy to approve" tss2_import -p /policy/pcr15 -i "$F/pol_pcr15.json"
+run "authorizepolicy: the authority signs the PCR 15 policy" tss2_authorizepolicy \
+	--keyPath=/HS/SRK/authority --policyPath=/policy/pcr15 --policyRef="$F/policy_ref"
+run "unseal through the approved policy" tss2_unseal -p /HS/SRK/authseal \
+	-o "$F/authunsealed" -f
+same_file "PolicyAuthorize-sealed data comes back" "$F/secret" "$F/authunsealed"
 
 run "delete sealed object" tss2_delete -p /HS/SRK/seal
 expect_fail "unseal of a deleted object fails" tss2_unseal -p /HS/SRK/seal -o "$F/gone" -f
