@@ -41,32 +41,33 @@ run "flush the session" tpm2_flushcontext "$K/ps.ctx"
 NVP=0x1500001
 run "nvdefine 2 bytes with a password" tpm2_nvdefine -C o -p nvpass "$NVP" \
 	-a "authread|authwrite" -s 2
-printf '\201' >"$K/a"
+printf '81' | xxd -r -p >"$K/a"
 run "nvwrite 0x81" tpm2_nvwrite -P nvpass -i "$K/a" "$NVP"
+# PolicyNV OP HEX: operandB HEX (one byte) at offset 0, in a fresh policy session.
 policy_nv() {
 	local st=0
-	printf "$2" >"$K/b"
+	printf '%s' "$2" | xxd -r -p >"$K/b"
 	tpm2_startauthsession -S "$K/s.ctx" --policy-session >/dev/null 2>"$T/err" || st=$?
 	tpm2_policynv -S "$K/s.ctx" -i "$K/b" -P nvpass "$NVP" "$1" >"$T/out" 2>"$T/err" || st=$?
 	tpm2_flushcontext "$K/s.ctx" >/dev/null 2>&1 || true
 	return "$st"
 }
-for t in "eq \201" "neq \200" "ugt \200" "ult \202" "uge \201" "ule \202" "bs \201" "bc \176" \
-	"sgt \202" "slt \200" "sge \202" "sge \201" "sle \200" "sle \201" "slt \001" "slt \177"; do
-	set -- $t
-	if policy_nv "$1" "$2"; then
-		ok "policynv 0x81 $1 $(printf "$2" | xxd -p)"
+holds=(eq:81 neq:80 ugt:80 ult:82 uge:81 ule:82 bs:81 bc:7e
+	sgt:82 slt:80 sge:82 sge:81 sle:80 sle:81 slt:01 slt:7f)
+fails=(sgt:81 slt:82 ugt:82 eq:80 sgt:00 sgt:01 bs:03)
+for t in "${holds[@]}"; do
+	if policy_nv "${t%%:*}" "${t#*:}"; then
+		ok "policynv 0x81 ${t%%:*} 0x${t#*:}"
 	else
-		bad "policynv 0x81 $1 $(printf "$2" | xxd -p)"
+		bad "policynv 0x81 ${t%%:*} 0x${t#*:}"
 		show_tail "$T/err"
 	fi
 done
-for t in "sgt \201" "slt \202" "ugt \202" "eq \200" "sgt \000" "sgt \001" "bs \003"; do
-	set -- $t
-	if policy_nv "$1" "$2"; then
-		bad "policynv 0x81 $1 $(printf "$2" | xxd -p) does not hold"
+for t in "${fails[@]}"; do
+	if policy_nv "${t%%:*}" "${t#*:}"; then
+		bad "policynv 0x81 ${t%%:*} 0x${t#*:} does not hold"
 	else
-		ok "policynv 0x81 $1 $(printf "$2" | xxd -p) does not hold"
+		ok "policynv 0x81 ${t%%:*} 0x${t#*:} does not hold"
 	fi
 done
 
