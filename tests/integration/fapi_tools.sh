@@ -3,7 +3,7 @@
 # configuration: getinfo, provision, keys of the ECC and RSA profiles, sign/verify, PCR
 # extend/read, quote/verifyquote, NV (ordinary, counter, bits), policies (PolicyPassword,
 # PolicyAuthValue, PolicyPCR, PolicyNV, PolicyOR, PolicyAuthorize) on sealed data and keys,
-# encrypt/decrypt, delete. The EK certificate is not provisioned yet (a later issue), so
+# duplication to another parent, encrypt/decrypt, delete. The EK certificate is not provisioned yet (a later issue), so
 # ek_cert_less = yes.
 set -eu
 # shellcheck source=tests/integration/lib.sh
@@ -43,6 +43,10 @@ EOF
 cat >"$F/pol_authorize.json" <<'EOF'
 { "description": "what the authority key signs", "policy": [ { "type": "POLICYAUTHORIZE",
   "keyPath": "/HS/SRK/authority", "policyRef": "0102" } ] }
+EOF
+cat >"$F/pol_dup.json" <<'EOF'
+{ "description": "duplication to the new parent", "policy": [
+  { "type": "POLICYDUPLICATIONSELECT", "newParentPath": "/ext/newparent" } ] }
 EOF
 printf '\001\002' >"$F/policy_ref"
 printf '2\n' >"$F/branch2"
@@ -158,6 +162,24 @@ run "authorizepolicy: the authority signs the PCR 15 policy" tss2_authorizepolic
 run "unseal through the approved policy" tss2_unseal -p /HS/SRK/authseal \
 	-o "$F/authunsealed" -f
 same_file "PolicyAuthorize-sealed data comes back" "$F/secret" "$F/authunsealed"
+
+# Duplicate (PolicyDuplicationSelect) to another parent, Import under it
+run "createkey new parent" tss2_createkey -p /HS/SRK/newparent -t restricted,decrypt,noda -a ""
+run "exportkey the new parent's public key" tss2_exportkey -p /HS/SRK/newparent \
+	-o "$F/newparent.json" -f
+run "import it as an external key" tss2_import -p /ext/newparent -i "$F/newparent.json"
+run "import PolicyDuplicationSelect" tss2_import -p /policy/dup -i "$F/pol_dup.json"
+run "createkey exportable" tss2_createkey -p /HS/SRK/dupkey -t sign,exportable -P /policy/dup \
+	-a ""
+run "exportkey: Duplicate to the new parent" tss2_exportkey -p /HS/SRK/dupkey \
+	-e /ext/newparent -o "$F/dup.json" -f
+run "import the duplicate: Import under the new parent" tss2_import -p /dupkey -i "$F/dup.json"
+run "list" tss2_list -o "$F/list"
+if tr ':' '\n' <"$F/list" | grep -qx '/P_ECCP256SHA256/HS/SRK/newparent/dupkey'; then
+	ok "the duplicate is a key under the new parent"
+else
+	bad "the duplicate is a key under the new parent"
+fi
 
 run "delete sealed object" tss2_delete -p /HS/SRK/seal
 expect_fail "unseal of a deleted object fails" tss2_unseal -p /HS/SRK/seal -o "$F/gone" -f
