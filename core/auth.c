@@ -206,14 +206,11 @@ static TPM_RC attach_session(struct cmd *c, struct auth_area *a, unsigned i, uns
 	if (as->nonce.size > crypto_hash_size(as->s->auth_hash) ||
 	    (as->s->type == TPM_SE_HMAC && as->nonce.size < 16))
 		return rc_session(TPM_RC_SIZE, n);
-	if (i >= needed) {
-		if (as->s->type != TPM_SE_HMAC)
-			return rc_session(TPM_RC_ATTRIBUTES, n);
-		/* a session that authorizes nothing is there to audit or encrypt */
-		if (!(as->attrs & (TPMA_SESSION_AUDIT | TPMA_SESSION_DECRYPT |
-				   TPMA_SESSION_ENCRYPT)))
-			return rc_session(TPM_RC_ATTRIBUTES, n);
-	}
+	/* A session that authorizes nothing is there to audit or encrypt; any kind may encrypt
+	 * (Part 1 §21.2), audit took an HMAC session above. */
+	if (i >= needed &&
+	    !(as->attrs & (TPMA_SESSION_AUDIT | TPMA_SESSION_DECRYPT | TPMA_SESSION_ENCRYPT)))
+		return rc_session(TPM_RC_ATTRIBUTES, n);
 	return TPM_RC_SUCCESS;
 }
 

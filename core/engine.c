@@ -201,6 +201,7 @@ int pqtpm_engine_open(struct pqtpm_engine **out, const struct pqtpm_engine_confi
 		return -ENOMEM;
 	pthread_mutex_init(&e->lock, NULL);
 	e->log_level = cfg->log_level;
+	e->capabilities = cfg->capabilities;
 	/* the clock counts from here: a state load that syncs it must not add the host's uptime */
 	e->clock_base_ms = monotonic_ms();
 	e->power_on_ms = e->clock_base_ms;

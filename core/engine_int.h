@@ -171,6 +171,7 @@ struct pqtpm_engine {
 	pthread_mutex_t lock;
 	char *state_dir;		/* NULL: no persistence */
 	enum pqtpm_log_level log_level;
+	enum pqtpm_capabilities capabilities;	/* cmd/capability.c's lists, nv_index_max() */
 
 	bool powered;
 	bool started;			/* Startup done since power on */

@@ -69,9 +69,14 @@ bool policy_eo_holds(uint16_t op, const uint8_t *a, const uint8_t *b, size_t n)
 
 	for (size_t i = 0; i < n && u == 0; i++)
 		u = (a[i] > b[i]) - (a[i] < b[i]);
+	/* Signed, as the reference implementation orders them and as the TPMs built on it
+	 * (libtpms, IBM's simulator) do: the negative one is smaller; two negatives compare in
+	 * the reverse of their unsigned order (docs/pq-decisions.md). */
 	sgn = u;
-	if (n && (a[0] ^ b[0]) & 0x80) /* different signs: the negative one is smaller */
+	if (n && (a[0] ^ b[0]) & 0x80)
 		sgn = (a[0] & 0x80) ? -1 : 1;
+	else if (n && (a[0] & 0x80))
+		sgn = -u;
 	switch (op) {
 	case EO_EQ: return u == 0;
 	case EO_NEQ: return u != 0;

@@ -142,6 +142,18 @@ static int set_threads(struct mssim_config *c, const char *value)
 	return 0;
 }
 
+/* "released" or "v1.85" */
+static int set_capabilities(struct mssim_config *c, const char *value)
+{
+	if (strcmp(value, "released") == 0)
+		c->capabilities = PQTPM_CAPS_RELEASED;
+	else if (strcmp(value, "v1.85") == 0)
+		c->capabilities = PQTPM_CAPS_V185;
+	else
+		return -1;
+	return 0;
+}
+
 static const struct key_def keys[] = {
 	{ "state_dir", "--state-dir", "a directory path", set_state_dir },
 	{ "bind", "--bind", "a numeric IPv4 or IPv6 address", set_bind },
@@ -150,6 +162,7 @@ static const struct key_def keys[] = {
 	{ "pcr_banks", NULL, "a comma-separated list of sha1, sha256, sha384", set_pcr_banks },
 	{ "log_level", "--log-level", "one of error, warn, info, debug", set_log_level },
 	{ "threads", "--threads", "auto or a number 1-" MSSIM_STR(MSSIM_THREADS_MAX), set_threads },
+	{ "capabilities", "--capabilities", "released or v1.85", set_capabilities },
 };
 
 #define NKEYS (sizeof(keys) / sizeof(keys[0]))
@@ -164,6 +177,7 @@ void mssim_config_defaults(struct mssim_config *c)
 	c->pcr_banks = PQTPM_BANK_SHA1 | PQTPM_BANK_SHA256;
 	c->log_level = PQTPM_LOG_INFO;
 	c->threads = 0;
+	c->capabilities = PQTPM_CAPS_RELEASED;
 }
 
 unsigned mssim_config_threads(const struct mssim_config *c)
@@ -381,6 +395,9 @@ void mssim_config_usage(FILE *out)
 		"  --log-level LEVEL     error, warn, info or debug (default info)\n"
 		"  --threads N           worker threads serving connections, 1-%d, or auto\n"
 		"                        (default): one per CPU the server may run on, at most %d\n"
+		"  --capabilities SET    released (default): capability lists name only what\n"
+		"                        released TSSs know, NV indices up to 2048 bytes;\n"
+		"                        v1.85: the v1.85 IDs too, NV indices up to 8192 bytes\n"
 		"  --help                print this help and exit\n"
 		"\n"
 		"Flags override the config file. Stops cleanly on SIGTERM or SIGINT.\n"

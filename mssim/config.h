@@ -25,6 +25,7 @@ struct mssim_config {
 	unsigned pcr_banks;	/* PQTPM_BANK_* */
 	enum pqtpm_log_level log_level;
 	unsigned threads;	/* worker threads; 0 = auto (mssim_config_threads()) */
+	enum pqtpm_capabilities capabilities;
 };
 
 enum mssim_config_result { MSSIM_CONFIG_OK, MSSIM_CONFIG_HELP, MSSIM_CONFIG_ERROR };

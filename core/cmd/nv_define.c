@@ -3,14 +3,14 @@
 
 /* The attribute rules of Part 3 §31.3.1 and Part 2 TPMA_NV, in the order the reference
  * implementation checks them; parameter 2 is publicInfo. */
-static TPM_RC check_type_and_size(const struct nv_public *p)
+static TPM_RC check_type_and_size(const struct nv_public *p, uint16_t index_max)
 {
 	uint32_t a = p->attributes;
 	size_t digest = crypto_hash_size(p->name_alg);
 
 	switch (nv_type(a)) {
 	case TPM_NT_ORDINARY:
-		if (p->size > NV_INDEX_MAX)
+		if (p->size > index_max)
 			return rc_param(TPM_RC_SIZE, 2);
 		break;
 	case TPM_NT_EXTEND:
@@ -49,7 +49,7 @@ static TPM_RC check_attributes(const struct cmd *c, const struct nv_public *p)
 	uint32_t a = p->attributes;
 	bool platform = c->handle[0] == TPM_RH_PLATFORM;
 
-	TRY(check_type_and_size(p));
+	TRY(check_type_and_size(p, nv_index_max(c->e)));
 	if (a & (TPMA_NV_WRITTEN | TPMA_NV_WRITELOCKED | TPMA_NV_READLOCKED))
 		return rc_param(TPM_RC_ATTRIBUTES, 2);
 	if (!(a & (TPMA_NV_OWNERREAD | TPMA_NV_PPREAD | TPMA_NV_AUTHREAD | TPMA_NV_POLICYREAD)))

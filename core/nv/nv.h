@@ -18,7 +18,10 @@
 #include "engine_int.h"
 
 #define NV_MAX_INDICES 256		/* defined at once */
-#define NV_INDEX_MAX 8192		/* TPM_PT_NV_INDEX_MAX: one index's data (PQ certificates) */
+#define NV_INDEX_MAX 8192		/* one index's data, PQTPM_CAPS_V185 (PQ certificates) */
+/* One index's data with PQTPM_CAPS_RELEASED: released TSSs hold an index in a
+ * TPM2B_MAX_NV_BUFFER of 2048 bytes (tpm2-tools 5.4 corrupts a larger write from stdin). */
+#define NV_INDEX_MAX_RELEASED 2048
 #define NV_BUFFER_MAX 1024		/* TPM_PT_NV_BUFFER_MAX: TPM2B_MAX_NV_BUFFER */
 #define NV_SPACE (128u * 1024u)		/* data bytes of all indices together */
 #define NV_INDEX_OVERHEAD 64u		/* bytes each index costs besides its data */
@@ -90,6 +93,9 @@ TPM_RC nv_add(struct nv_store *s, const struct nv_public *pub, const struct tpm2
 	      struct nv_index **out);
 void nv_remove(struct nv_store *s, struct nv_index *idx); /* wipes its data */
 uint8_t *nv_data(struct nv_store *s, const struct nv_index *idx);
+/* TPM_PT_NV_INDEX_MAX: the largest index NV_DefineSpace makes under the engine's setting. An
+ * index loaded from the state may be larger (up to NV_INDEX_MAX) and stays usable. */
+uint16_t nv_index_max(const struct pqtpm_engine *e);
 uint64_t nv_get_u64(struct nv_store *s, const struct nv_index *idx);
 void nv_put_u64(struct nv_store *s, const struct nv_index *idx, uint64_t v);
 /* Ascending handles from 'from' on: the next defined one, 0 when none. */

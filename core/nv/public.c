@@ -17,6 +17,11 @@ TPM_RC rd_nv_public(struct rd *r, struct nv_public *pub)
 	return TPM_RC_SUCCESS;
 }
 
+uint16_t nv_index_max(const struct pqtpm_engine *e)
+{
+	return e->capabilities == PQTPM_CAPS_V185 ? NV_INDEX_MAX : NV_INDEX_MAX_RELEASED;
+}
+
 TPM_RC rd_tpm2b_nv_public(struct rd *r, struct nv_public *pub)
 {
 	struct rd sub;

@@ -122,7 +122,11 @@ static TPM_RC check_params(const struct tpmt_public *pub, bool is_template)
 	case TPM_ALG_KEYEDHASH:
 		return check_keyedhash(pub);
 	case TPM_ALG_SYMCIPHER:
-		if (is_storage(pub->attributes) && pub->symmetric.mode != TPM_ALG_CFB)
+		/* A symmetric parent wraps its children in CFB whatever its own mode says (Part 1
+		 * §23.3.2), so a storage key may leave the mode NULL, as tpm2_createprimary -G aes
+		 * does; any other mode would promise what the protection does not do. */
+		if (is_storage(pub->attributes) && pub->symmetric.mode != TPM_ALG_CFB &&
+		    pub->symmetric.mode != TPM_ALG_NULL)
 			return TPM_RC_MODE;
 		return TPM_RC_SUCCESS;
 	case TPM_ALG_MLDSA:

@@ -28,11 +28,21 @@ enum pqtpm_log_level { PQTPM_LOG_ERROR = 0, PQTPM_LOG_WARN, PQTPM_LOG_INFO, PQTP
 #define PQTPM_BANK_SHA256 0x2u
 #define PQTPM_BANK_SHA384 0x4u
 
+/* What the TPM shows its clients (docs/pq-decisions.md, "Capabilities"). */
+enum pqtpm_capabilities {
+	/* What released TSSs (Library 1.59) can name and hold: GetCapability lists leave out the
+	 * TPM 2.0 v1.85 algorithms and TPM_PT_ML_PARAMETER_SETS unless a query starts at their
+	 * own ID; NV indices up to 2048 bytes. */
+	PQTPM_CAPS_RELEASED = 0,
+	PQTPM_CAPS_V185,	/* every list has the v1.85 IDs; NV indices up to 8192 bytes */
+};
+
 struct pqtpm_engine_config {
 	const char *state_dir;	 /* created 0700 if missing; NULL = no persistence (tests) */
 	unsigned pcr_banks;	 /* PQTPM_BANK_*; 0 = SHA-1 and SHA-256 */
 	enum pqtpm_log_level log_level;
 	int auto_startup;	 /* nonzero: power on and run Startup(CLEAR) at open (in-process users) */
+	enum pqtpm_capabilities capabilities; /* 0: PQTPM_CAPS_RELEASED */
 };
 
 struct pqtpm_engine;

@@ -13,12 +13,13 @@ static void die(const char *what, const char *why)
 	exit(2);
 }
 
-static void open_with(struct harness *h, const char *dir)
+static void open_with(struct harness *h, const char *dir, enum pqtpm_capabilities caps)
 {
 	struct pqtpm_engine_config cfg = {
 		.state_dir = dir,
 		.log_level = PQTPM_LOG_ERROR,
 		.auto_startup = 1,
+		.capabilities = caps,
 	};
 	char err[256];
 
@@ -33,12 +34,17 @@ static void open_with(struct harness *h, const char *dir)
 
 void harness_open(struct harness *h)
 {
-	open_with(h, NULL);
+	open_with(h, NULL, PQTPM_CAPS_RELEASED);
+}
+
+void harness_open_caps(struct harness *h, const char *dir, enum pqtpm_capabilities caps)
+{
+	open_with(h, dir, caps);
 }
 
 void harness_open_dir(struct harness *h, const char *dir)
 {
-	open_with(h, dir);
+	open_with(h, dir, PQTPM_CAPS_RELEASED);
 }
 
 void harness_close(struct harness *h)

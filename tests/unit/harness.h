@@ -34,6 +34,8 @@ struct cmdbuf {
 
 /* In memory, powered on, Startup(CLEAR) done. Aborts the test program on failure. */
 void harness_open(struct harness *h);
+/* The same with this capabilities setting (engine.h), in memory (dir NULL) or on dir. */
+void harness_open_caps(struct harness *h, const char *dir, enum pqtpm_capabilities caps);
 /* The same on a state directory (created if missing). */
 void harness_open_dir(struct harness *h, const char *dir);
 void harness_close(struct harness *h);

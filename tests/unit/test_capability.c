@@ -114,9 +114,9 @@ static void test_algs(void)
 	CU_ASSERT_EQUAL(attrs_of(ids, attrs, n, TPM_ALG_CFB),
 			TPMA_ALGORITHM_SYMMETRIC | TPMA_ALGORITHM_ENCRYPTING);
 	CU_ASSERT_EQUAL(attrs_of(ids, attrs, n, TPM_ALG_NULL), 0);
-	CU_ASSERT_EQUAL(attrs_of(ids, attrs, n, TPM_ALG_MLDSA),
-			TPMA_ALGORITHM_ASYMMETRIC | TPMA_ALGORITHM_OBJECT | TPMA_ALGORITHM_SIGNING);
 	CU_ASSERT_EQUAL(attrs_of(ids, attrs, n, TPM_ALG_SM4), ~0u);
+	/* released (the default): no v1.85 ID in a list that starts below them */
+	CU_ASSERT_EQUAL(ids[n - 1], TPM_ALG_ECB);
 
 	/* pages of four, each starting after the last one seen */
 	do {
@@ -138,6 +138,47 @@ static void test_algs(void)
 	CU_ASSERT_EQUAL(page_ids[0], TPM_ALG_SHA256);
 	CU_ASSERT_EQUAL(more, 1);
 	harness_close(&h);
+}
+
+/* The v1.85 algorithms: asked for from their IDs in either setting, listed from 0 only with
+ * PQTPM_CAPS_V185. */
+static void check_v185_algs(enum pqtpm_capabilities caps)
+{
+	const uint32_t mldsa = TPMA_ALGORITHM_ASYMMETRIC | TPMA_ALGORITHM_OBJECT |
+			       TPMA_ALGORITHM_SIGNING;
+	uint16_t ids[128];
+	uint32_t attrs[128], n;
+	struct rd r;
+	uint8_t more;
+
+	harness_open_caps(&h, NULL, caps);
+	CU_ASSERT_EQUAL_FATAL(getcap(TPM_CAP_ALGS, 0, 1000, &r, &more), TPM_RC_SUCCESS);
+	n = read_algs(&r, ids, attrs, 128);
+	CU_ASSERT_EQUAL(more, 0);
+	CU_ASSERT_EQUAL(attrs_of(ids, attrs, n, TPM_ALG_MLDSA),
+			caps == PQTPM_CAPS_V185 ? mldsa : ~0u);
+	CU_ASSERT_EQUAL(attrs_of(ids, attrs, n, TPM_ALG_MLKEM) != ~0u, caps == PQTPM_CAPS_V185);
+	/* a page that ends at the last released ID has more data only when v1.85 IDs follow */
+	CU_ASSERT_EQUAL_FATAL(getcap(TPM_CAP_ALGS, TPM_ALG_ECB, 1, &r, &more), TPM_RC_SUCCESS);
+	CU_ASSERT_EQUAL(read_algs(&r, ids, attrs, 1), 1);
+	CU_ASSERT_EQUAL(more, caps == PQTPM_CAPS_V185);
+
+	CU_ASSERT_EQUAL_FATAL(getcap(TPM_CAP_ALGS, TPM_ALG_MLKEM, 10, &r, &more),
+			      TPM_RC_SUCCESS);
+	n = read_algs(&r, ids, attrs, 10);
+	CU_ASSERT_EQUAL_FATAL(n, 3);
+	CU_ASSERT_EQUAL(ids[0], TPM_ALG_MLKEM);
+	CU_ASSERT_EQUAL(ids[1], TPM_ALG_MLDSA);
+	CU_ASSERT_EQUAL(attrs[1], mldsa);
+	CU_ASSERT_EQUAL(ids[2], TPM_ALG_HASH_MLDSA);
+	CU_ASSERT_EQUAL(more, 0);
+	harness_close(&h);
+}
+
+static void test_v185_algs(void)
+{
+	check_v185_algs(PQTPM_CAPS_RELEASED);
+	check_v185_algs(PQTPM_CAPS_V185);
 }
 
 /* ---- HANDLES ---- */
@@ -350,10 +391,40 @@ static void test_tpm_properties(void)
 	} while (more && n);
 	CU_ASSERT_EQUAL(more, 0);
 	CU_ASSERT_EQUAL(last, TPM_PT_AUDIT_COUNTER_1);
-	CU_ASSERT_EQUAL(seen, 46 + 1 + 21); /* + TPM_PT_ML_PARAMETER_SETS (v1.85) */
+	CU_ASSERT_EQUAL(seen, 46 + 21); /* released: without TPM_PT_ML_PARAMETER_SETS */
 	CU_ASSERT_EQUAL(get_props(TPM_PT_AUDIT_COUNTER_1 + 1, 10, tags, values, &more), 0);
 	CU_ASSERT_EQUAL(more, 0);
 	harness_close(&h);
+}
+
+/* TPM_PT_ML_PARAMETER_SETS (v1.85): a list from its own number has it in either setting; one
+ * from below it only with PQTPM_CAPS_V185. */
+static void check_v185_property(enum pqtpm_capabilities caps)
+{
+	uint32_t tags[128], values[128], n, found = 0;
+	uint8_t more;
+
+	harness_open_caps(&h, NULL, caps);
+	n = get_props(TPM_PT_FAMILY_INDICATOR, 127, tags, values, &more);
+	CU_ASSERT_EQUAL(more, 0);
+	CU_ASSERT_EQUAL(n, caps == PQTPM_CAPS_V185 ? 46 + 1 + 21 : 46 + 21);
+	for (uint32_t i = 0; i < n; i++)
+		found += tags[i] == TPM_PT_ML_PARAMETER_SETS;
+	CU_ASSERT_EQUAL(found, caps == PQTPM_CAPS_V185);
+	n = get_props(TPM_PT_MAX_CAP_BUFFER, 2, tags, values, &more);
+	CU_ASSERT_EQUAL_FATAL(n, 2);
+	CU_ASSERT_EQUAL(tags[1],
+			caps == PQTPM_CAPS_V185 ? TPM_PT_ML_PARAMETER_SETS : TPM_PT_PERMANENT);
+	CU_ASSERT_EQUAL(get_props(TPM_PT_ML_PARAMETER_SETS, 1, tags, values, &more), 1);
+	CU_ASSERT_EQUAL(tags[0], TPM_PT_ML_PARAMETER_SETS);
+	CU_ASSERT_EQUAL(values[0], 0x7F);
+	harness_close(&h);
+}
+
+static void test_v185_property(void)
+{
+	check_v185_property(PQTPM_CAPS_RELEASED);
+	check_v185_property(PQTPM_CAPS_V185);
 }
 
 /* ---- PCR_PROPERTIES ---- */
@@ -559,10 +630,12 @@ int main(void)
 	static const struct unit_test tests[] = {
 		{ "bad capability", test_bad_capability },
 		{ "algorithms", test_algs },
+		{ "v1.85 algorithms, released and v1.85 settings", test_v185_algs },
 		{ "handles", test_handles },
 		{ "commands", test_commands },
 		{ "pcrs", test_pcrs },
 		{ "tpm properties", test_tpm_properties },
+		{ "TPM_PT_ML_PARAMETER_SETS, released and v1.85 settings", test_v185_property },
 		{ "pcr properties", test_pcr_properties },
 		{ "curves, policies, act", test_small_lists },
 		{ "TestParms", test_testparms },

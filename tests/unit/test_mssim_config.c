@@ -70,6 +70,7 @@ static void test_defaults(void)
 	CU_ASSERT_EQUAL(cfg.pcr_banks, PQTPM_BANK_SHA1 | PQTPM_BANK_SHA256);
 	CU_ASSERT_EQUAL(cfg.log_level, PQTPM_LOG_INFO);
 	CU_ASSERT_EQUAL(cfg.threads, 0);	/* auto */
+	CU_ASSERT_EQUAL(cfg.capabilities, PQTPM_CAPS_RELEASED);
 }
 
 static void test_file(void)
@@ -300,6 +301,26 @@ static void test_threads(void)
 	CU_ASSERT(err_has("--threads", "needs a value", NULL));
 }
 
+static void test_capabilities(void)
+{
+	write_conf("capabilities = v1.85\n");
+	CU_ASSERT_EQUAL(parse(ARGS("--config", path)), MSSIM_CONFIG_OK);
+	CU_ASSERT_EQUAL(cfg.capabilities, PQTPM_CAPS_V185);
+	CU_ASSERT_EQUAL(parse(ARGS("--config", path, "--capabilities", "released")),
+			MSSIM_CONFIG_OK);
+	CU_ASSERT_EQUAL(cfg.capabilities, PQTPM_CAPS_RELEASED);
+	remove_conf();
+	CU_ASSERT_EQUAL(parse(ARGS("--capabilities=v1.85")), MSSIM_CONFIG_OK);
+	CU_ASSERT_EQUAL(cfg.capabilities, PQTPM_CAPS_V185);
+
+	write_conf("\ncapabilities = all\n");
+	CU_ASSERT_EQUAL(parse(ARGS("--config", path)), MSSIM_CONFIG_ERROR);
+	CU_ASSERT(err_has(path, ":2:", "'capabilities'", "'all'", "released or v1.85", NULL));
+	remove_conf();
+	CU_ASSERT_EQUAL(parse(ARGS("--capabilities", "1.85")), MSSIM_CONFIG_ERROR);
+	CU_ASSERT(err_has("--capabilities", "'1.85'", NULL));
+}
+
 static void test_usage_mentions_threads(void)
 {
 	char buf[4096] = "";
@@ -336,6 +357,7 @@ int main(void)
 		{ "platform port", test_platform_port },
 		{ "loopback and TCTI string", test_loopback_and_tcti },
 		{ "threads", test_threads },
+		{ "capabilities", test_capabilities },
 		{ "--help mentions --threads", test_usage_mentions_threads },
 		{ "shipped conf/pqtpm.conf", test_shipped_conf },
 	};

@@ -119,10 +119,10 @@ static void test_nv_space(void)
 	TPM_RC rc;
 
 	/* the largest indices until the space is gone */
-	while ((rc = nvt_define(IDX + n, OWNER_RW, NV_INDEX_MAX)) == TPM_RC_SUCCESS)
+	while ((rc = nvt_define(IDX + n, OWNER_RW, NV_INDEX_MAX_RELEASED)) == TPM_RC_SUCCESS)
 		n++;
 	CU_ASSERT_EQUAL(rc, TPM_RC_NV_SPACE);
-	CU_ASSERT_EQUAL(n, NV_SPACE / (NV_INDEX_MAX + NV_INDEX_OVERHEAD));
+	CU_ASSERT_EQUAL(n, NV_SPACE / (NV_INDEX_MAX_RELEASED + NV_INDEX_OVERHEAD));
 	while (n > 0)
 		CU_ASSERT_EQUAL(nvt_undefine(TPM_RH_OWNER, IDX + --n), TPM_RC_SUCCESS);
 	/* the table: NV_MAX_INDICES small ones */
@@ -648,7 +648,7 @@ static void test_capability(void)
 	get_property(TPM_PT_NV_COUNTERS_AVAIL, &v);
 	CU_ASSERT(v > 0 && v <= NV_MAX_INDICES - 3);
 	get_property(TPM_PT_NV_INDEX_MAX, &v);
-	CU_ASSERT_EQUAL(v, NV_INDEX_MAX);
+	CU_ASSERT_EQUAL(v, NV_INDEX_MAX_RELEASED);
 	get_property(TPM_PT_NV_BUFFER_MAX, &v);
 	CU_ASSERT_EQUAL(v, NV_BUFFER_MAX);
 }

@@ -259,6 +259,35 @@ static void test_wrap_type_mismatch(void)
 
 /* ---- public-area checks ---- */
 
+/* A symmetric storage key: CFB or no mode (tpm2_createprimary -G aes); children are wrapped
+ * in CFB either way. Unrestricted keys take any cipher mode or none. */
+static void test_check_symcipher_mode(void)
+{
+	static const struct {
+		uint32_t attrs;
+		TPM_ALG_ID mode;
+		TPM_RC rc;
+	} cases[] = {
+		{ STORAGE, TPM_ALG_NULL, TPM_RC_SUCCESS },
+		{ STORAGE, TPM_ALG_CFB, TPM_RC_SUCCESS },
+		{ STORAGE, TPM_ALG_CBC, TPM_RC_MODE },
+		{ STORAGE, TPM_ALG_ECB, TPM_RC_MODE },
+		{ SIGNING | TPMA_OBJECT_DECRYPT, TPM_ALG_NULL, TPM_RC_SUCCESS },
+		{ SIGNING | TPMA_OBJECT_DECRYPT, TPM_ALG_CBC, TPM_RC_SUCCESS },
+		{ TPMA_OBJECT_FIXEDTPM | TPMA_OBJECT_FIXEDPARENT | TPMA_OBJECT_SENSITIVEDATAORIGIN |
+			  TPMA_OBJECT_USERWITHAUTH | TPMA_OBJECT_DECRYPT,
+		  TPM_ALG_NULL, TPM_RC_SUCCESS },
+	};
+	struct tpmt_public p;
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		tmpl(&p, TPM_ALG_SYMCIPHER, cases[i].attrs);
+		aes128cfb(&p);
+		p.symmetric.mode = cases[i].mode;
+		CU_ASSERT_EQUAL(object_check_public(&p, true), cases[i].rc);
+	}
+}
+
 static void test_check_public(void)
 {
 	struct tpmt_public p;
@@ -487,6 +516,7 @@ int main(void)
 		{ "wrap round trip and tampering", test_wrap_round_trip },
 		{ "wrap type mismatch", test_wrap_type_mismatch },
 		{ "check public", test_check_public },
+		{ "symcipher mode, storage and not", test_check_symcipher_mode },
 		{ "check create", test_check_create },
 		{ "generate and pair", test_generate_and_pair },
 		{ "rsa pair", test_rsa_pair },

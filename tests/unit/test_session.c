@@ -23,10 +23,11 @@ struct csess {
 	struct tpm2b_digest nonce_tpm, nonce_caller;
 };
 
-/* StartAuthSession; salt/enc_salt optional; bind_auth is the bound entity's authValue. */
-static TPM_RC start(struct csess *s, TPM_HANDLE key, TPM_HANDLE bind, const char *bind_auth,
-		    const uint8_t *salt, size_t salt_len, const uint8_t *enc_salt, size_t enc_len,
-		    TPM_ALG_ID sym)
+/* StartAuthSession of this type; salt/enc_salt optional; bind_auth is the bound entity's
+ * authValue. */
+static TPM_RC start_type(struct csess *s, uint8_t type, TPM_HANDLE key, TPM_HANDLE bind,
+			 const char *bind_auth, const uint8_t *salt, size_t salt_len,
+			 const uint8_t *enc_salt, size_t enc_len, TPM_ALG_ID sym)
 {
 	struct cmdbuf b;
 	struct rd rsp;
@@ -45,7 +46,7 @@ static TPM_RC start(struct csess *s, TPM_HANDLE key, TPM_HANDLE bind, const char
 	cmd_handle(&b, bind);
 	wr_tpm2b(&b.params, s->nonce_caller.b, s->nonce_caller.size);
 	wr_tpm2b(&b.params, enc_salt, (uint16_t)enc_len);
-	wr_u8(&b.params, TPM_SE_HMAC);
+	wr_u8(&b.params, type);
 	wr_u16(&b.params, sym);
 	if (sym == TPM_ALG_AES) {
 		wr_u16(&b.params, 128);
@@ -74,6 +75,15 @@ static TPM_RC start(struct csess *s, TPM_HANDLE key, TPM_HANDLE bind, const char
 		s->keylen = 32;
 	}
 	return rc;
+}
+
+/* An HMAC session */
+static TPM_RC start(struct csess *s, TPM_HANDLE key, TPM_HANDLE bind, const char *bind_auth,
+		    const uint8_t *salt, size_t salt_len, const uint8_t *enc_salt, size_t enc_len,
+		    TPM_ALG_ID sym)
+{
+	return start_type(s, TPM_SE_HMAC, key, bind, bind_auth, salt, salt_len, enc_salt, enc_len,
+			  sym);
 }
 
 /* Parameter encryption as the TPM does it: key || IV or the XOR mask from KDFa. */
@@ -264,8 +274,9 @@ static void test_bound_session(void)
 	CU_ASSERT_EQUAL(change_owner_auth(&s, "", "", 1), TPM_RC_SUCCESS);
 }
 
-/* Hash("abc") with the data encrypted in and the digest encrypted out */
-static void hash_encrypted(TPM_ALG_ID sym)
+/* Hash("abc") with the data encrypted in and the digest encrypted out by a session of this
+ * type: Hash authorizes nothing, so the session is there for encryption only. */
+static void hash_encrypted(uint8_t type, TPM_ALG_ID sym)
 {
 	static const uint8_t abc_sha256[32] = {
 		0xba, 0x78, 0x16, 0xbf, 0x8f, 0x01, 0xcf, 0xea, 0x41, 0x41, 0x40, 0xde, 0x5d, 0xae, 0x22, 0x23,
@@ -278,7 +289,8 @@ static void hash_encrypted(TPM_ALG_ID sym)
 	uint8_t data[3] = { 'a', 'b', 'c' };
 	uint8_t attrs = TPMA_SESSION_CONTINUESESSION | TPMA_SESSION_DECRYPT | TPMA_SESSION_ENCRYPT;
 
-	CU_ASSERT_EQUAL_FATAL(start(&s, TPM_RH_NULL, TPM_RH_NULL, NULL, NULL, 0, NULL, 0, sym),
+	CU_ASSERT_EQUAL_FATAL(start_type(&s, type, TPM_RH_NULL, TPM_RH_NULL, NULL, NULL, 0, NULL,
+					 0, sym),
 			      TPM_RC_SUCCESS);
 	/* the new nonceCaller must be known before encrypting: pick it first */
 	CU_ASSERT_EQUAL(crypto_random(s.nonce_caller.b, 32), TPM_RC_SUCCESS);
@@ -309,8 +321,38 @@ static void hash_encrypted(TPM_ALG_ID sym)
 
 static void test_param_encryption(void)
 {
-	hash_encrypted(TPM_ALG_AES);
-	hash_encrypted(TPM_ALG_XOR);
+	hash_encrypted(TPM_SE_HMAC, TPM_ALG_AES);
+	hash_encrypted(TPM_SE_HMAC, TPM_ALG_XOR);
+}
+
+/* Any session may encrypt for a command it does not authorize (Part 1 §21.2): a policy
+ * session too, as ESAPI uses one for GetRandom's response. It must still say what it is
+ * there for. */
+static void test_policy_session_encrypts(void)
+{
+	struct csess s;
+	struct cmdbuf b;
+	struct rd rsp;
+	struct tpm2b_digest bytes;
+
+	hash_encrypted(TPM_SE_POLICY, TPM_ALG_AES);
+	hash_encrypted(TPM_SE_POLICY, TPM_ALG_XOR);
+
+	CU_ASSERT_EQUAL_FATAL(start_type(&s, TPM_SE_POLICY, TPM_RH_NULL, TPM_RH_NULL, NULL, NULL, 0,
+					 NULL, 0, TPM_ALG_AES),
+			      TPM_RC_SUCCESS);
+	cmd_begin(&b, TPM_CC_GetRandom);
+	wr_u16(&b.params, 16);
+	add_session(&s, &b, NULL, TPMA_SESSION_CONTINUESESSION | TPMA_SESSION_ENCRYPT);
+	CU_ASSERT_EQUAL_FATAL(harness_run(&h, &b, &rsp, NULL), TPM_RC_SUCCESS);
+	check_response(&s, TPM_CC_GetRandom, false, NULL);
+	CU_ASSERT_EQUAL(rd_tpm2b(&rsp, bytes.b, 64, &bytes.size), TPM_RC_SUCCESS);
+	CU_ASSERT_EQUAL(bytes.size, 16);
+
+	cmd_begin(&b, TPM_CC_GetRandom);
+	wr_u16(&b.params, 16);
+	add_session(&s, &b, NULL, TPMA_SESSION_CONTINUESESSION);
+	CU_ASSERT_EQUAL(harness_run(&h, &b, NULL, NULL), RC_S(TPM_RC_ATTRIBUTES, 1));
 }
 
 /* CVE-2023-1017/1018: a decrypt session on a first parameter whose size runs past the end */
@@ -490,6 +532,8 @@ int main(void)
 		{ "a session of another client", test_other_client },
 		{ "bound session", test_bound_session },
 		{ "parameter encryption AES-CFB and XOR", test_param_encryption },
+		{ "a policy session encrypts for a command it does not authorize",
+		  test_policy_session_encrypts },
 		{ "oversized encrypted parameter", test_oversized_param },
 		{ "salted with RSA", test_salted_rsa },
 		{ "salted with ECC", test_salted_ecc },
