@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "transport_unix.h"
 #include "tss_int.h"
 
 static int wrap(struct pqtpm_tss **out, const struct tss_transport *ops, void *ctx)
@@ -37,12 +38,23 @@ int pqtpm_tss_open_mssim(struct pqtpm_tss **out, const char *host, unsigned port
 	return rc < 0 ? rc : wrap(out, ops, ctx);
 }
 
-/* "mssim:host=H,port=P" */
+/* "mssim:host=H,port=P", "embedded:DIR", "unix:PATH" */
 int pqtpm_tss_open_tcti(struct pqtpm_tss **out, const char *conf)
 {
 	char host[256] = "127.0.0.1", buf[512], *save = NULL, *kv;
 	unsigned long port = 2321;
+	const struct tss_transport *ops;
+	void *ctx;
+	int rc;
 
+	if (conf && strncmp(conf, "embedded:", 9) == 0) {
+		rc = tss_embedded_transport(conf + 9, &ops, &ctx);
+		return rc < 0 ? rc : wrap(out, ops, ctx);
+	}
+	if (conf && strncmp(conf, "unix:", 5) == 0) {
+		rc = tss_unix_transport(conf + 5, &ops, &ctx);
+		return rc < 0 ? rc : wrap(out, ops, ctx);
+	}
 	if (!conf || strncmp(conf, "mssim", 5) != 0 || (conf[5] != '\0' && conf[5] != ':'))
 		return -EINVAL;
 	if (strlen(conf) >= sizeof(buf))
