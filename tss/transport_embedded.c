@@ -7,6 +7,7 @@
  * a resource manager. */
 #include <errno.h>
 #include <limits.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,6 +29,16 @@ struct embedded {
 	int fd;			 /* ... or is a client of its owner (-1: neither, elect) */
 };
 
+/* An owner killed a moment ago may still take connections into its backlog that it will
+ * never serve: an empty command (answered with an error, no effect) tells a live owner. */
+static bool owner_answers(int fd)
+{
+	uint8_t rsp[64];
+	size_t n;
+
+	return tss_unix_exchange(fd, PQTPM_FRAME_COMMAND, 0, NULL, 0, rsp, sizeof(rsp), &n) == 0;
+}
+
 /* Connect to the owner, or become it. */
 static int elect(struct embedded *m)
 {
@@ -39,8 +50,11 @@ static int elect(struct embedded *m)
 
 	for (int i = 0; i < ELECT_TRIES; i++) {
 		m->fd = tss_unix_connect(m->sock);
-		if (m->fd >= 0)
+		if (m->fd >= 0 && owner_answers(m->fd))
 			return 0;
+		if (m->fd >= 0)
+			close(m->fd);
+		m->fd = -1;
 		rc = pqtpm_engine_open(&m->e, &cfg, err, sizeof(err));
 		if (rc == 0) {
 			m->cl = pqtpm_client_new(m->e);
