@@ -211,6 +211,7 @@ static void free_all(struct pqtpm_engine *e)
 static int open_dir(struct pqtpm_engine *e, const struct pqtpm_engine_config *cfg, char *err,
 		    size_t errlen)
 {
+	bool fresh;
 	int rc;
 
 	e->state_dir = strdup(cfg->state_dir);
@@ -221,9 +222,9 @@ static int open_dir(struct pqtpm_engine *e, const struct pqtpm_engine_config *cf
 		rc = owner_lock(e, err, errlen);
 	if (rc)
 		return rc;
-	/* under the lock: two processes starting on a new directory make one TPM */
 	rc = state_begin(e, err, errlen);
-	if (rc == 0 && !e->state_id.known) {
+	fresh = rc == 0 && !e->state_id.known;
+	if (fresh) {
 		rc = fresh_state(e, cfg->pcr_banks);
 		if (!rc && state_save(e))
 			rc = -EIO;
@@ -231,7 +232,13 @@ static int open_dir(struct pqtpm_engine *e, const struct pqtpm_engine_config *cf
 			snprintf(err, errlen, "%s: cannot create the state file", e->state_dir);
 	}
 	state_end(e);
-	return rc ? rc : volatile_open(e, err, errlen);
+	if (rc)
+		return rc;
+	/* a new TPM was never powered: RAM left by one whose state file was moved aside is not
+	 * its own */
+	if (fresh)
+		volatile_discard(e);
+	return volatile_open(e, err, errlen);
 }
 
 int pqtpm_engine_open(struct pqtpm_engine **out, const struct pqtpm_engine_config *cfg,

@@ -28,6 +28,8 @@ void serve_stop(struct pqtpm_engine *e);
  * of the host: a power loss), or a negative errno with a message naming the file (both slots
  * damaged, or a slot that checks but does not parse). */
 int volatile_open(struct pqtpm_engine *e, char *err, size_t errlen);
+/* Remove <dir>/pqtpm.volatile (a new state file: the TPM was never powered). */
+void volatile_discard(struct pqtpm_engine *e);
 /* Write the volatile state if it changed since the last write (before a command's answer
  * leaves); clean marks an orderly close. Logs a failure. */
 void volatile_update(struct pqtpm_engine *e, bool clean);

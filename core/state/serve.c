@@ -68,7 +68,8 @@ static void accept_one(struct serve *s)
 	if (!c || !c->cl) {
 		free(c);
 		(void)close(fd);
-		pqtpm_log(PQTPM_LOG_WARN, "%s: too many connections, one refused", s->addr.sun_path);
+		pqtpm_log(PQTPM_LOG_WARN, "%s: a connection refused (out of memory or of clients)",
+			  s->addr.sun_path);
 		return;
 	}
 	c->fd = fd;

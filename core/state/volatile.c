@@ -323,6 +323,16 @@ int volatile_open(struct pqtpm_engine *e, char *err, size_t errlen)
 	return restore(e, err, errlen);
 }
 
+void volatile_discard(struct pqtpm_engine *e)
+{
+	char path[PATH_MAX];
+
+	if (state_path(path, sizeof(path), e->state_dir, VOLATILE_FILE) == 0 &&
+	    unlink(path) == 0)
+		pqtpm_log(PQTPM_LOG_WARN, "%s: left by another TPM (the state file is new); removed",
+			  path);
+}
+
 void volatile_update(struct pqtpm_engine *e, bool clean)
 {
 	struct volatile_file *v = e->vol;

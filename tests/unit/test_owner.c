@@ -258,6 +258,30 @@ static void test_damaged_volatile(void)
 	pqtpm_engine_close(e);
 }
 
+/* A state file moved aside makes a new TPM: the volatile state of the old one is not used. */
+static void test_new_state_file(void)
+{
+	struct pqtpm_engine *e = must_open();
+	struct pqtpm_tss *t;
+	char path[256];
+	uint8_t d[32], zero[32] = { 0 }, got[32];
+
+	CU_ASSERT_FATAL(pqtpm_tss_open_engine(&t, e) == 0);
+	memset(d, 0x55, sizeof(d));
+	CU_ASSERT_EQUAL(extend(t, d), TPM_RC_SUCCESS);
+	pqtpm_tss_close(t);
+	pqtpm_engine_close(e);
+	snprintf(path, sizeof(path), "%s/pqtpm.state", dir);
+	CU_ASSERT_FATAL(unlink(path) == 0);
+	e = must_open();
+	CU_ASSERT_EQUAL(e->ps.reset_count, 1);
+	CU_ASSERT_FATAL(pqtpm_tss_open_engine(&t, e) == 0);
+	read_pcr(t, got);
+	CU_ASSERT(memcmp(got, zero, 32) == 0);
+	pqtpm_tss_close(t);
+	pqtpm_engine_close(e);
+}
+
 static int raw_connect(void)
 {
 	struct sockaddr_un a = { .sun_family = AF_UNIX };
@@ -371,6 +395,7 @@ int main(void)
 		{ "a socket client and the owner share PCRs", test_socket_client_shares_pcrs },
 		{ "volatile state survives the owner", test_volatile_restored },
 		{ "a damaged volatile file", test_damaged_volatile },
+		{ "a new state file is a new TPM", test_new_state_file },
 		{ "malformed frames end their connection only", test_malformed_frames },
 		{ "log handler", test_log_handler },
 	};
