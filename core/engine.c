@@ -308,7 +308,8 @@ void pqtpm_engine_close(struct pqtpm_engine *e)
 	pthread_mutex_lock(&e->lock);
 	flush_volatile(e);
 	if (e->state_dir) {
-		engine_clock_sync(e);
+		if (e->powered) /* Clock stood still since a power off */
+			engine_clock_sync(e);
 		if (state_sync(e) != 0)
 			pqtpm_log(PQTPM_LOG_ERROR, "saving state at close failed");
 	}
