@@ -260,6 +260,10 @@ int pqtpm_engine_open(struct pqtpm_engine **out, const struct pqtpm_engine_confi
 	rc = cfg->state_dir ? open_dir(e, cfg, err, errlen) : fresh_state(e, cfg->pcr_banks);
 	if (rc < 0)
 		goto fail;
+	if (rc == 1)
+		pqtpm_log(PQTPM_LOG_INFO, "%s: the TPM runs on as its last owner left it (%s%s)",
+			  e->state_dir, e->powered ? "powered" : "powered off",
+			  e->started ? ", started" : "");
 	/* an owner that died may have reported Clock values after its last save (Part 1 §36.4) */
 	if (rc == 1 && volatile_restored_unclean(e) && e->ps.clock_safe) {
 		e->ps.clock_safe = false;

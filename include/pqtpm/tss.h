@@ -92,7 +92,10 @@ int pqtpm_tss_open_engine(struct pqtpm_tss **out, struct pqtpm_engine *e);
 /* MSSIM over TCP: command port `port`, platform port `port + 1`. TCP_NODELAY, one write per
  * command. */
 int pqtpm_tss_open_mssim(struct pqtpm_tss **out, const char *host, unsigned port);
-/* A TCTI-style string: "mssim:host=H,port=P" (either key may be left out: 127.0.0.1, 2321). */
+/* A TCTI-style string: "mssim:host=H,port=P" (either key may be left out: 127.0.0.1, 2321),
+ * "embedded:DIR" (the TPM of state directory DIR: its owner in this process if it has none,
+ * else a client of DIR/pqtpm.sock, failing over when the owner goes), "unix:PATH" (a client
+ * of an owner's socket). */
 int pqtpm_tss_open_tcti(struct pqtpm_tss **out, const char *conf);
 void pqtpm_tss_close(struct pqtpm_tss *t);
 /* Platform signals POWER_ON then NV_ON (MSSIM); nothing to do in process. 0 or -errno. */
