@@ -17,8 +17,9 @@
 
 #include "transport_unix.h"
 
-/* An election: at most a second, in 10 ms steps. */
-#define ELECT_TRIES 100
+/* An election: tries for a second, in 10 ms steps (an open that finds the directory owned
+ * may itself wait a quarter of a second for the owner's socket to answer). */
+#define ELECT_MS 1000
 #define ELECT_PAUSE_NS 10000000L
 
 struct embedded {
@@ -45,10 +46,13 @@ static int elect(struct embedded *m)
 	const struct timespec pause = { 0, ELECT_PAUSE_NS };
 	struct pqtpm_engine_config cfg = { .state_dir = m->dir, .auto_startup = 1,
 					   .log_level = PQTPM_LOG_WARN };
+	struct timespec t0, t;
 	char err[512];
 	int rc = -EBUSY;
 
-	for (int i = 0; i < ELECT_TRIES; i++) {
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (t = t0; (t.tv_sec - t0.tv_sec) * 1000 + (t.tv_nsec - t0.tv_nsec) / 1000000 < ELECT_MS;
+	     clock_gettime(CLOCK_MONOTONIC, &t)) {
 		m->fd = tss_unix_connect(m->sock);
 		if (m->fd >= 0 && owner_answers(m->fd))
 			return 0;

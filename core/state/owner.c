@@ -18,9 +18,9 @@
 #include "state_int.h"
 
 /* How long an opener that finds the lock taken waits for the owner's socket to answer (an
- * owner that is still starting up binds it after taking the lock): 50 x 20 ms. */
-#define PID_TRIES 50
-#define PID_PAUSE_NS 20000000L
+ * owner that is still starting up binds it after taking the lock): 25 x 10 ms. */
+#define PID_TRIES 25
+#define PID_PAUSE_NS 10000000L
 
 int owner_pid(const char *dir)
 {

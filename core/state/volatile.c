@@ -210,7 +210,6 @@ static int newest_slot(struct volatile_file *v, const uint8_t **body, uint32_t *
 
 	for (unsigned i = 0; i < 2; i++) {
 		n = slot_read(v, i);
-
 		if (n < 0) {
 			int rc = -errno;
 
