@@ -12,27 +12,43 @@
 #include "pcr.h"
 #include "session.h"
 #include "startup.h"
+#include "state/owner.h"
 #include "state/store.h"
 
 static enum pqtpm_log_level log_level = PQTPM_LOG_INFO;
+/* pqtpm_log_set_handler: the sink and its argument, swapped together under the mutex */
+static pthread_mutex_t log_sink_lock = PTHREAD_MUTEX_INITIALIZER;
+static pqtpm_log_fn log_sink;
+static void *log_sink_arg;
 
 void pqtpm_log_set_level(enum pqtpm_log_level level)
 {
 	log_level = level;
 }
 
+void pqtpm_log_set_handler(pqtpm_log_fn fn, void *arg)
+{
+	pthread_mutex_lock(&log_sink_lock);
+	log_sink = fn;
+	log_sink_arg = arg;
+	pthread_mutex_unlock(&log_sink_lock);
+}
+
 static void vlog(enum pqtpm_log_level level, const char *fmt, va_list ap)
 {
 	static const char *const names[] = { "error", "warn", "info", "debug" };
+	char line[1024];
 
 	if (level > log_level)
 		return;
-	/* one line at a time, whichever thread logs */
-	flockfile(stderr);
-	fprintf(stderr, "pqtpm: %s: ", names[level]);
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
-	funlockfile(stderr);
+	vsnprintf(line, sizeof(line), fmt, ap);
+	pthread_mutex_lock(&log_sink_lock);
+	if (log_sink)
+		log_sink(log_sink_arg, level, line);
+	else
+		/* one line at a time, whichever thread logs */
+		fprintf(stderr, "pqtpm: %s: %s\n", names[level], line);
+	pthread_mutex_unlock(&log_sink_lock);
 }
 
 void pqtpm_log(enum pqtpm_log_level level, const char *fmt, ...)
@@ -182,10 +198,47 @@ static void free_all(struct pqtpm_engine *e)
 	nv_store_free(e->nv_snap);
 	nv_orderly_drop(e);
 	state_close(e);
+	volatile_close(e);
+	owner_unlock(e);
 	pthread_mutex_destroy(&e->lock);
 	free(e->state_dir);
 	crypto_wipe(e, sizeof(*e));
 	free(e);
+}
+
+/* The owner lock, the persistent state (made if new) and the volatile state: 1 if the TPM
+ * was restored as its last owner left it, 0 if it comes up as after a power loss. */
+static int open_dir(struct pqtpm_engine *e, const struct pqtpm_engine_config *cfg, char *err,
+		    size_t errlen)
+{
+	bool fresh;
+	int rc;
+
+	e->state_dir = strdup(cfg->state_dir);
+	if (!e->state_dir)
+		return -ENOMEM;
+	rc = state_dir_prepare(e->state_dir, err, errlen);
+	if (rc == 0)
+		rc = owner_lock(e, err, errlen);
+	if (rc)
+		return rc;
+	rc = state_begin(e, err, errlen);
+	fresh = rc == 0 && !e->state_id.known;
+	if (fresh) {
+		rc = fresh_state(e, cfg->pcr_banks);
+		if (!rc && state_save(e))
+			rc = -EIO;
+		if (rc && errlen)
+			snprintf(err, errlen, "%s: cannot create the state file", e->state_dir);
+	}
+	state_end(e);
+	if (rc)
+		return rc;
+	/* a new TPM was never powered: RAM left by one whose state file was moved aside is not
+	 * its own */
+	if (fresh)
+		volatile_discard(e);
+	return volatile_open(e, err, errlen);
 }
 
 int pqtpm_engine_open(struct pqtpm_engine **out, const struct pqtpm_engine_config *cfg,
@@ -205,34 +258,21 @@ int pqtpm_engine_open(struct pqtpm_engine **out, const struct pqtpm_engine_confi
 	/* the clock counts from here: a state load that syncs it must not add the host's uptime */
 	e->clock_base_ms = monotonic_ms();
 	e->power_on_ms = e->clock_base_ms;
-	if (cfg->state_dir) {
-		e->state_dir = strdup(cfg->state_dir);
-		if (!e->state_dir) {
-			rc = -ENOMEM;
-			goto fail;
-		}
-		rc = state_dir_prepare(e->state_dir, err, errlen);
-		if (rc)
-			goto fail;
-		/* under the lock: two processes starting on a new directory make one TPM */
-		rc = state_begin(e, err, errlen);
-		if (rc == 0 && !e->state_id.known) {
-			rc = fresh_state(e, cfg->pcr_banks);
-			if (!rc && state_save(e))
-				rc = -EIO;
-			if (rc && errlen)
-				snprintf(err, errlen, "%s: cannot create the state file", e->state_dir);
-		}
-		state_end(e);
-		if (rc)
-			goto fail;
-	} else {
-		rc = fresh_state(e, cfg->pcr_banks);
-		if (rc)
-			goto fail;
+	rc = cfg->state_dir ? open_dir(e, cfg, err, errlen) : fresh_state(e, cfg->pcr_banks);
+	if (rc < 0)
+		goto fail;
+	if (rc == 1)
+		pqtpm_log(PQTPM_LOG_INFO, "%s: the TPM runs on as its last owner left it (%s%s)",
+			  e->state_dir, e->powered ? "powered" : "powered off",
+			  e->started ? ", started" : "");
+	/* an owner that died may have reported Clock values after its last save (Part 1 §36.4) */
+	if (rc == 1 && volatile_restored_unclean(e) && e->ps.clock_safe) {
+		e->ps.clock_safe = false;
+		e->dirty = true;
 	}
+	/* _TPM_Init unless the TPM is running as its last owner left it */
 	power_on(e);
-	if (cfg->auto_startup) {
+	if (cfg->auto_startup && !e->started) {
 		TPM_RC trc = startup_run(e, TPM_SU_CLEAR, 0);
 
 		if (trc != TPM_RC_SUCCESS) {
@@ -241,14 +281,20 @@ int pqtpm_engine_open(struct pqtpm_engine **out, const struct pqtpm_engine_confi
 			rc = -EIO;
 			goto fail;
 		}
-		/* as the command would: what Startup changed is on disk before anyone acts */
-		if (e->dirty && state_sync(e) != 0) {
-			if (errlen)
-				snprintf(err, errlen, "%s: cannot save the state", e->state_dir);
-			rc = -EIO;
+	}
+	/* as a command would: what open changed is on disk before anyone acts */
+	if (e->dirty && state_sync(e) != 0) {
+		if (errlen)
+			snprintf(err, errlen, "%s: cannot save the state", e->state_dir);
+		rc = -EIO;
+		goto fail;
+	}
+	e->dirty = false;
+	volatile_update(e, false);
+	if (e->state_dir) {
+		rc = serve_start(e, err, errlen);
+		if (rc < 0)
 			goto fail;
-		}
-		e->dirty = false;
 	}
 	*out = e;
 	return 0;
@@ -257,12 +303,22 @@ fail:
 	return rc;
 }
 
+/* Not a power loss: the TPM stays powered and started for the next owner of the directory,
+ * with its PCRs and saved contexts; only what the clients had loaded goes. */
 void pqtpm_engine_close(struct pqtpm_engine *e)
 {
 	if (!e)
 		return;
+	serve_stop(e);
 	pthread_mutex_lock(&e->lock);
-	power_off(e);
+	flush_volatile(e);
+	if (e->state_dir) {
+		if (e->powered) /* Clock stood still since a power off */
+			engine_clock_sync(e);
+		if (state_sync(e) != 0)
+			pqtpm_log(PQTPM_LOG_ERROR, "saving state at close failed");
+	}
+	volatile_update(e, true);
 	pthread_mutex_unlock(&e->lock);
 	free_all(e);
 }
@@ -337,6 +393,8 @@ int pqtpm_engine_execute(struct pqtpm_client *c, uint8_t locality, const uint8_t
 		wr_u32(&w, TPM_RC_FAILURE);
 		*rsp_len = w.off;
 	}
+	/* before the answer leaves: a crash loses only commands nobody heard back from */
+	volatile_update(e, false);
 	pthread_mutex_unlock(&e->lock);
 	return 0;
 }
@@ -384,6 +442,7 @@ int pqtpm_engine_signal(struct pqtpm_engine *e, enum pqtpm_signal sig)
 	default:
 		rc = -EINVAL;
 	}
+	volatile_update(e, false);
 	pthread_mutex_unlock(&e->lock);
 	return rc;
 }

@@ -167,6 +167,9 @@ struct pcr_bank {
 	uint8_t value[PCR_NUM][MAX_DIGEST_SIZE];
 };
 
+struct volatile_file; /* state/volatile.c */
+struct serve;	      /* state/serve.c */
+
 struct pqtpm_engine {
 	pthread_mutex_t lock;
 	char *state_dir;		/* NULL: no persistence */
@@ -198,6 +201,13 @@ struct pqtpm_engine {
 	uint64_t *state_seq;		/* <state_dir>/pqtpm.seq mapped shared: bumped by writers */
 	uint64_t state_seq_seen;	/* its value when ps was last loaded or saved */
 	bool state_seq_known;		/* state_seq_seen is that value */
+	/* The one process that runs the engine on state_dir (state/owner.c): an OFD lock on
+	 * pqtpm.lock, its socket pqtpm.sock served from a thread (state/serve.c), and the
+	 * volatile state written to pqtpm.volatile before each answer (state/volatile.c). */
+	bool owner_locked;
+	int owner_fd;
+	struct volatile_file *vol;
+	struct serve *serve;
 	uint8_t null_seed[PRIMARY_SEED_SIZE];
 	uint8_t null_proof[PRIMARY_SEED_SIZE];
 	struct primary_cache *primary_cache;	/* RSA, ECC primaries made lately (object/primary.c) */

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "transport_unix.h"
 #include "tss_int.h"
 
 typedef int (*net_open_fn)(const char *host, unsigned port, const struct tss_transport **ops,
@@ -26,6 +27,8 @@ static const struct tcti_row rows[] = {
 	{ .name = "mssim", .net = tss_mssim_transport, .default_port = 2321 },
 	{ .name = "swtpm", .net = tss_swtpm_transport, .default_port = 2321 },
 	{ .name = "device", .path = tss_device_transport, .default_path = "/dev/tpmrm0" },
+	{ .name = "embedded", .path = tss_embedded_transport },
+	{ .name = "unix", .path = tss_unix_transport },
 };
 
 #define HOST_MAX 255

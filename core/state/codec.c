@@ -112,7 +112,7 @@ static TPM_RC encode_nv(struct wr *w, struct nv_store *s)
 #define RESUME_TAG_V1 0x53455353u /* "SESS": sessions without their audit state */
 #define RESUME_TAG 0x53455341u	  /* "SESA" */
 
-static TPM_RC encode_session(struct wr *w, const struct session *s)
+TPM_RC state_encode_session(struct wr *w, const struct session *s)
 {
 	TRY(wr_u32(w, s->handle));
 	TRY(wr_u8(w, s->type));
@@ -159,7 +159,7 @@ static TPM_RC encode_resume(struct wr *w, const struct persist *ps)
 	TRY(wr_u32(w, r->pcr_update_counter));
 	TRY(wr_u16(w, (uint16_t)r->count));
 	for (unsigned i = 0; i < r->count; i++)
-		TRY(encode_session(w, &r->sessions[i]));
+		TRY(state_encode_session(w, &r->sessions[i]));
 	return TPM_RC_SUCCESS;
 }
 
@@ -193,7 +193,7 @@ TPM_RC state_encode(const struct persist *ps, uint64_t generation, struct wr *w)
 	return encode_resume(w, ps);
 }
 
-static TPM_RC decode_bool(struct rd *r, bool *v, const char **what)
+TPM_RC state_decode_bool(struct rd *r, bool *v, const char **what)
 {
 	uint8_t b;
 
@@ -243,7 +243,7 @@ static TPM_RC decode_object(struct rd *r, const struct persist *ps, struct objec
 		*what = "bad object hierarchy";
 		return TPM_RC_VALUE;
 	}
-	TRY(decode_bool(r, &o->is_primary, what));
+	TRY(state_decode_bool(r, &o->is_primary, what));
 	TRY(rd_tpm2b_public(r, &o->pub));
 	TRY(rd_sensitive(r, &o->sens));
 	TRY(rd_tpm2b_name(r, &o->qualified_name));
@@ -277,12 +277,12 @@ static TPM_RC decode_objects(struct rd *r, struct persist *ps, const char **what
 static TPM_RC decode_da(struct rd *r, struct da_state *da, const char **what)
 {
 	TRY(rd_u32(r, &da->failed_tries));
-	TRY(decode_bool(r, &da->params_set, what));
+	TRY(state_decode_bool(r, &da->params_set, what));
 	TRY(rd_u32(r, &da->max_tries));
 	TRY(rd_u32(r, &da->recovery_time));
 	TRY(rd_u32(r, &da->lockout_recovery));
 	TRY(rd_u64(r, &da->heal_from));
-	TRY(decode_bool(r, &da->lockout_locked, what));
+	TRY(state_decode_bool(r, &da->lockout_locked, what));
 	TRY(rd_u64(r, &da->lockout_from));
 	return rd_u64(r, &da->lockout_boot);
 }
@@ -393,8 +393,8 @@ static bool session_ok(const struct session *s)
 	}
 }
 
-static TPM_RC decode_session(struct rd *r, struct session *s, bool with_audit,
-			     const char **what)
+TPM_RC state_decode_session(struct rd *r, struct session *s, bool with_audit,
+			    const char **what)
 {
 	TRY(rd_u32(r, &s->handle));
 	TRY(rd_u8(r, &s->type));
@@ -404,28 +404,28 @@ static TPM_RC decode_session(struct rd *r, struct session *s, bool with_audit,
 	TRY(rd_u16(r, &s->sym.mode));
 	TRY(rd_tpm2b_digest(r, &s->session_key));
 	TRY(rd_tpm2b_digest(r, &s->nonce_tpm));
-	TRY(decode_bool(r, &s->bound, what));
+	TRY(state_decode_bool(r, &s->bound, what));
 	TRY(rd_tpm2b_name(r, &s->bind_name));
 	TRY(rd_tpm2b_digest(r, &s->bind_auth));
-	TRY(decode_bool(r, &s->da_bound, what));
-	TRY(decode_bool(r, &s->lockout_bound, what));
+	TRY(state_decode_bool(r, &s->da_bound, what));
+	TRY(state_decode_bool(r, &s->lockout_bound, what));
 	TRY(rd_tpm2b_digest(r, &s->policy_digest));
-	TRY(decode_bool(r, &s->need_auth_value, what));
-	TRY(decode_bool(r, &s->need_password, what));
+	TRY(state_decode_bool(r, &s->need_auth_value, what));
+	TRY(state_decode_bool(r, &s->need_password, what));
 	TRY(rd_u32(r, &s->command_code));
 	TRY(rd_tpm2b_digest(r, &s->cp_hash));
 	TRY(rd_tpm2b_digest(r, &s->name_hash));
 	TRY(rd_u8(r, &s->locality));
-	TRY(decode_bool(r, &s->pcr_counter_set, what));
+	TRY(state_decode_bool(r, &s->pcr_counter_set, what));
 	TRY(rd_u32(r, &s->pcr_counter));
-	TRY(decode_bool(r, &s->need_pp, what));
+	TRY(state_decode_bool(r, &s->need_pp, what));
 	TRY(rd_tpm2b_digest(r, &s->template_hash));
 	TRY(rd_u64(r, &s->timeout));
-	TRY(decode_bool(r, &s->check_nv_written, what));
-	TRY(decode_bool(r, &s->nv_written_state, what));
+	TRY(state_decode_bool(r, &s->check_nv_written, what));
+	TRY(state_decode_bool(r, &s->nv_written_state, what));
 	TRY(rd_u64(r, &s->saved_sequence));
 	if (with_audit) {
-		TRY(decode_bool(r, &s->is_audit, what));
+		TRY(state_decode_bool(r, &s->is_audit, what));
 		TRY(rd_tpm2b_digest(r, &s->audit_digest));
 	}
 	if (!session_ok(s)) {
@@ -468,7 +468,7 @@ static TPM_RC decode_resume(struct rd *r, struct persist *ps, const char **what)
 		return TPM_RC_VALUE;
 	}
 	for (unsigned i = 0; i < count; i++) {
-		TRY(decode_session(r, &res->sessions[i], tag == RESUME_TAG, what));
+		TRY(state_decode_session(r, &res->sessions[i], tag == RESUME_TAG, what));
 		for (unsigned j = 0; j < i; j++) {
 			if (res->sessions[j].handle == res->sessions[i].handle) {
 				*what = "saved session twice";
@@ -491,20 +491,20 @@ static TPM_RC decode_fields(struct rd *r, struct persist *ps, uint32_t version,
 {
 	for (size_t i = 0; i < NSAVED_HIER; i++)
 		TRY(decode_hierarchy(r, &ps->hier[saved_hier[i]]));
-	TRY(decode_bool(r, &ps->disable_clear, what));
-	TRY(decode_bool(r, &ps->ph_enable_nv, what));
+	TRY(state_decode_bool(r, &ps->disable_clear, what));
+	TRY(state_decode_bool(r, &ps->ph_enable_nv, what));
 	TRY(rd_u32(r, &ps->pcr_banks));
 	TRY(rd_u32(r, &ps->pcr_banks_pending));
 	TRY(rd_u64(r, &ps->clock));
 	TRY(rd_u32(r, &ps->reset_count));
 	TRY(rd_u32(r, &ps->restart_count));
-	TRY(decode_bool(r, &ps->orderly, what));
-	TRY(decode_bool(r, &ps->saved_state_valid, what));
+	TRY(state_decode_bool(r, &ps->orderly, what));
+	TRY(state_decode_bool(r, &ps->saved_state_valid, what));
 	TRY(rd_u64(r, &ps->context_epoch));
 	TRY(rd_u64(r, &ps->generation));
 	TRY(decode_objects(r, ps, what));
 	if (version >= 2) {
-		TRY(decode_bool(r, &ps->clock_safe, what));
+		TRY(state_decode_bool(r, &ps->clock_safe, what));
 		TRY(decode_da(r, &ps->da, what));
 		TRY(decode_pcr_saved(r, &ps->pcr_saved, what));
 		TRY(decode_nv(r, ps, what));

@@ -4,6 +4,7 @@
 
 #include "engine_int.h"
 #include "nv/nv.h"
+#include "session.h"
 
 /* Largest body we write or accept: the fixed part, MAX_PERSISTENT_OBJECTS objects with the
  * largest public area (ML-DSA-87), sensitive area and qualified name, the saved PCRs and the
@@ -26,6 +27,45 @@ TPM_RC state_encode(const struct persist *ps, uint64_t generation, struct wr *w)
  * NV store allocated). On failure ps holds nothing to free, and what describes the problem
  * ("bad value", "too many objects" ...) for the message; r->off says where. */
 TPM_RC state_decode(struct rd *r, struct persist *ps, uint32_t version, const char **what);
+
+/* Pieces of the body shared with the volatile file (volatile_codec.c): a session as the saved
+ * sessions section writes it (with its audit state), a boolean 0 or 1. */
+TPM_RC state_encode_session(struct wr *w, const struct session *s);
+TPM_RC state_decode_session(struct rd *r, struct session *s, bool with_audit, const char **what);
+TPM_RC state_decode_bool(struct rd *r, bool *v, const char **what);
+
+/* The volatile state of a running TPM (state/volatile.c), as volatile_decode reads it. */
+#define VOLATILE_BOOT_ID_SIZE 16
+struct vstate {
+	uint8_t boot_id[VOLATILE_BOOT_ID_SIZE];
+	bool clean;
+	bool powered, started, nv_available, phys_presence;
+	bool ph_enable, sh_enable, eh_enable;
+	bool self_tested, self_test_failed, hcrtm_pre_startup;
+	uint8_t startup_locality;
+	uint64_t power_on_ms;
+	int32_t clock_ppm;
+	uint64_t context_counter;
+	uint32_t pcr_update_counter;
+	uint8_t null_seed[PRIMARY_SEED_SIZE];
+	uint8_t null_proof[PRIMARY_SEED_SIZE];
+	uint32_t next_session;
+	TPM_HANDLE exclusive_audit;
+	unsigned nbanks;
+	struct pcr_bank banks[MAX_PCR_BANKS];
+	unsigned nram;
+	TPM_HANDLE ram_handle[NV_MAX_INDICES];
+	uint64_t ram_value[NV_MAX_INDICES];
+	unsigned nsessions;
+	struct session sessions[MAX_SAVED_SESSIONS];
+};
+#define VOLATILE_MAX_BODY (256u + MAX_PCR_BANKS * (2u + PCR_NUM * MAX_DIGEST_SIZE) + \
+			   NV_MAX_INDICES * 12u + MAX_SAVED_SESSIONS * STATE_MAX_SESSION_BYTES)
+/* The engine's volatile state, with the host's boot id and whether the engine is closing. */
+TPM_RC volatile_encode(const struct pqtpm_engine *e, const uint8_t *boot_id, bool clean,
+		       struct wr *w);
+/* Parse a body into v (zeroed first); what describes a failure. */
+TPM_RC volatile_decode(struct rd *r, struct vstate *v, const char **what);
 
 /* Free (wiping) the persistent objects of ps and clear their slots. */
 void state_free_objects(struct persist *ps);

@@ -37,11 +37,29 @@ enum pqtpm_capabilities {
 	PQTPM_CAPS_V185,	/* every list has the v1.85 IDs; NV indices up to 8192 bytes */
 };
 
+/* One state directory is one TPM, whoever opens it (docs/state-directory.md). The engine that
+ * opens a directory owns it until closed: a second open of it, in this process or another,
+ * fails with -EBUSY naming the owner's PID. The owner serves the others on a UNIX stream socket
+ * in the directory (0600), each connection an engine client of its own:
+ *   request:  u8 kind, u8 arg, u32 length, length bytes   (integers big-endian)
+ *             kind 0: a TPM command, arg its locality;
+ *             kind 1: a platform signal, arg an enum pqtpm_signal, length 0
+ *   response: u32 length, length bytes: the TPM response; for a signal the 4-byte result of
+ *             pqtpm_engine_signal (0 or a negative errno, two's complement)
+ * A length over PQTPM_MAX_COMMAND_SIZE, a signal with bytes, an unknown kind, or a connection
+ * that closes mid-frame ends that connection only. The volatile state (PCRs, the NULL
+ * hierarchy, saved contexts, power and startup) is kept in the directory too, so that the next
+ * owner finds the TPM as this one left it: open is not a TPM Reset. */
+#define PQTPM_SOCKET_NAME "pqtpm.sock"
+#define PQTPM_FRAME_COMMAND 0u
+#define PQTPM_FRAME_SIGNAL 1u
+#define PQTPM_FRAME_HEADER 6u
+
 struct pqtpm_engine_config {
 	const char *state_dir;	 /* created 0700 if missing; NULL = no persistence (tests) */
 	unsigned pcr_banks;	 /* PQTPM_BANK_*; 0 = SHA-1 and SHA-256 */
 	enum pqtpm_log_level log_level;
-	int auto_startup;	 /* nonzero: power on and run Startup(CLEAR) at open (in-process users) */
+	int auto_startup;	 /* nonzero: run Startup(CLEAR) at open unless the TPM is started */
 	enum pqtpm_capabilities capabilities; /* 0: PQTPM_CAPS_RELEASED */
 };
 
@@ -53,7 +71,9 @@ struct pqtpm_client;
 int pqtpm_engine_open(struct pqtpm_engine **out, const struct pqtpm_engine_config *cfg,
 		      char *err, size_t errlen);
 
-/* Save state (as on an orderly power loss) and free everything. NULL is accepted. */
+/* Stop serving the socket, save the state (persistent and volatile: the TPM stays powered
+ * and started for the next owner; clients' loaded objects and sessions are gone) and free
+ * everything. NULL is accepted. */
 void pqtpm_engine_close(struct pqtpm_engine *e);
 
 /* Write any pending state to disk. Returns 0 or a negative errno. */
@@ -93,6 +113,10 @@ int pqtpm_engine_hash_data(struct pqtpm_engine *e, const uint8_t *data, size_t l
 void pqtpm_log(enum pqtpm_log_level level, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 void pqtpm_log_set_level(enum pqtpm_log_level level);
+/* Where log lines go instead of stderr (one call per line, without a newline; may come from
+ * any thread); NULL restores stderr. */
+typedef void (*pqtpm_log_fn)(void *arg, enum pqtpm_log_level level, const char *msg);
+void pqtpm_log_set_handler(pqtpm_log_fn fn, void *arg);
 
 #ifdef __cplusplus
 }

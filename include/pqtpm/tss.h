@@ -120,9 +120,11 @@ int pqtpm_tss_open_engine(struct pqtpm_tss **out, struct pqtpm_engine *e);
 int pqtpm_tss_open_mssim(struct pqtpm_tss **out, const char *host, unsigned port);
 /* A transport string, the same in every tool of the project: "mssim:host=H,port=P" (either
  * key may be left out: 127.0.0.1, 2321), "swtpm:host=H,port=P" (swtpm socket --tpm2: server
- * port P, control port P + 1), "device:PATH" ("device" alone: /dev/tpmrm0). A bad string is
- * -EINVAL, a transport that cannot be opened its errno (a missing device -ENOENT);
- * either way the log callback hears why. */
+ * port P, control port P + 1), "device:PATH" ("device" alone: /dev/tpmrm0), "embedded:DIR"
+ * (the TPM of state directory DIR: its owner in this process if it has none, else a client of
+ * DIR/pqtpm.sock, failing over when the owner goes), "unix:PATH" (a client of an owner's
+ * socket). A bad string is -EINVAL, a transport that cannot be opened its errno (a missing
+ * device -ENOENT); either way the log callback hears why. */
 int pqtpm_tss_open_tcti(struct pqtpm_tss **out, const char *conf);
 void pqtpm_tss_close(struct pqtpm_tss *t);
 /* Platform signals POWER_ON then NV_ON (MSSIM); nothing to do in process. 0 or -errno. */

@@ -66,6 +66,7 @@ run "evictcontrol with room again" tpm2_evictcontrol -C o -c "$T/primary.ctx" $P
 run "changeauth endorsement with room again" tpm2_changeauth -c e newe
 run "shutdown" tpm2_shutdown -c
 tpm_restart
+tpm_reset # a reboot: a new server alone is the same running TPM
 run "startup after restart" tpm2_startup -c
 run "getcap persistent handles after restart" tpm2_getcap handles-persistent
 if grep -qi "$PERSIST" "$T/out"; then ok "$PERSIST persisted"; else bad "$PERSIST persisted"; fi

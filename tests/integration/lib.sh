@@ -6,7 +6,9 @@
 #   tpm_start [STATE_DIR]   start a server on free loopback ports (default state: $T/state);
 #                           exports TPM2TOOLS_TCTI and TCTI, sets PORT, SERVER_PID, SERVER_LOG
 #   tpm_stop                stop it (bounded), count a sanitizer report / bad exit as a failure
-#   tpm_restart             stop, then start again on the same state directory
+#   tpm_restart             stop, then start again on the same state directory (no reboot:
+#                           the TPM is as the last server left it, powered and started)
+#   tpm_reset               a reboot: power cycle through the platform port (Startup next)
 #   run NAME CMD...         CMD must succeed (stdout in $T/out, stderr in $T/err)
 #   expect_fail NAME CMD... CMD must fail
 #   expect_rc NAME RC CMD.. CMD must fail with TPM response code RC (e.g. 0x9a2; "0x98e|0x9a2")
@@ -246,6 +248,23 @@ tpm_restart() {
 	local dir=$STATE_DIR
 	tpm_stop || true
 	tpm_start "$dir"
+}
+
+# One MSSIM platform command (u32 big-endian) on its own connection; its answer must be 0.
+_platform() {
+	local fd ack
+	exec {fd}<>"/dev/tcp/127.0.0.1/$((PORT + 1))" || return 1
+	printf "\\x00\\x00\\x00\\x$(printf %02x "$1")" >&"$fd"
+	ack=$(head -c 4 <&"$fd" | od -An -tx1 | tr -d ' \n')
+	exec {fd}>&-
+	[ "$ack" = 00000000 ]
+}
+
+tpm_reset() {
+	case $TPM_IMPL in
+	pqtpm) _platform 2 && _platform 1 && _platform 11 ;; # power off, power on, NV on
+	swtpm) swtpm_ioctl --tcp "127.0.0.1:$((PORT + 1))" -i >/dev/null ;;
+	esac
 }
 
 # swtpm has no resource manager: every tool leaves its objects loaded and three fill the TPM.

@@ -2,7 +2,9 @@
 # A broken state file is refused, not replaced: flipped bytes (magic, version, body, checksum),
 # truncations, an empty file, an unknown version, trailing bytes. Each time the server stops at
 # start with a message that names the file and says what to do, and the file is left exactly
-# as it was. The good file still loads afterwards, with its NV data.
+# as it was. The good file still loads afterwards, with its NV data. A pqtpm.volatile (the
+# running TPM's RAM) whose two slots are both damaged is refused the same way, naming it;
+# one torn slot is not damage (the other is used); removed, the TPM powers on afresh.
 set -eu
 # shellcheck source=tests/integration/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -86,4 +88,44 @@ tpm_start "$STATE"
 run "startup on the good file" tpm2_startup -c
 run "nvread" tpm2_nvread $IDX -C o -s 16 -o "$T/r"
 check_eq "data intact" "survives-corrupt" "$(cat "$T/r")"
+
+# --- pqtpm.volatile: two slots of 64 KiB, bytes 100 on are in the body ---
+V=$STATE/pqtpm.volatile
+run "PCR 16 extended" tpm2_pcrextend "16:sha256=$(printf 'c%.0s' $(seq 64))"
+tpm2_pcrread sha256:16 >"$T/pcr_before" 2>&1 || bad "pcrread"
+tpm_stop
+cp "$V" "$T/vgood"
+vflip() { # flip the byte at offset $1 of $V
+	printf "$(printf '\\%03o' $(($(od -An -tu1 -j "$1" -N1 "$V") ^ 0xFF)))" |
+		dd of="$V" bs=1 seek="$1" conv=notrunc status=none
+}
+vflip 100
+tpm_start "$STATE"
+tpm2_pcrread sha256:16 >"$T/pcr_after" 2>&1 || bad "pcrread after a slot was damaged"
+check_eq "one damaged slot: the other holds PCR 16" "$(cat "$T/pcr_before")" \
+	"$(cat "$T/pcr_after")"
+tpm_stop
+cp "$T/vgood" "$V"
+vflip 100
+vflip $((65536 + 100))
+sum=$(sha256_hex "$V")
+pick_ports
+st=0
+timeout -k 2 10 env ASAN_OPTIONS="$ASAN_OPTIONS_SERVER" UBSAN_OPTIONS="$UBSAN_OPTIONS_SERVER" \
+	"$SERVER_BIN" --state-dir "$STATE" --bind 127.0.0.1 --port "$PORT" \
+	--platform-port $((PORT + 1)) >"$T/log" 2>&1 </dev/null || st=$?
+check_eq "both slots damaged: the server refuses (status 1)" 1 "$st"
+if grep -q "$V: damaged" "$T/log" && grep -q "remove the file" "$T/log"; then
+	ok "the message names $V and says what to do"
+else
+	bad "the message must name $V and say what to do"
+	show_tail "$T/log"
+fi
+check_eq "the volatile file untouched" "$sum" "$(sha256_hex "$V")"
+check_sanitizer_log "$T/log" || true
+rm -f "$V"
+tpm_start "$STATE"
+run "without it, the TPM powers on afresh" tpm2_startup -c
+run "nvread after" tpm2_nvread $IDX -C o -s 16 -o "$T/r"
+check_eq "data intact after" "survives-corrupt" "$(cat "$T/r")"
 finish

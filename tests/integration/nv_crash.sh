@@ -8,7 +8,8 @@
 # acknowledged. Loopback only, bounded (NV_CRASH_WRITES, default 1000; NV_CRASH_SECONDS),
 # every server stopped at the end. On a disk with fast flushes 1,000 writes can finish before
 # the killer's first pause ends: the writes then go on, 1,000 at a time, until the server has
-# been killed NV_CRASH_KILLS times (default 3).
+# been killed NV_CRASH_KILLS times (default 3). A kill and a new server are no reboot: resetCount
+# never moves.
 set -eu
 # shellcheck source=tests/integration/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -64,8 +65,14 @@ reap_server() {
 	SERVER_PID=
 }
 
+# resetCount: a kill and a new server are no reboot, so it never moves (docs/state-directory.md)
+reset_count() {
+	timeout 20 tpm2_readclock 2>/dev/null | awk '/reset_count/ {print $2}'
+}
+
 start_server
 run "startup" tpm2_startup -c
+RESETS=$(reset_count)
 run "nvdefine data index" tpm2_nvdefine $IDX -C o -s 8 -a "ownerread|ownerwrite"
 run "nvdefine counter" tpm2_nvdefine $CNT -C o -s 8 -a "nt=counter|ownerread|ownerwrite"
 run "write 0" "$WRITER" "$PORT" $IDX $CNT 0 0
@@ -115,6 +122,12 @@ while [ "$SECONDS" -lt "$deadline" ]; do
 		bad "startup after restart $restarts"
 		break
 	fi
+	r=$(reset_count)
+	if [ "$r" != "$RESETS" ]; then
+		bad "after restart $restarts: resetCount '${r}', was $RESETS (a kill is no reboot)"
+		lost=1
+		break
+	fi
 	v=$(read_u64 $IDX)
 	c=$(read_u64 $CNT)
 	if [ "$v" = "$((acked + 1))" ]; then
@@ -159,6 +172,7 @@ if [ -z "$SERVER_PID" ] || ! kill -0 "$SERVER_PID" 2>/dev/null; then
 	start_server
 	run "startup after the last kill" tpm2_startup -c
 fi
+check_eq "resetCount as at the start" "$RESETS" "$(reset_count)"
 check_eq "final value" "$acked" "$(read_u64 $IDX)"
 check_eq "final counter" "$count" "$(read_u64 $CNT)"
 finish

@@ -57,6 +57,7 @@ expect_rc "DA object, wrong password 2" "$AUTH_FAIL" tpm2_unseal -c "$K/da.ctx" 
 check_prop TPM2_PT_LOCKOUT_COUNTER 0x2
 run "orderly shutdown" tpm2_shutdown -c
 tpm_restart
+tpm_reset # a reboot: a new server alone is the same running TPM
 run "startup clear after the restart" tpm2_startup -c
 check_prop TPM2_PT_LOCKOUT_COUNTER 0x2
 check_prop TPM2_PT_MAX_AUTH_FAIL 0x4
@@ -91,6 +92,7 @@ expect_rc "lockoutAuth refused after the failure" "$LOCKOUT" tpm2_dictionarylock
 run "other entities are unaffected" tpm2_unseal -c "$K/da.ctx" -p pw
 run "orderly shutdown" tpm2_shutdown -c
 tpm_restart
+tpm_reset # a reboot: a new server alone is the same running TPM
 run "startup clear after the restart" tpm2_startup -c
 expect_rc "lockoutAuth still refused after a restart" "$LOCKOUT" \
 	tpm2_dictionarylockout -c -p lpass

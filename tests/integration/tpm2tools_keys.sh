@@ -128,6 +128,7 @@ if grep -qi "$P" "$T/out"; then ok "$P listed"; else bad "$P listed"; fi
 run "readpublic $P (pem)" tpm2_readpublic -c "$P" -f pem -o "$K/persist.pem"
 
 tpm_restart
+tpm_reset # a reboot: a new server alone is the same running TPM
 run "startup clear after restart" tpm2_startup -c
 run "getcap handles-persistent after restart" tpm2_getcap handles-persistent
 if grep -qi "$P" "$T/out"; then ok "$P still listed after restart"; else bad "$P still listed after restart"; fi

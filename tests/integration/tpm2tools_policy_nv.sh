@@ -177,13 +177,16 @@ half_satisfied() {
 
 half_satisfied resume
 run "shutdown state" tpm2_shutdown
+# a new server is the same running TPM: a reboot (power cycle) makes the Startup mean something
 tpm_restart
+tpm_reset
 run "startup state in the new server (TPM Resume)" tpm2_startup
 unseal_ok "after Resume in a new server" cc resume
 
 half_satisfied restart
 run "shutdown state before a Restart" tpm2_shutdown
 tpm_restart
+tpm_reset
 run "startup clear in the new server (TPM Restart)" tpm2_startup -c
 # a Restart flushed the loaded objects; their contexts (owner hierarchy) load again
 unseal_ok "after Restart in a new server" cc restart
@@ -191,6 +194,7 @@ unseal_ok "after Restart in a new server" cc restart
 half_satisfied reset
 run "shutdown clear" tpm2_shutdown -c
 tpm_restart
+tpm_reset
 run "startup clear in the new server (TPM Reset)" tpm2_startup -c
 expect_rc "after Reset: the saved session does not load" $HANDLE_P1 \
 	tpm2_policycommandcode -S "$K/reset.ctx" TPM2_CC_Unseal

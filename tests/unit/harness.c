@@ -4,8 +4,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <pqtpm/tss.h>
+
 #include "engine_int.h"
 #include "harness.h"
+#include "state/store.h"
 
 static void die(const char *what, const char *why)
 {
@@ -47,12 +50,44 @@ void harness_open_dir(struct harness *h, const char *dir)
 	open_with(h, dir, PQTPM_CAPS_RELEASED);
 }
 
+void harness_open_socket(struct harness *h, const char *dir)
+{
+	char tcti[512];
+
+	memset(h, 0, sizeof(*h));
+	snprintf(tcti, sizeof(tcti), "unix:%s/%s", dir, PQTPM_SOCKET_NAME);
+	if (pqtpm_tss_open_tcti(&h->remote, tcti) != 0)
+		die("pqtpm_tss_open_tcti", tcti);
+}
+
 void harness_close(struct harness *h)
 {
+	pqtpm_tss_close(h->remote);
 	pqtpm_client_free(h->c);
 	pqtpm_engine_close(h->e);
+	h->remote = NULL;
 	h->c = NULL;
 	h->e = NULL;
+}
+
+struct pqtpm_engine *harness_disk_open(const char *dir)
+{
+	struct pqtpm_engine *e = calloc(1, sizeof(*e));
+	char err[512];
+
+	if (!e || !(e->state_dir = strdup(dir)))
+		die("harness_disk_open", "out of memory");
+	if (state_load(e, err, sizeof(err)) != 0)
+		die("state_load", err);
+	return e;
+}
+
+void harness_disk_close(struct pqtpm_engine *disk)
+{
+	state_free_persist(&disk->ps);
+	state_close(disk);
+	free(disk->state_dir);
+	free(disk);
 }
 
 void cmd_begin(struct cmdbuf *b, TPM_CC cc)
@@ -119,9 +154,14 @@ TPM_RC harness_raw(struct harness *h, const uint8_t *cmd, size_t len, uint8_t *o
 	uint16_t tag;
 	uint32_t size, rc;
 
-	if (pqtpm_engine_execute(h->c, h->locality, cmd, len, out, PQTPM_MAX_RESPONSE_SIZE,
-				 outlen) != 0)
+	if (h->remote) {
+		if (pqtpm_tss_transmit(h->remote, cmd, len, out, PQTPM_MAX_RESPONSE_SIZE,
+				       outlen) == PQTPM_TSS_RC_IO)
+			die("pqtpm_tss_transmit", "the owner's socket failed");
+	} else if (pqtpm_engine_execute(h->c, h->locality, cmd, len, out,
+					PQTPM_MAX_RESPONSE_SIZE, outlen) != 0) {
 		die("pqtpm_engine_execute", "refused the buffer");
+	}
 	rd_init(&r, out, *outlen);
 	if (rd_u16(&r, &tag) || rd_u32(&r, &size) || rd_u32(&r, &rc) || size != *outlen)
 		die("harness_raw", "malformed response header");

@@ -13,9 +13,12 @@
 #define RC_H(rc, n) ((rc) | TPM_RC_H | ((n) << 8))
 #define RC_S(rc, n) ((rc) | TPM_RC_S | ((n) << 8))
 
+struct pqtpm_tss;
+
 struct harness {
 	struct pqtpm_engine *e;
 	struct pqtpm_client *c;
+	struct pqtpm_tss *remote;	/* harness_open_socket: commands go over the owner's socket */
 	uint8_t rsp[PQTPM_MAX_RESPONSE_SIZE];
 	size_t rsp_len;
 	uint8_t locality;
@@ -38,7 +41,13 @@ void harness_open(struct harness *h);
 void harness_open_caps(struct harness *h, const char *dir, enum pqtpm_capabilities caps);
 /* The same on a state directory (created if missing). */
 void harness_open_dir(struct harness *h, const char *dir);
+/* A client of the engine that owns dir, over its socket (dir/pqtpm.sock). */
+void harness_open_socket(struct harness *h, const char *dir);
 void harness_close(struct harness *h);
+/* The persistent state as dir's state file holds it now, read (and written back with
+ * state_save) by the state layer alone, beside the engine that owns the directory. */
+struct pqtpm_engine *harness_disk_open(const char *dir);
+void harness_disk_close(struct pqtpm_engine *disk);
 /* Remove a directory tree (a state directory, a test's temporary root); nftw's result. */
 int harness_rm_tree(const char *path);
 

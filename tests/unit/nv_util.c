@@ -220,7 +220,8 @@ void nvt_new_dir(char *out, size_t cap)
 	CU_ASSERT_FATAL(mkdir(out, 0700) == 0);
 }
 
-/* An engine on dir, powered on, without Startup (the test sends it). */
+/* An engine on dir as after a reboot of the host: power cycled, without Startup (the test
+ * sends it). Opening alone is no reboot: the TPM would be as the last engine left it. */
 void nvt_open_raw(struct harness *x, const char *dir)
 {
 	struct pqtpm_engine_config cfg = { .state_dir = dir, .log_level = PQTPM_LOG_ERROR };
@@ -228,7 +229,7 @@ void nvt_open_raw(struct harness *x, const char *dir)
 
 	memset(x, 0, sizeof(*x));
 	CU_ASSERT_FATAL(pqtpm_engine_open(&x->e, &cfg, err, sizeof(err)) == 0);
-	CU_ASSERT_FATAL(pqtpm_engine_signal(x->e, PQTPM_SIGNAL_POWER_ON) == 0);
+	CU_ASSERT_FATAL(pqtpm_engine_signal(x->e, PQTPM_SIGNAL_RESET) == 0);
 	x->c = pqtpm_client_new(x->e);
 	CU_ASSERT_FATAL(x->c != NULL);
 }

@@ -439,6 +439,7 @@ static void test_lockout_auth(void)
 static void test_persistence(void)
 {
 	struct harness other;
+	struct pqtpm_engine *disk;
 	char dir[64];
 	TPM_HANDLE da;
 
@@ -452,9 +453,13 @@ static void test_persistence(void)
 	CU_ASSERT_EQUAL(unseal(da, "x"), RC_S(TPM_RC_AUTH_FAIL, 1));
 	CU_ASSERT_EQUAL(lock_reset("wrong"), RC_S(TPM_RC_AUTH_FAIL, 1));
 
-	/* another engine on the same directory sees the failures already */
+	/* the failures are on disk already, and a client of the owner's socket sees them */
+	disk = harness_disk_open(dir);
+	CU_ASSERT_EQUAL(disk->ps.da.failed_tries, 2);
+	CU_ASSERT_TRUE(disk->ps.da.lockout_locked);
+	harness_disk_close(disk);
 	other = h;
-	harness_open_dir(&h, dir);
+	harness_open_socket(&h, dir);
 	CU_ASSERT_EQUAL(prop(TPM_PT_LOCKOUT_COUNTER), 2);
 	harness_close(&h);
 	h = other;

@@ -4,6 +4,7 @@
  * ClockRateAdjust, Clear; SetPrimaryPolicy, ChangeEPS, ChangePPS; the state surviving a new
  * engine with PCRs for a Resume; a failed save rolled back; two engines on one directory.
  * Helpers: nv_util.c. */
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -220,19 +221,24 @@ static void test_failed_save_rolls_back(void)
 	harness_open(&nvh);
 }
 
-/* Two engines on one directory (as two processes: each has its own lock descriptor): each
- * sees what the other did before it acts; indices defined alternately are all there. */
+/* Two users of one directory: the engine that owns it and a client of its socket (a second
+ * engine is refused). Each sees what the other did before it acts; indices defined
+ * alternately are all there, and on disk for the next engine. */
 static void test_two_engines_one_dir(void)
 {
-	char dir[256];
+	char dir[256], err[512];
 	struct harness a, b2;
+	struct pqtpm_engine_config cfg = { .log_level = PQTPM_LOG_ERROR };
+	struct pqtpm_engine *second = NULL;
 	uint8_t buf[8], d[8] = "shared";
 	unsigned i;
 
 	nvt_new_dir(dir, sizeof(dir));
 	harness_close(&nvh);
 	harness_open_dir(&a, dir);
-	harness_open_dir(&b2, dir);
+	cfg.state_dir = dir;
+	CU_ASSERT_EQUAL(pqtpm_engine_open(&second, &cfg, err, sizeof(err)), -EBUSY);
+	harness_open_socket(&b2, dir);
 	for (i = 0; i < 20; i++) {
 		nvh = i % 2 ? b2 : a;
 		CU_ASSERT_EQUAL(nvt_define(IDX + i, OWNER_RW | NT(TPM_NT_COUNTER), 8), TPM_RC_SUCCESS);

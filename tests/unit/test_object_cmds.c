@@ -260,12 +260,14 @@ static void test_primary_rsa(void)
 	teardown();
 }
 
-/* The owner seed survives a restart; the NULL seed is new at every TPM Reset. */
+/* The owner seed survives anything; the NULL seed survives a new engine on the directory (no
+ * reboot: the TPM is as the last engine left it) and is new at every TPM Reset. */
 static void test_primary_restart(void)
 {
 	char dir[64];
 	struct tpmt_public t;
-	struct made owner1, null1, owner2, null2;
+	struct made owner1, null1, owner2, null2, null3;
+	struct cmdbuf b;
 
 	snprintf(dir, sizeof(dir), "%s/state", tmp_root);
 	key_storage_template(&t, TPM_ALG_ECC, STORAGE);
@@ -276,9 +278,16 @@ static void test_primary_restart(void)
 	harness_open_dir(&h, dir);
 	CU_ASSERT_EQUAL_FATAL(create_primary(TPM_RH_OWNER, &t, "", "", &owner2), TPM_RC_SUCCESS);
 	CU_ASSERT_EQUAL_FATAL(create_primary(TPM_RH_NULL, &t, "", "", &null2), TPM_RC_SUCCESS);
-	harness_close(&h);
 	CU_ASSERT(same_public(&owner1.pub, &owner2.pub));
-	CU_ASSERT(!same_public(&null1.pub, &null2.pub));
+	CU_ASSERT(same_public(&null1.pub, &null2.pub));
+	/* a reboot: power cycle and Startup(CLEAR), a TPM Reset */
+	CU_ASSERT_EQUAL_FATAL(pqtpm_engine_signal(h.e, PQTPM_SIGNAL_RESET), 0);
+	cmd_begin(&b, TPM_CC_Startup);
+	wr_u16(&b.params, TPM_SU_CLEAR);
+	CU_ASSERT_EQUAL_FATAL(harness_run(&h, &b, NULL, NULL), TPM_RC_SUCCESS);
+	CU_ASSERT_EQUAL_FATAL(create_primary(TPM_RH_NULL, &t, "", "", &null3), TPM_RC_SUCCESS);
+	CU_ASSERT(!same_public(&null1.pub, &null3.pub));
+	harness_close(&h);
 	harness_rm_tree(dir);
 }
 

@@ -1,0 +1,167 @@
+/* "embedded:DIR": the TPM of a state directory, whoever owns it. If nobody does, this process
+ * becomes the owner (pqtpm_engine_open runs the engine here and serves DIR/pqtpm.sock to the
+ * others); otherwise it is a client of the owner's socket. When the owner goes, the command
+ * in flight fails with the transport error (it may have run, so it is never sent again) and
+ * the transport elects at once: it becomes the owner or connects to the new one, so the next
+ * command works; transient objects and sessions loaded before are gone, as after a restart of
+ * a resource manager. */
+#include <errno.h>
+#include <limits.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/un.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "transport_unix.h"
+
+/* An election: tries for a second, in 10 ms steps (an open that finds the directory owned
+ * may itself wait a quarter of a second for the owner's socket to answer). */
+#define ELECT_MS 1000
+#define ELECT_PAUSE_NS 10000000L
+
+struct embedded {
+	char dir[PATH_MAX];
+	char sock[sizeof(((struct sockaddr_un *)0)->sun_path)];
+	struct pqtpm_engine *e;	 /* this process owns the directory ... */
+	struct pqtpm_client *cl;
+	int fd;			 /* ... or is a client of its owner (-1: neither, elect) */
+};
+
+/* An owner killed a moment ago may still take connections into its backlog that it will
+ * never serve: an empty command (answered with an error, no effect) tells a live owner. */
+static bool owner_answers(int fd)
+{
+	uint8_t rsp[64];
+	size_t n;
+
+	return tss_unix_exchange(fd, PQTPM_FRAME_COMMAND, 0, NULL, 0, rsp, sizeof(rsp), &n) == 0;
+}
+
+/* Connect to the owner, or become it. */
+static int elect(struct embedded *m)
+{
+	const struct timespec pause = { 0, ELECT_PAUSE_NS };
+	struct pqtpm_engine_config cfg = { .state_dir = m->dir, .auto_startup = 1,
+					   .log_level = PQTPM_LOG_WARN };
+	struct timespec t0, t;
+	char err[512];
+	int rc = -EBUSY;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (t = t0; (t.tv_sec - t0.tv_sec) * 1000 + (t.tv_nsec - t0.tv_nsec) / 1000000 < ELECT_MS;
+	     clock_gettime(CLOCK_MONOTONIC, &t)) {
+		m->fd = tss_unix_connect(m->sock);
+		if (m->fd >= 0 && owner_answers(m->fd))
+			return 0;
+		if (m->fd >= 0)
+			close(m->fd);
+		m->fd = -1;
+		rc = pqtpm_engine_open(&m->e, &cfg, err, sizeof(err));
+		if (rc == 0) {
+			m->cl = pqtpm_client_new(m->e);
+			if (m->cl)
+				return 0;
+			pqtpm_engine_close(m->e);
+			m->e = NULL;
+			return -ENOMEM;
+		}
+		if (rc != -EBUSY) {
+			tss_log(PQTPM_LOG_ERROR, "%s", err);
+			return rc;
+		}
+		nanosleep(&pause, NULL);
+	}
+	tss_log(PQTPM_LOG_ERROR, "%s: neither its owner's socket answers nor is it free", m->dir);
+	return rc;
+}
+
+static int transmit(void *ctx, const uint8_t *cmd, size_t len, uint8_t *rsp, size_t cap,
+		    size_t *rsp_len)
+{
+	struct embedded *m = ctx;
+	int rc;
+
+	if (m->e)
+		return pqtpm_engine_execute(m->cl, 0, cmd, len, rsp, cap, rsp_len);
+	if (m->fd < 0) /* the last election failed: try again */
+		return elect(m) < 0 ? -EIO : transmit(ctx, cmd, len, rsp, cap, rsp_len);
+	rc = tss_unix_exchange(m->fd, PQTPM_FRAME_COMMAND, 0, cmd, len, rsp, cap, rsp_len);
+	if (rc == -EPIPE) {
+		close(m->fd);
+		m->fd = -1;
+		(void)elect(m); /* for the next command; this one may have run */
+	}
+	return rc;
+}
+
+static int power_on(void *ctx)
+{
+	struct embedded *m = ctx;
+	int rc;
+
+	if (m->e) {
+		rc = pqtpm_engine_signal(m->e, PQTPM_SIGNAL_POWER_ON);
+		return rc < 0 ? rc : pqtpm_engine_signal(m->e, PQTPM_SIGNAL_NV_ON);
+	}
+	return m->fd < 0 ? -EIO : tss_unix_power_on(m->fd);
+}
+
+static void close_embedded(void *ctx)
+{
+	struct embedded *m = ctx;
+
+	if (m->e) {
+		pqtpm_client_free(m->cl);
+		pqtpm_engine_close(m->e);
+	} else if (m->fd >= 0) {
+		close(m->fd);
+	}
+	free(m);
+}
+
+/* In a forked child: the engine and its serving thread are the parent's (the child has only
+ * a copy of their memory), so the child lets go of its copies and closes nothing of theirs. */
+static void forget_embedded(void *ctx)
+{
+	struct embedded *m = ctx;
+
+	if (!m->e && m->fd >= 0)
+		close(m->fd);
+	free(m);
+}
+
+static const struct tss_transport embedded_ops = {
+	.transmit = transmit,
+	.power_on = power_on,
+	.close = close_embedded,
+	.forget = forget_embedded,
+};
+
+int tss_embedded_transport(const char *dir, const struct tss_transport **ops, void **ctx)
+{
+	struct embedded *m;
+	int rc;
+
+	if (!dir || !*dir || strlen(dir) >= sizeof(m->dir))
+		return -EINVAL;
+	m = calloc(1, sizeof(*m));
+	if (!m)
+		return -ENOMEM;
+	strcpy(m->dir, dir);
+	if (snprintf(m->sock, sizeof(m->sock), "%s/%s", dir, PQTPM_SOCKET_NAME) >=
+	    (int)sizeof(m->sock)) {
+		free(m);
+		return -ENAMETOOLONG;
+	}
+	rc = elect(m);
+	if (rc < 0) {
+		free(m);
+		return rc;
+	}
+	*ops = &embedded_ops;
+	*ctx = m;
+	return 0;
+}
