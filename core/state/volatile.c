@@ -5,7 +5,7 @@
  * It must survive the death of the process (kill -9), not a crash of the host (a reboot is a
  * TPM Reset anyway): written with pwrite into the page cache, never fsynced, before the answer
  * to the command that changed it leaves. Two fixed slots, written in turn, each
- *   "PQTPMVO\0"  u32 version  u64 sequence  u32 body length  body  SHA-256(all before it)
+ *   "PQTPMVO\0"  u32 version  u64 sequence  u32 body length  body  slot_sum(all before it)
  * so that a write torn by the process's death leaves the other slot, one command older, whose
  * answer was never delivered. The file is allocated at its full size when made, so that a full
  * disk never fails a later write. The body carries the host's boot id: a file from an earlier
