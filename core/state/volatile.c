@@ -57,6 +57,7 @@ static void read_boot_id(uint8_t *out)
 		return;
 	n = fread(text, 1, sizeof(text) - 1, f);
 	(void)fclose(f); /* read-only */
+	text[n] = '\0'; /* sscanf reads up to a terminator */
 	for (size_t i = 0; i + 1 < n && k < VOLATILE_BOOT_ID_SIZE; i++) {
 		unsigned v;
 
