@@ -1,10 +1,5 @@
-/* Duplicate and Import.
- *
- * Duplicate's object is authorized in the DUP role, which only a policy session can fill (Part
- * 1 §19.2). The builder of tss_int.h carries passwords only, so this one command's
- * authorization area is written here: the caller's policy session with an empty nonce and an
- * empty HMAC, which is what a policy without PolicyAuthValue or PolicyPassword asks for
- * (Part 1 §19.6.5). The parameters still go through the builder's writers. */
+/* Duplicate and Import. Duplicate's object is authorized in the DUP role, which only a policy
+ * session can fill (Part 1 §19.2): the caller gives it with pqtpm_tss_use_sessions. */
 #include <string.h>
 
 #include "tss_int.h"
@@ -20,50 +15,7 @@ static void sym_def(struct tss_cmd *c, TPM_ALG_ID alg, uint16_t bits)
 	}
 }
 
-/* Header, handles, one policy-session authorization, the parameters c collected. */
-static TPM_RC assemble_policy(const struct tss_cmd *c, TPM_HANDLE session, struct wr *w)
-{
-	size_t auth_size = 4 + 2 + 1 + 2;
-
-	TRY(wr_u16(w, TPM_ST_SESSIONS));
-	TRY(wr_u32(w, 0));
-	TRY(wr_u32(w, c->cc));
-	for (unsigned i = 0; i < c->nhandles; i++)
-		TRY(wr_u32(w, c->handle[i]));
-	TRY(wr_u32(w, (uint32_t)auth_size));
-	TRY(wr_u32(w, session));
-	TRY(wr_u16(w, 0)); /* nonceCaller */
-	TRY(wr_u8(w, TPMA_SESSION_CONTINUESESSION));
-	TRY(wr_u16(w, 0)); /* hmac */
-	TRY(wr_bytes(w, c->params, c->p.off));
-	wr_patch_u32(w, 2, (uint32_t)w->off);
-	return TPM_RC_SUCCESS;
-}
-
-/* Send c under the policy session; rsp reads the response parameters. */
-static TPM_RC run_policy(struct tss_cmd *c, TPM_HANDLE session, struct rd *rsp)
-{
-	struct pqtpm_tss *t = c->t;
-	uint32_t size, rc, psize;
-	uint16_t tag;
-	struct wr w;
-	struct rd r;
-
-	if (c->overflow)
-		return PQTPM_TSS_RC_BAD_VALUE;
-	wr_init(&w, t->cmd, sizeof(t->cmd));
-	if (assemble_policy(c, session, &w) != TPM_RC_SUCCESS)
-		return PQTPM_TSS_RC_BAD_VALUE;
-	TRY(pqtpm_tss_transmit(t, t->cmd, w.off, t->rsp, sizeof(t->rsp), &t->rsp_len));
-	rd_init(&r, t->rsp, t->rsp_len);
-	if (rd_u16(&r, &tag) || rd_u32(&r, &size) || rd_u32(&r, &rc) || tag != TPM_ST_SESSIONS ||
-	    rd_u32(&r, &psize) || psize > rd_left(&r))
-		return PQTPM_TSS_RC_MALFORMED;
-	rd_init(rsp, r.buf + r.off, psize);
-	return TPM_RC_SUCCESS;
-}
-
-TPM_RC pqtpm_tss_duplicate(struct pqtpm_tss *t, TPM_HANDLE object, TPM_HANDLE policy_session,
+TPM_RC pqtpm_tss_duplicate(struct pqtpm_tss *t, TPM_HANDLE object, const char *object_auth,
 			   TPM_HANDLE new_parent, const uint8_t *key_in, size_t key_len,
 			   TPM_ALG_ID sym_alg, uint16_t sym_bits, struct pqtpm_tss_duplicate *out)
 {
@@ -75,10 +27,11 @@ TPM_RC pqtpm_tss_duplicate(struct pqtpm_tss *t, TPM_HANDLE object, TPM_HANDLE po
 	tss_begin(&c, t, TPM_CC_Duplicate);
 	tss_param_enc(&c, TSS_ENC_IN | TSS_ENC_OUT);
 	tss_handle(&c, object);
+	tss_auth(&c, object_auth);
 	tss_handle(&c, new_parent);
 	tss_tpm2b(&c, key_in, key_len);
 	sym_def(&c, sym_alg, sym_bits);
-	TRY(run_policy(&c, policy_session, &r));
+	TRY(tss_run(&c, &r, NULL));
 	TRY(tss_rd_tpm2b(&r, out->key.b, sizeof(out->key.b), &out->key.size));
 	TRY(tss_rd_tpm2b(&r, out->dup.b, sizeof(out->dup.b), &out->dup.size));
 	TRY(tss_rd_tpm2b(&r, out->seed.b, sizeof(out->seed.b), &out->seed.size));

@@ -467,12 +467,13 @@ struct pqtpm_tss_duplicate {
 	struct pqtpm_tss_private dup;	 /* TPM2B_PRIVATE: the duplicated sensitive area */
 	struct pqtpm_tss_ciphertext seed; /* inSymSeed for the new parent (empty: no outer wrapper) */
 };
-/* Duplicate object to new_parent (TPM_RH_NULL: no outer wrapper), authorized by
- * policy_session, a policy session the caller satisfied (e.g. PolicyCommandCode(Duplicate))
- * without PolicyAuthValue or PolicyPassword, kept open. key_in: the inner wrapper's key (NULL,
- * 0 with sym_alg TPM_ALG_AES: the TPM picks one); sym_alg 0 or TPM_ALG_NULL: no inner wrapper,
- * TPM_ALG_AES: AES-sym_bits-CFB. */
-TPM_RC pqtpm_tss_duplicate(struct pqtpm_tss *t, TPM_HANDLE object, TPM_HANDLE policy_session,
+/* Duplicate object to new_parent (TPM_RH_NULL: no outer wrapper). The object is authorized in
+ * the DUP role, by a policy session only: give one the caller satisfied (e.g.
+ * PolicyCommandCode(Duplicate)) with pqtpm_tss_use_sessions first; object_auth is its authValue,
+ * used if the policy has PolicyAuthValue or PolicyPassword. key_in: the inner wrapper's key
+ * (NULL, 0 with sym_alg TPM_ALG_AES: the TPM picks one); sym_alg 0 or TPM_ALG_NULL: no inner
+ * wrapper, TPM_ALG_AES: AES-sym_bits-CFB. */
+TPM_RC pqtpm_tss_duplicate(struct pqtpm_tss *t, TPM_HANDLE object, const char *object_auth,
 			   TPM_HANDLE new_parent, const uint8_t *key_in, size_t key_len,
 			   TPM_ALG_ID sym_alg, uint16_t sym_bits, struct pqtpm_tss_duplicate *out);
 /* Import a duplicate of the object with public area pub under parent; sym_alg, sym_bits as

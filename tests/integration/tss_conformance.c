@@ -586,26 +586,9 @@ static void dictionary_attack(void)
 
 /* ---- duplication ---- */
 
-/* PolicyCommandCode(cc): the one assertion the duplication policy has. */
-static TPM_RC policy_cc(TPM_HANDLE session, TPM_CC cc)
-{
-	static uint8_t rsp[PQTPM_MAX_RESPONSE_SIZE];
-	uint8_t cmd[18];
-	size_t rlen;
-	struct wr w;
-
-	wr_init(&w, cmd, sizeof(cmd));
-	wr_u16(&w, TPM_ST_NO_SESSIONS);
-	wr_u32(&w, sizeof(cmd));
-	wr_u32(&w, TPM_CC_PolicyCommandCode);
-	wr_u32(&w, session);
-	wr_u32(&w, cc);
-	return pqtpm_tss_transmit(t, cmd, w.off, rsp, sizeof(rsp), &rlen);
-}
-
 static void duplicate(void)
 {
-	uint8_t policy[32], in[40] = { 0 }, digest[32] = { 3 };
+	uint8_t policy[32], digest[32] = { 3 };
 	struct pqtpm_tss_template tm = {
 		.type = TPM_ALG_ECC,
 		.attributes = TPMA_OBJECT_SENSITIVEDATAORIGIN | TPMA_OBJECT_USERWITHAUTH |
@@ -619,16 +602,18 @@ static void duplicate(void)
 	static struct pqtpm_tss_public tmpl;
 	static struct pqtpm_tss_duplicate dup;
 	static struct pqtpm_tss_signature sig;
+	struct pqtpm_tss_session_params sp = { .type = TPM_SE_POLICY,
+					       .attrs = TPMA_SESSION_CONTINUESESSION };
+	struct pqtpm_tss_session *session = NULL;
 	struct pqtpm_tss_ticket tk;
-	struct pqtpm_tss_digest nonce;
-	TPM_HANDLE session = 0;
-	struct wr w;
+	struct pqtpm_tss_digest d;
 
 	/* policyDigest = H(0...0 || TPM_CC_PolicyCommandCode || TPM_CC_Duplicate) */
-	wr_init(&w, in + 32, 8);
-	wr_u32(&w, TPM_CC_PolicyCommandCode);
-	wr_u32(&w, TPM_CC_Duplicate);
-	crypto_hash(TPM_ALG_SHA256, in, sizeof(in), policy);
+	if (!check_rc(pqtpm_tss_policy_calc_start(TPM_ALG_SHA256, &d), 0, "a policy digest") ||
+	    !check_rc(pqtpm_tss_policy_calc_command_code(&d, TPM_ALG_SHA256, TPM_CC_Duplicate), 0,
+		      "PolicyCommandCode(Duplicate) in it"))
+		return;
+	memcpy(policy, d.b, sizeof(policy));
 	if (!check_rc(storage(TPM_ALG_ECC, &from), 0, "the old parent"))
 		return;
 	if (!check_rc(storage(TPM_ALG_ECC, &to), 0, "the new parent"))
@@ -641,14 +626,15 @@ static void duplicate(void)
 	/* three objects at a time on swtpm: the new parent, the key and its import */
 	pqtpm_tss_flush(t, from.handle);
 	from.handle = 0;
-	if (check_rc(pqtpm_tss_start_auth_session(t, TPM_SE_POLICY, TPM_ALG_SHA256, &session,
-						  &nonce),
-		     0, "a policy session") &&
-	    check_rc(policy_cc(session, TPM_CC_Duplicate), 0, "PolicyCommandCode(Duplicate)")) {
-		check_rc(pqtpm_tss_duplicate(t, k.handle, session, to.handle, NULL, 0,
-					     TPM_ALG_AES, 128, &dup),
+	if (check_rc(pqtpm_tss_session_start(t, &sp, &session), 0, "a policy session") &&
+	    check_rc(pqtpm_tss_policy_command_code(session, TPM_CC_Duplicate), 0,
+		     "PolicyCommandCode(Duplicate)") &&
+	    check_rc(pqtpm_tss_use_sessions(t, session, NULL, NULL), 0, "the session for it")) {
+		check_rc(pqtpm_tss_duplicate(t, k.handle, "", to.handle, NULL, 0, TPM_ALG_AES, 128,
+					     &dup),
 			 0, "Duplicate with an inner AES-128 wrapper");
-		pqtpm_tss_flush(t, session);
+		pqtpm_tss_session_free(session);
+		session = NULL;
 		check_rc(pqtpm_tss_import(t, to.handle, "", &k.pub, &dup, TPM_ALG_AES, 128,
 					  &moved.priv),
 			 0, "Import under the new parent");
@@ -665,6 +651,7 @@ static void duplicate(void)
 			pqtpm_tss_flush(t, moved.handle);
 		}
 	}
+	pqtpm_tss_session_free(session);
 	pqtpm_tss_flush(t, k.handle);
 out_to:
 	pqtpm_tss_flush(t, to.handle);

@@ -8,6 +8,7 @@
 
 #include <CUnit/Basic.h>
 
+#include "harness.h"
 #include "marshal.h"
 #include "tss_util.h"
 #include "unit_main.h"
@@ -179,28 +180,38 @@ static void dup_round_trip(TPM_ALG_ID inner, const uint8_t *key_in, size_t key_l
 	static struct pqtpm_tss_public tmpl;
 	static struct pqtpm_tss_duplicate dup;
 	static struct pqtpm_tss_signature sig;
+	struct pqtpm_tss_session_params sp = { .type = TPM_SE_POLICY,
+					       .attrs = TPMA_SESSION_CONTINUESESSION };
+	struct pqtpm_tss_session *session;
 	struct pqtpm_tss_ticket tk;
-	struct pqtpm_tss_digest nonce;
-	TPM_HANDLE session;
+	struct pqtpm_tss_digest d;
 
-	tss_util_policy_cc_digest(TPM_CC_Duplicate, policy);
+	CU_ASSERT_EQUAL_FATAL(pqtpm_tss_policy_calc_start(TPM_ALG_SHA256, &d), 0);
+	CU_ASSERT_EQUAL_FATAL(pqtpm_tss_policy_calc_command_code(&d, TPM_ALG_SHA256,
+								 TPM_CC_Duplicate),
+			      0);
+	memcpy(policy, d.b, sizeof(policy));
 	CU_ASSERT_EQUAL_FATAL(tss_util_storage(t, 1, &from), 0);
 	CU_ASSERT_EQUAL_FATAL(tss_util_storage(t, 0, &to), 0);
 	CU_ASSERT_EQUAL_FATAL(pqtpm_tss_template_public(&tm, &tmpl), 0);
 	CU_ASSERT_EQUAL_FATAL(pqtpm_tss_create(t, from.handle, "", &tmpl, "dk", &k), 0);
 	CU_ASSERT_EQUAL_FATAL(pqtpm_tss_load(t, from.handle, "", &k), 0);
-	CU_ASSERT_EQUAL_FATAL(pqtpm_tss_start_auth_session(t, TPM_SE_POLICY, TPM_ALG_SHA256,
-							   &session, &nonce),
-			      0);
-	/* without the policy the session does not satisfy the DUP role */
-	CU_ASSERT_NOT_EQUAL(pqtpm_tss_duplicate(t, k.handle, session, to.handle, key_in, key_len,
+	/* a password cannot fill the DUP role */
+	CU_ASSERT_EQUAL(pqtpm_tss_duplicate(t, k.handle, "dk", to.handle, key_in, key_len, inner,
+					    128, &dup),
+			RC_H(TPM_RC_AUTH_UNAVAILABLE, 1));
+	CU_ASSERT_EQUAL_FATAL(pqtpm_tss_session_start(t, &sp, &session), 0);
+	/* without the policy the session does not satisfy it either */
+	CU_ASSERT_EQUAL(pqtpm_tss_use_sessions(t, session, NULL, NULL), 0);
+	CU_ASSERT_NOT_EQUAL(pqtpm_tss_duplicate(t, k.handle, "", to.handle, key_in, key_len,
 						inner, 128, &dup),
 			    0);
-	CU_ASSERT_EQUAL_FATAL(tss_util_policy_cc(t, session, TPM_CC_Duplicate), 0);
-	CU_ASSERT_EQUAL_FATAL(pqtpm_tss_duplicate(t, k.handle, session, to.handle, key_in,
-						  key_len, inner, 128, &dup),
+	CU_ASSERT_EQUAL_FATAL(pqtpm_tss_policy_command_code(session, TPM_CC_Duplicate), 0);
+	CU_ASSERT_EQUAL(pqtpm_tss_use_sessions(t, session, NULL, NULL), 0);
+	CU_ASSERT_EQUAL_FATAL(pqtpm_tss_duplicate(t, k.handle, "", to.handle, key_in, key_len,
+						  inner, 128, &dup),
 			      0);
-	CU_ASSERT_EQUAL(pqtpm_tss_flush(t, session), 0);
+	pqtpm_tss_session_free(session);
 	CU_ASSERT(dup.dup.size > 0);
 	CU_ASSERT(dup.seed.size > 0);
 	CU_ASSERT_EQUAL(dup.key.size, inner == TPM_ALG_AES ? 16 : 0);

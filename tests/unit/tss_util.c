@@ -109,35 +109,6 @@ TPM_RC tss_util_load_known(struct pqtpm_tss *t, TPM_ALG_ID type, const uint8_t *
 	return TPM_RC_SUCCESS;
 }
 
-TPM_RC tss_util_policy_cc(struct pqtpm_tss *t, TPM_HANDLE session, TPM_CC cc)
-{
-	static uint8_t rsp[PQTPM_MAX_RESPONSE_SIZE];
-	uint8_t cmd[18];
-	size_t rlen;
-	struct wr w;
-
-	wr_init(&w, cmd, sizeof(cmd));
-	TRY(wr_u16(&w, TPM_ST_NO_SESSIONS));
-	TRY(wr_u32(&w, sizeof(cmd)));
-	TRY(wr_u32(&w, TPM_CC_PolicyCommandCode));
-	TRY(wr_u32(&w, session));
-	TRY(wr_u32(&w, cc));
-	return pqtpm_tss_transmit(t, cmd, w.off, rsp, sizeof(rsp), &rlen);
-}
-
-/* policyDigest' = H(policyDigest || TPM_CC_PolicyCommandCode || cc) (Part 3 §23.11) */
-void tss_util_policy_cc_digest(TPM_CC cc, uint8_t digest[32])
-{
-	uint8_t in[32 + 4 + 4];
-	struct wr w;
-
-	memset(in, 0, sizeof(in));
-	wr_init(&w, in + 32, 8);
-	wr_u32(&w, TPM_CC_PolicyCommandCode);
-	wr_u32(&w, cc);
-	crypto_hash(TPM_ALG_SHA256, in, sizeof(in), digest);
-}
-
 void tss_env_open(struct tss_env *env)
 {
 	tss_util_open(&env->e, &env->t);

@@ -1,7 +1,6 @@
 /* Client-library helpers for the unit tests of tss/ (tss_util.c): an in-memory engine with a
- * library handle on it, keys from templates, keys of known value, and the one policy
- * assertion the duplication tests need; for the session tests an environment struct, keys of
- * their templates and sessions. Everything goes through include/pqtpm/tss.h. */
+ * library handle on it, keys from templates, keys of known value; for the session tests an
+ * environment struct, keys of their templates and sessions. Everything goes through include/pqtpm/tss.h. */
 #ifndef PQTPM_TEST_TSS_UTIL_H
 #define PQTPM_TEST_TSS_UTIL_H
 
@@ -27,10 +26,6 @@ TPM_RC tss_util_storage(struct pqtpm_tss *t, int rsa, struct pqtpm_tss_key *k);
  * the empty password. */
 TPM_RC tss_util_load_known(struct pqtpm_tss *t, TPM_ALG_ID type, const uint8_t *key,
 			   size_t len, TPM_HANDLE *handle);
-
-/* PolicyCommandCode(cc) on a policy session, and the policy digest it gives from zero. */
-TPM_RC tss_util_policy_cc(struct pqtpm_tss *t, TPM_HANDLE session, TPM_CC cc);
-void tss_util_policy_cc_digest(TPM_CC cc, uint8_t digest[32]);
 
 /* ---- the session tests (test_tss_session*.c) ---- */
 struct tss_env {
