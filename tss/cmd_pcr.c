@@ -3,28 +3,6 @@
 
 #include "tss_int.h"
 
-/* The digest size of a TPMT_HA (Part 2 §10.3.2 / the algorithm registry): known for every hash a
- * TPM may have, whether or not this library computes it; 0 for anything else. */
-static size_t ha_size(TPM_ALG_ID alg)
-{
-	switch (alg) {
-	case TPM_ALG_SHA1:
-		return 20;
-	case TPM_ALG_SHA256:
-	case TPM_ALG_SM3_256:
-	case TPM_ALG_SHA3_256:
-		return 32;
-	case TPM_ALG_SHA384:
-	case TPM_ALG_SHA3_384:
-		return 48;
-	case TPM_ALG_SHA512:
-	case TPM_ALG_SHA3_512:
-		return 64;
-	default:
-		return 0;
-	}
-}
-
 /* TPML_DIGEST_VALUES */
 static TPM_RC digest_values(struct tss_cmd *c, const struct pqtpm_tss_ha *d, size_t n)
 {
@@ -32,7 +10,7 @@ static TPM_RC digest_values(struct tss_cmd *c, const struct pqtpm_tss_ha *d, siz
 		return PQTPM_TSS_RC_BAD_VALUE;
 	tss_u32(c, (uint32_t)n);
 	for (size_t i = 0; i < n; i++) {
-		if (ha_size(d[i].hash) == 0 || d[i].size != ha_size(d[i].hash))
+		if (tss_hash_size(d[i].hash) == 0 || d[i].size != tss_hash_size(d[i].hash))
 			return PQTPM_TSS_RC_BAD_VALUE;
 		tss_u16(c, d[i].hash);
 		tss_bytes(c, d[i].b, d[i].size);
@@ -59,7 +37,7 @@ TPM_RC pqtpm_tss_pcr_extend(struct pqtpm_tss *t, TPM_HANDLE pcr, TPM_ALG_ID hash
 {
 	struct pqtpm_tss_ha d = { .hash = hash_alg };
 
-	if (len == 0 || len != ha_size(hash_alg))
+	if (len == 0 || len != tss_hash_size(hash_alg))
 		return PQTPM_TSS_RC_BAD_VALUE;
 	d.size = (uint16_t)len;
 	memcpy(d.b, digest, len);
@@ -89,7 +67,7 @@ TPM_RC pqtpm_tss_pcr_event(struct pqtpm_tss *t, TPM_HANDLE pcr, const char *pcr_
 
 		if (rd_u16(&r, &out[i].hash))
 			return PQTPM_TSS_RC_MALFORMED;
-		size = ha_size(out[i].hash);
+		size = tss_hash_size(out[i].hash);
 		if (size == 0 || rd_bytes(&r, out[i].b, size))
 			return PQTPM_TSS_RC_MALFORMED;
 		out[i].size = (uint16_t)size;

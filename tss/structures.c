@@ -5,8 +5,7 @@
 
 #include "tss_int.h"
 
-/* Digest size of a hash algorithm (Part 2 TPMU_HA), 0 for one this library does not know. */
-static size_t hash_size(TPM_ALG_ID alg)
+size_t tss_hash_size(TPM_ALG_ID alg)
 {
 	switch (alg) {
 	case TPM_ALG_SHA1:
@@ -89,7 +88,7 @@ static TPM_RC walk_signature(struct rd *r, TPM_ALG_ID *alg, TPM_ALG_ID *hash,
 		return skip_tpm2b(r); /* signatureS */
 	case TPM_ALG_HMAC: /* TPMT_HA: the digest has the hash's size, no size field */
 		TRY_RD(rd_u16(r, hash));
-		n = hash_size(*hash);
+		n = tss_hash_size(*hash);
 		if (n == 0)
 			return PQTPM_TSS_RC_MALFORMED;
 		TRY_RD(rd_view(r, n, &digest));

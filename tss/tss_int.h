@@ -126,6 +126,9 @@ struct tss_bytes { /* borrowed in place: valid while the bytes walked live */
 };
 /* A TPM2B's content, borrowed (PQTPM_TSS_RC_MALFORMED if it does not fit). */
 TPM_RC tss_rd_view2b(struct rd *r, struct tss_bytes *out);
+/* The digest size of a TPMT_HA (Part 2 TPMU_HA, the algorithm registry): known for every hash
+ * a TPM may have, whether or not this library computes it; 0 for anything else. */
+size_t tss_hash_size(TPM_ALG_ID alg);
 
 struct tss_sym { /* TPMT_SYM_DEF_OBJECT; XOR: bits is its hash */
 	TPM_ALG_ID alg, mode;
