@@ -264,6 +264,7 @@ size_t dispatch(struct pqtpm_client *cl, uint8_t locality, const uint8_t *cmd, s
 	memset(&c, 0, sizeof(c));
 	c.e = e;
 	c.client = cl;
+	c.txn = &t;
 	c.locality = locality;
 
 	/* Parameters go straight into the response buffer, after the header, the response
@@ -284,6 +285,7 @@ size_t dispatch(struct pqtpm_client *cl, uint8_t locality, const uint8_t *cmd, s
 		memset(&c, 0, sizeof(c));
 		c.e = e;
 		c.client = cl;
+		c.txn = &t;
 		c.locality = locality;
 		wr_init(&c.out, rsp + params_at, cap - params_at - RSP_AUTH_RESERVE);
 		rc = txn_begin(&t, e, false);

@@ -35,6 +35,7 @@ static void power_on(struct pqtpm_engine *e)
 /* Power loss: loaded objects and sessions are volatile; clients stay connected. */
 static void flush_volatile(struct pqtpm_engine *e)
 {
+	e->power_epoch++;
 	for (struct pqtpm_client *cl = e->clients; cl; cl = cl->next) {
 		for (int i = 0; i < MAX_CLIENT_OBJECTS; i++) {
 			object_wipe_free(cl->objects[i]);

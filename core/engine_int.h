@@ -229,6 +229,8 @@ struct pqtpm_engine {
 
 	struct pqtpm_client *clients;
 	unsigned nclients;
+	uint64_t power_epoch;		/* power losses so far: compute.h's commands notice one */
+	unsigned computing;		/* commands between cmd_unlock and cmd_relock (atomic) */
 
 	/* Sessions live on when context-saved: a saved session belongs to no client until a
 	 * ContextLoad, so tools may save it in one connection and load it in the next. */
@@ -290,6 +292,11 @@ struct cmd {
 	TPM_HANDLE rsp_handle;		/* for CMD_RHANDLE */
 	const uint8_t *cp_start;	/* parameter area, for cpHash (sessions issue) */
 	size_t cp_len;
+	struct txn *txn;		/* the command's transaction (txn.h) */
+	/* between cmd_unlock and cmd_relock (compute.h): the power cycle count then and the
+	 * Names of the objects the handles named, to find them again */
+	uint64_t epoch;
+	struct tpm2b_name held[3];
 };
 
 /* Every handler calls this once it has read its last parameter and before it does anything:
