@@ -1,5 +1,6 @@
 /* The engine's public face (include/pqtpm/engine.h): open/close, clients, execute, platform
- * signals. One mutex serializes everything that touches an instance. */
+ * signals. One mutex serializes what touches an instance, but the computations that a
+ * command runs without it (compute.h); each client's own mutex keeps its commands in order. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -93,6 +94,7 @@ static void client_destroy(struct pqtpm_client *c)
 	if (c->next)
 		c->next->prev = c->prev;
 	e->nclients--;
+	pthread_mutex_destroy(&c->lock);
 	free(c);
 }
 
@@ -260,9 +262,11 @@ struct pqtpm_client *pqtpm_client_new(struct pqtpm_engine *e)
 	if (!c)
 		return NULL;
 	c->e = e;
+	pthread_mutex_init(&c->lock, NULL);
 	pthread_mutex_lock(&e->lock);
 	if (e->nclients >= MAX_CLIENTS_TOTAL) {
 		pthread_mutex_unlock(&e->lock);
+		pthread_mutex_destroy(&c->lock);
 		free(c);
 		return NULL;
 	}
@@ -297,6 +301,7 @@ int pqtpm_engine_execute(struct pqtpm_client *c, uint8_t locality, const uint8_t
 
 	if (rsp_cap < MIN_RSP_CAP)
 		return -EINVAL;
+	pthread_mutex_lock(&c->lock);
 	pthread_mutex_lock(&e->lock);
 	if (e->powered) {
 		*rsp_len = dispatch(c, locality, cmd, cmd_len, rsp, rsp_cap);
@@ -311,6 +316,7 @@ int pqtpm_engine_execute(struct pqtpm_client *c, uint8_t locality, const uint8_t
 		*rsp_len = w.off;
 	}
 	pthread_mutex_unlock(&e->lock);
+	pthread_mutex_unlock(&c->lock);
 	return 0;
 }
 

@@ -92,6 +92,9 @@ struct session; /* session.h */
 
 struct pqtpm_client {
 	struct pqtpm_engine *e;
+	/* held through each of its commands (taken before the engine lock): one command of a
+	 * client at a time, also while its computation runs without the engine lock (compute.h) */
+	pthread_mutex_t lock;
 	struct object *objects[MAX_CLIENT_OBJECTS];
 	struct session *sessions[MAX_CLIENT_SESSIONS];
 	uint32_t next_handle;	/* low 24 bits of the next transient handle to try */
