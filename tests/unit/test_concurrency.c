@@ -19,7 +19,7 @@
 
 #define KEYGENS 2		/* RSA-3072 primaries A makes */
 #define MAX_B_COMMANDS 200000	/* B's loop is bounded even if A never finished */
-#define CLEAR_TRIES 4		/* rounds until a Clear lands inside A's key generation */
+#define CLEAR_TRIES 4		/* rounds until B's act lands inside A's key generation */
 
 static struct harness ha, hb;
 
@@ -163,23 +163,31 @@ static void test_keygen_does_not_stall_others(void)
 	close_pair();
 }
 
-/* A Clear by B while A makes an owner primary or a key under an owner storage key: A's
- * command fails as a real TPM's would, after the Clear (the seed it started from is gone:
- * TPM_RC_RETRY; its parent was flushed: TPM_RC_REFERENCE_H0), and leaves nothing loaded. */
+/* Races: B acts (a Clear, an EvictControl, a power cycle) while A's key generation runs
+ * without the lock. A's command then fails as a real TPM's would, after B's act, and leaves
+ * nothing loaded: its hierarchy's seed is gone (TPM_RC_RETRY), its transient parent was
+ * flushed (TPM_RC_REFERENCE_H0), its persistent parent evicted (TPM_RC_HANDLE), the TPM was
+ * power cycled (TPM_RC_INITIALIZE). */
+#define PERSISTENT_PARENT 0x81000100u
+
+enum parent { NO_PARENT, TRANSIENT_PARENT, PERSISTENT_PARENT_KIND };
+
+static TPM_HANDLE a_parent;
+
 static void *a_one_keygen(void *arg)
 {
-	const struct key *parent = arg;
 	unsigned n = atomic_load(&a_started);
 	struct tpmt_public t;
 	TPM_HANDLE handle = 0;
 
+	(void)arg;
 	rsa3072(&t, 2000 + n);
 	atomic_fetch_add(&a_started, 1);
-	if (parent) {
+	if (a_parent) {
 		struct tpm2b_private priv;
 		struct tpmt_public pub;
 
-		a_rc[n] = key_create(&ha, parent->handle, &t, "", NULL, 0, &priv, &pub);
+		a_rc[n] = key_create(&ha, a_parent, &t, "", NULL, 0, &priv, &pub);
 	} else {
 		a_rc[n] = create_primary(&ha, TPM_RH_OWNER, &t, &handle);
 	}
@@ -189,48 +197,90 @@ static void *a_one_keygen(void *arg)
 	return NULL;
 }
 
-static TPM_RC clear(struct harness *h)
+static TPM_RC clear(void)
 {
 	struct cmdbuf b;
 
 	cmd_begin(&b, TPM_CC_Clear);
 	cmd_handle(&b, TPM_RH_LOCKOUT);
 	cmd_auth_pw(&b, "");
+	return harness_run(&hb, &b, NULL, NULL);
+}
+
+static TPM_RC evict_control(struct harness *h, TPM_HANDLE object, TPM_HANDLE persistent)
+{
+	struct cmdbuf b;
+
+	cmd_begin(&b, TPM_CC_EvictControl);
+	cmd_handle(&b, TPM_RH_OWNER);
+	cmd_handle(&b, object);
+	cmd_auth_pw(&b, "");
+	wr_u32(&b.params, persistent);
 	return harness_run(h, &b, NULL, NULL);
 }
 
-static void clear_during(bool under_parent, TPM_RC want)
+static TPM_RC evict_parent(void)
+{
+	return evict_control(&hb, PERSISTENT_PARENT, PERSISTENT_PARENT);
+}
+
+static TPM_RC power_cycle(void)
+{
+	struct cmdbuf b;
+
+	if (pqtpm_engine_signal(hb.e, PQTPM_SIGNAL_POWER_OFF) != 0 ||
+	    pqtpm_engine_signal(hb.e, PQTPM_SIGNAL_POWER_ON) != 0)
+		return TPM_RC_FAILURE;
+	cmd_begin(&b, TPM_CC_Startup);
+	wr_u16(&b.params, TPM_SU_CLEAR);
+	return harness_run(&hb, &b, NULL, NULL);
+}
+
+/* A's parent for this round, made by A's client (a persistent one then made persistent) */
+static void make_parent(enum parent kind)
+{
+	struct tpmt_public st;
+	struct key k;
+
+	a_parent = 0;
+	if (kind == NO_PARENT)
+		return;
+	key_storage_template(&st, TPM_ALG_ECC,
+			     KEY_BASE | TPMA_OBJECT_RESTRICTED | TPMA_OBJECT_DECRYPT |
+				     TPMA_OBJECT_SENSITIVEDATAORIGIN);
+	key_primary(&ha, &st, NULL, 0, &k);
+	a_parent = k.handle;
+	if (kind == PERSISTENT_PARENT_KIND) {
+		CU_ASSERT_EQUAL(evict_control(&ha, k.handle, PERSISTENT_PARENT), TPM_RC_SUCCESS);
+		CU_ASSERT_EQUAL(flush(&ha, k.handle), TPM_RC_SUCCESS);
+		a_parent = PERSISTENT_PARENT;
+	}
+}
+
+static void race(enum parent kind, TPM_RC (*b_acts)(void), TPM_RC want)
 {
 	unsigned landed = 0;
 
 	setup_pair();
 	for (unsigned i = 0; i < CLEAR_TRIES && !landed; i++) {
-		struct tpmt_public st;
-		struct key parent;
 		pthread_t a;
 		unsigned s, f, spins = 0;
+		bool in;
 
-		key_storage_template(&st, TPM_ALG_ECC,
-				     KEY_BASE | TPMA_OBJECT_RESTRICTED | TPMA_OBJECT_DECRYPT |
-					     TPMA_OBJECT_SENSITIVEDATAORIGIN);
-		if (under_parent)
-			key_primary(&ha, &st, NULL, 0, &parent);
-		CU_ASSERT_EQUAL_FATAL(pthread_create(&a, NULL, a_one_keygen,
-						     under_parent ? &parent : NULL), 0);
-		/* B waits (bounded) until A's key generation runs without the lock, then clears */
+		make_parent(kind);
+		CU_ASSERT_EQUAL_FATAL(pthread_create(&a, NULL, a_one_keygen, NULL), 0);
+		/* B waits (bounded) until A's key generation runs without the lock, then acts */
 		while (computing() == 0 && atomic_load(&a_finished) == i && spins++ < 1000000000u)
 			;
 		f = atomic_load(&a_finished);
 		s = computing();
-		CU_ASSERT_EQUAL(clear(&hb), TPM_RC_SUCCESS);
-		if (inside_a(s, f)) {
-			landed++;
-			pthread_join(a, NULL);
+		CU_ASSERT_EQUAL(b_acts(), TPM_RC_SUCCESS);
+		in = inside_a(s, f);
+		pthread_join(a, NULL);
+		if (in)
 			CU_ASSERT_EQUAL(a_rc[i], want);
-		} else {
-			pthread_join(a, NULL);
-		}
-		/* nothing of A's is left loaded but what Clear could not flush */
+		landed += in;
+		/* every act takes A's parent with it, and A's command left nothing */
 		CU_ASSERT_EQUAL(object_count_loaded(ha.e), 0);
 	}
 	CU_ASSERT(landed > 0);
@@ -239,12 +289,27 @@ static void clear_during(bool under_parent, TPM_RC want)
 
 static void test_clear_during_primary(void)
 {
-	clear_during(false, TPM_RC_RETRY);
+	race(NO_PARENT, clear, TPM_RC_RETRY);
 }
 
 static void test_clear_during_create(void)
 {
-	clear_during(true, TPM_RC_REFERENCE_H0);
+	race(TRANSIENT_PARENT, clear, TPM_RC_REFERENCE_H0);
+}
+
+static void test_evict_during_create(void)
+{
+	race(PERSISTENT_PARENT_KIND, evict_parent, RC_H(TPM_RC_HANDLE, 1));
+}
+
+static void test_power_cycle_during_primary(void)
+{
+	race(NO_PARENT, power_cycle, TPM_RC_INITIALIZE);
+}
+
+static void test_power_cycle_during_create(void)
+{
+	race(TRANSIENT_PARENT, power_cycle, TPM_RC_INITIALIZE);
 }
 
 int main(void)
@@ -253,6 +318,9 @@ int main(void)
 		{ "key generation does not stall another client", test_keygen_does_not_stall_others },
 		{ "Clear during CreatePrimary: TPM_RC_RETRY", test_clear_during_primary },
 		{ "Clear during Create: parent gone", test_clear_during_create },
+		{ "EvictControl of the parent during Create", test_evict_during_create },
+		{ "power cycle during CreatePrimary", test_power_cycle_during_primary },
+		{ "power cycle during Create", test_power_cycle_during_create },
 	};
 
 	return UNIT_RUN("concurrency", tests, NULL, NULL);
