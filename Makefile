@@ -85,7 +85,7 @@ SERVER := $(BUILD)/bin/pqtpm-server
 SHARED_SRC := $(sort $(wildcard tests/integration/shared/*.c))
 SHARED_BIN := $(SHARED_SRC:tests/integration/shared/%.c=$(BUILD)/tests/shared/%)
 
-.PHONY: all run check deps test unit integration asan-check bench fuzz fuzz-smoke valgrind install \
+.PHONY: all run check deps test unit integration asan-check bench fuzz fuzz-smoke valgrind tsan install \
 	clean
 all: $(LIB_A) $(LIB_SO) $(TSS_A) $(TSS_SO) $(SERVER)
 
@@ -199,6 +199,15 @@ $(BUILD)/ct/ct_check: $(CT_SRC) $(LIB_A)
 VALGRIND_UNIT ?= marshal session object context state mlkem wipe
 valgrind: deps all $(VALGRIND_UNIT:%=$(BUILD)/tests/test_%) $(BUILD)/ct/ct_check
 	@VALGRIND_UNIT="$(VALGRIND_UNIT)" tests/run-valgrind.sh $(BUILD)
+
+# make tsan: the engine's concurrency tests built with ThreadSanitizer in $(TSAN_BUILD) and
+# run; any report fails them (TSan's exit status). docs/engine-concurrency.md.
+TSAN_BUILD ?= build-tsan
+TSAN_UNIT ?= concurrency tss_threads
+tsan:
+	@$(MAKE) --no-print-directory BUILD=$(TSAN_BUILD) CFLAGS_OPT="-O1 -g -fsanitize=thread" \
+		LDFLAGS_SAN=-fsanitize=thread $(TSAN_UNIT:%=$(TSAN_BUILD)/tests/test_%)
+	@for t in $(TSAN_UNIT); do $(TSAN_BUILD)/tests/test_$$t || exit 1; done
 
 fuzz: deps
 	@MAKE="$(MAKE)" tests/fuzz/run.sh run $${FUZZ_SECONDS:-60}

@@ -1,7 +1,7 @@
 /* Dictionary-attack protection (see da.h). */
 #include "da.h"
 #include "nv/nv.h"
-#include "state/store.h"
+#include "txn.h"
 
 #define MS_PER_S 1000u
 
@@ -127,9 +127,9 @@ TPM_RC da_check(struct cmd *c, const struct session *s, int slot)
 
 	if (target(c, s, slot) == DA_NONE)
 		return TPM_RC_SUCCESS;
-	/* saved now: a refused command would otherwise take it back */
+	/* saved even if the command is refused */
 	if (da_update(e))
-		TRY(state_commit(e));
+		txn_keep_da(e);
 	/* a bound session is checked for its entity, the authValue for its own */
 	if (s && s->da_bound)
 		TRY(locked(e, s->lockout_bound ? DA_LOCKOUT : DA_TRIES));
@@ -159,10 +159,9 @@ TPM_RC da_failure(struct cmd *c, const struct session *s, int slot)
 			da->failed_tries++;
 		da->heal_from = now;
 	}
-	/* dispatch takes back what a failed command changed: this is saved here, before anyone
-	 * hears of the failure */
-	if (state_commit(e) != TPM_RC_SUCCESS)
-		return TPM_RC_NV_UNAVAILABLE;
+	/* the transaction takes back what a failed command changed, but this: it is saved
+	 * before anyone hears of the failure */
+	txn_keep_da(e);
 	return TPM_RC_AUTH_FAIL;
 }
 

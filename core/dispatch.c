@@ -5,39 +5,15 @@
 
 #include "auth.h"
 #include "engine_int.h"
-#include "nv/nv.h"
 #include "session.h"
-#include "startup.h"
-#include "state/store.h"
+#include "nv/nv.h"
+#include "txn.h"
 
 #define HEADER_SIZE 10
 /* run(): a reading command met a session that may move the DA counters (below) */
 #define RC_NEEDS_LOCK 0xFFFFFFFFu
 /* Room kept at the end of the response for the authorization area. */
 #define RSP_AUTH_RESERVE (MAX_SESSIONS * (2 + MAX_DIGEST_SIZE + 1 + 2 + MAX_DIGEST_SIZE))
-
-static TPM_RC rc_number(TPM_RC rc, unsigned n, TPM_RC kind)
-{
-	/* Only format-one codes carry a number, and only one. */
-	if (!(rc & TPM_RC_FMT1) || (rc & (TPM_RC_P | TPM_RC_S | TPM_RC_N_MASK)) || n == 0 || n > 15)
-		return rc;
-	return rc | kind | (n << 8);
-}
-
-TPM_RC rc_param(TPM_RC rc, unsigned n)
-{
-	return rc_number(rc, n, TPM_RC_P);
-}
-
-TPM_RC rc_handle(TPM_RC rc, unsigned n)
-{
-	return rc_number(rc, n, TPM_RC_H);
-}
-
-TPM_RC rc_session(TPM_RC rc, unsigned n)
-{
-	return rc_number(rc, n, TPM_RC_S);
-}
 
 static uint16_t handle_kind(struct pqtpm_engine *e, TPM_HANDLE h)
 {
@@ -243,85 +219,23 @@ static TPM_RC run(struct cmd *c, const uint8_t *cmd, size_t len, struct auth_are
 	return TPM_RC_SUCCESS;
 }
 
-/* Durability around a command: the state directory is locked and the newest state loaded
- * (another process may share the directory); what the command changes in e->ps is saved
- * before the response leaves, and put back as it was if that fails (or the command fails
- * after changing it), so that memory never holds what the disk does not. A command that only
- * reads e->ps (reads_only) skips the snapshot, and the lock too while e->ps is fresh. */
-static TPM_RC command_begin(struct pqtpm_engine *e, bool reads_only)
+/* A save that failed, as the command's code: a full disk refuses a new index as the TPM's own
+ * NV would; another process that wrote meanwhile means "ask again". */
+static TPM_RC save_failed(const struct cmd *c, int err, bool ok)
 {
-	char err[512];
-
-	e->dirty = false;
-	e->ps_snapped = false;
-	if (reads_only && state_fresh(e)) {
-		nv_command_start(e);
-		return TPM_RC_SUCCESS;
-	}
-	if (state_begin(e, err, sizeof(err)) < 0) {
-		engine_log(e, PQTPM_LOG_ERROR, "%s", err);
-		return TPM_RC_NV_UNAVAILABLE;
-	}
-	if (e->started)
-		clock_checkpoint(e);
-	if (!reads_only) {
-		e->ps_snap = e->ps;
-		e->clock_base_snap = e->clock_base_ms;
-		e->ps_snapped = true;
-	}
-	nv_command_start(e);
-	return TPM_RC_SUCCESS;
+	if (!ok)
+		return TPM_RC_NV_UNAVAILABLE; /* a DA or PIN count that could not be saved */
+	if ((err == -ENOSPC || err == -EDQUOT) && c->def && c->def->code == TPM_CC_NV_DefineSpace)
+		return TPM_RC_NV_SPACE;
+	return err == -EAGAIN ? TPM_RC_RETRY : TPM_RC_NV_UNAVAILABLE;
 }
 
-static void rollback(struct pqtpm_engine *e, const struct cmd *c)
+static TPM_RC command_end(struct txn *t, const struct cmd *c, TPM_RC rc)
 {
-	if (e->ps_snapped) {
-		/* ps.clock with the base it counts from: the time since the snapshot stays counted */
-		e->ps = e->ps_snap;
-		e->clock_base_ms = e->clock_base_snap;
-	} else if (e->dirty) {
-		/* a reading command changed ps after all: the file has it as it was */
-		engine_log(e, PQTPM_LOG_ERROR, "%s changed the persistent state unexpectedly",
-			   c->def ? c->def->name : "a command");
-		state_invalidate(e);
-	}
-	nv_rollback(e);
-	e->dirty = false;
-}
+	bool ok = rc == TPM_RC_SUCCESS;
+	int err = txn_commit(t, ok);
 
-static TPM_RC command_end(struct cmd *c, TPM_RC rc)
-{
-	struct pqtpm_engine *e = c->e;
-	int err;
-
-	if (rc != TPM_RC_SUCCESS) {
-		if (e->dirty || e->nv_snapped)
-			rollback(e, c);
-	} else if (e->dirty) {
-		err = state_save(e);
-		if (err != 0) {
-			engine_log(e, PQTPM_LOG_ERROR, "%s/%s: cannot save the state: %s",
-				   e->state_dir, STATE_FILE, strerror(-err));
-			rollback(e, c);
-			/* a full disk refuses a new index as the TPM's own NV would */
-			if ((err == -ENOSPC || err == -EDQUOT) && c->def &&
-			    c->def->code == TPM_CC_NV_DefineSpace)
-				rc = TPM_RC_NV_SPACE;
-			else if (err == -EAGAIN) /* another process wrote: ask again */
-				rc = TPM_RC_RETRY;
-			else
-				rc = TPM_RC_NV_UNAVAILABLE;
-		}
-	}
-	/* only a command that may change e->ps (or that loaded it) can have changed a
-	 * hierarchy seed: the primaries made from the old one go */
-	if (e->ps_snapped || e->state_locked)
-		primary_cache_sweep(e);
-	if (e->ps_snapped)
-		crypto_wipe(&e->ps_snap, sizeof(e->ps_snap));
-	e->ps_snapped = false;
-	state_end(e);
-	return rc;
+	return err != 0 ? save_failed(c, err, ok) : rc;
 }
 
 /* The command code, if the buffer holds a header (run() checks the rest). */
@@ -338,6 +252,7 @@ size_t dispatch(struct pqtpm_client *cl, uint8_t locality, const uint8_t *cmd, s
 {
 	struct pqtpm_engine *e = cl->e;
 	struct cmd c;
+	struct txn t;
 	struct auth_area a;
 	struct wr w;
 	size_t params_at;
@@ -349,6 +264,7 @@ size_t dispatch(struct pqtpm_client *cl, uint8_t locality, const uint8_t *cmd, s
 	memset(&c, 0, sizeof(c));
 	c.e = e;
 	c.client = cl;
+	c.txn = &t;
 	c.locality = locality;
 
 	/* Parameters go straight into the response buffer, after the header, the response
@@ -358,27 +274,29 @@ size_t dispatch(struct pqtpm_client *cl, uint8_t locality, const uint8_t *cmd, s
 	wr_init(&c.out, rsp + params_at, cap - params_at - RSP_AUTH_RESERVE);
 
 	reads_only = peek_code(cmd, len, &cc) && reads_state_only(cc);
-	rc = command_begin(e, reads_only);
+	rc = txn_begin(&t, e, reads_only);
 	if (rc == TPM_RC_SUCCESS)
 		rc = run(&c, cmd, len, &a, params);
 	if (rc == RC_NEEDS_LOCK) {
 		/* nothing done yet: start again, locked */
 		auth_wipe(&a);
 		crypto_wipe(params, c.cp_len);
-		(void)command_end(&c, TPM_RC_SUCCESS);
+		(void)txn_commit(&t, true);
 		memset(&c, 0, sizeof(c));
 		c.e = e;
 		c.client = cl;
+		c.txn = &t;
 		c.locality = locality;
 		wr_init(&c.out, rsp + params_at, cap - params_at - RSP_AUTH_RESERVE);
-		rc = command_begin(e, false);
+		rc = txn_begin(&t, e, false);
 		if (rc == TPM_RC_SUCCESS)
 			rc = run(&c, cmd, len, &a, params);
 	}
 	crypto_wipe(params, c.cp_len);
-	rc = command_end(&c, rc);
+	rc = command_end(&t, &c, rc);
 	if (rc != TPM_RC_SUCCESS) {
 		auth_wipe(&a);
+		txn_end(&t);
 		return error_response(rsp, rc);
 	}
 
@@ -397,6 +315,7 @@ size_t dispatch(struct pqtpm_client *cl, uint8_t locality, const uint8_t *cmd, s
 	else
 		auth_unaudited(&c);
 	auth_wipe(&a);
+	txn_end(&t);
 	if (rc != TPM_RC_SUCCESS)
 		return error_response(rsp, TPM_RC_FAILURE);
 	wr_patch_u32(&w, 2, (uint32_t)w.off);

@@ -1,11 +1,10 @@
 /* The engine's public face (include/pqtpm/engine.h): open/close, clients, execute, platform
- * signals, logging. One mutex serializes everything that touches an instance. */
+ * signals. One mutex serializes what touches an instance, but the computations that a
+ * command runs without it (compute.h); each client's own mutex keeps its commands in order. */
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "engine_int.h"
 #include "nv/nv.h"
@@ -14,99 +13,7 @@
 #include "startup.h"
 #include "state/owner.h"
 #include "state/store.h"
-
-static enum pqtpm_log_level log_level = PQTPM_LOG_INFO;
-/* pqtpm_log_set_handler: the sink and its argument, swapped together under the mutex */
-static pthread_mutex_t log_sink_lock = PTHREAD_MUTEX_INITIALIZER;
-static pqtpm_log_fn log_sink;
-static void *log_sink_arg;
-
-void pqtpm_log_set_level(enum pqtpm_log_level level)
-{
-	log_level = level;
-}
-
-void pqtpm_log_set_handler(pqtpm_log_fn fn, void *arg)
-{
-	pthread_mutex_lock(&log_sink_lock);
-	log_sink = fn;
-	log_sink_arg = arg;
-	pthread_mutex_unlock(&log_sink_lock);
-}
-
-static void vlog(enum pqtpm_log_level level, const char *fmt, va_list ap)
-{
-	static const char *const names[] = { "error", "warn", "info", "debug" };
-	char line[1024];
-
-	if (level > log_level)
-		return;
-	vsnprintf(line, sizeof(line), fmt, ap);
-	pthread_mutex_lock(&log_sink_lock);
-	if (log_sink)
-		log_sink(log_sink_arg, level, line);
-	else
-		/* one line at a time, whichever thread logs */
-		fprintf(stderr, "pqtpm: %s: %s\n", names[level], line);
-	pthread_mutex_unlock(&log_sink_lock);
-}
-
-void pqtpm_log(enum pqtpm_log_level level, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vlog(level, fmt, ap);
-	va_end(ap);
-}
-
-void engine_log(struct pqtpm_engine *e, enum pqtpm_log_level lvl, const char *fmt, ...)
-{
-	va_list ap;
-
-	(void)e;
-	va_start(ap, fmt);
-	vlog(lvl, fmt, ap);
-	va_end(ap);
-}
-
-static uint64_t monotonic_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
-}
-
-/* Elapsed host time as Clock sees it, after ClockRateAdjust (parts per million). */
-static uint64_t clock_elapsed(const struct pqtpm_engine *e, uint64_t now)
-{
-	/* CLOCK_MONOTONIC does not go back on Linux, but a time-faking shim can make it: Clock
-	 * then stands still instead of wrapping around */
-	uint64_t d = now > e->clock_base_ms ? now - e->clock_base_ms : 0;
-
-	return d * (uint64_t)(CLOCK_PPM_NOMINAL + e->clock_ppm) / CLOCK_PPM_NOMINAL;
-}
-
-uint64_t engine_clock_ms(struct pqtpm_engine *e)
-{
-	return e->ps.clock + clock_elapsed(e, monotonic_ms());
-}
-
-uint64_t engine_time_ms(struct pqtpm_engine *e)
-{
-	uint64_t now = monotonic_ms();
-
-	return now > e->power_on_ms ? now - e->power_on_ms : 0;
-}
-
-void engine_clock_sync(struct pqtpm_engine *e)
-{
-	uint64_t now = monotonic_ms();
-
-	e->ps.clock += clock_elapsed(e, now);
-	e->clock_base_ms = now;
-}
+#include "txn.h"
 
 /* _TPM_Init: the TPM needs a Startup before anything else. */
 static void power_on(struct pqtpm_engine *e)
@@ -115,7 +22,7 @@ static void power_on(struct pqtpm_engine *e)
 		return;
 	e->powered = true;
 	e->started = false;
-	e->clock_base_ms = monotonic_ms();
+	e->clock_base_ms = clock_monotonic_ms();
 	e->power_on_ms = e->clock_base_ms;
 	/* _TPM_Init: nothing of a half-done H-CRTM, the last self test or a rate adjustment
 	 * survives */
@@ -129,6 +36,7 @@ static void power_on(struct pqtpm_engine *e)
 /* Power loss: loaded objects and sessions are volatile; clients stay connected. */
 static void flush_volatile(struct pqtpm_engine *e)
 {
+	e->power_epoch++;
 	for (struct pqtpm_client *cl = e->clients; cl; cl = cl->next) {
 		for (int i = 0; i < MAX_CLIENT_OBJECTS; i++) {
 			object_wipe_free(cl->objects[i]);
@@ -186,6 +94,7 @@ static void client_destroy(struct pqtpm_client *c)
 	if (c->next)
 		c->next->prev = c->prev;
 	e->nclients--;
+	pthread_mutex_destroy(&c->lock);
 	free(c);
 }
 
@@ -195,7 +104,7 @@ static void free_all(struct pqtpm_engine *e)
 		client_destroy(e->clients);
 	session_drop_saved(e);
 	state_free_persist(&e->ps);
-	nv_store_free(e->nv_snap);
+	nv_store_free(e->nv_spare);
 	nv_orderly_drop(e);
 	state_close(e);
 	volatile_close(e);
@@ -241,6 +150,39 @@ static int open_dir(struct pqtpm_engine *e, const struct pqtpm_engine_config *cf
 	return volatile_open(e, err, errlen);
 }
 
+/* What open changes runs as a command would, in a transaction: _TPM_Init unless the TPM runs
+ * on as its last owner left it, Startup(CLEAR) if asked, and all of it on disk before anyone
+ * acts. */
+static int open_transaction(struct pqtpm_engine *e, const struct pqtpm_engine_config *cfg,
+			    bool restored, char *err, size_t errlen)
+{
+	struct txn t;
+	TPM_RC trc;
+
+	power_on(e);
+	trc = txn_begin(&t, e, false);
+	/* an owner that died may have reported Clock values after its last save (Part 1 §36.4) */
+	if (trc == TPM_RC_SUCCESS && restored && volatile_restored_unclean(e) &&
+	    e->ps.clock_safe) {
+		e->ps.clock_safe = false;
+		engine_dirty(e);
+	}
+	if (trc == TPM_RC_SUCCESS && cfg->auto_startup && !e->started) {
+		trc = startup_run(e, TPM_SU_CLEAR, 0);
+		if (trc != TPM_RC_SUCCESS && errlen)
+			snprintf(err, errlen, "Startup(CLEAR) failed: 0x%03x", trc);
+	} else if (trc != TPM_RC_SUCCESS && errlen) {
+		snprintf(err, errlen, "%s: cannot lock or read the state", e->state_dir);
+	}
+	if (txn_commit(&t, trc == TPM_RC_SUCCESS) != 0 && trc == TPM_RC_SUCCESS) {
+		if (errlen)
+			snprintf(err, errlen, "%s: cannot save the state", e->state_dir);
+		trc = TPM_RC_NV_UNAVAILABLE;
+	}
+	txn_end(&t);
+	return trc == TPM_RC_SUCCESS ? 0 : -EIO;
+}
+
 int pqtpm_engine_open(struct pqtpm_engine **out, const struct pqtpm_engine_config *cfg,
 		      char *err, size_t errlen)
 {
@@ -256,7 +198,7 @@ int pqtpm_engine_open(struct pqtpm_engine **out, const struct pqtpm_engine_confi
 	e->log_level = cfg->log_level;
 	e->capabilities = cfg->capabilities;
 	/* the clock counts from here: a state load that syncs it must not add the host's uptime */
-	e->clock_base_ms = monotonic_ms();
+	e->clock_base_ms = clock_monotonic_ms();
 	e->power_on_ms = e->clock_base_ms;
 	rc = cfg->state_dir ? open_dir(e, cfg, err, errlen) : fresh_state(e, cfg->pcr_banks);
 	if (rc < 0)
@@ -265,32 +207,9 @@ int pqtpm_engine_open(struct pqtpm_engine **out, const struct pqtpm_engine_confi
 		pqtpm_log(PQTPM_LOG_INFO, "%s: the TPM runs on as its last owner left it (%s%s)",
 			  e->state_dir, e->powered ? "powered" : "powered off",
 			  e->started ? ", started" : "");
-	/* an owner that died may have reported Clock values after its last save (Part 1 §36.4) */
-	if (rc == 1 && volatile_restored_unclean(e) && e->ps.clock_safe) {
-		e->ps.clock_safe = false;
-		e->dirty = true;
-	}
-	/* _TPM_Init unless the TPM is running as its last owner left it */
-	power_on(e);
-	if (cfg->auto_startup && !e->started) {
-		TPM_RC trc = startup_run(e, TPM_SU_CLEAR, 0);
-
-		if (trc != TPM_RC_SUCCESS) {
-			if (errlen)
-				snprintf(err, errlen, "Startup(CLEAR) failed: 0x%03x", trc);
-			rc = -EIO;
-			goto fail;
-		}
-	}
-	/* as a command would: what open changed is on disk before anyone acts */
-	if (e->dirty && state_sync(e) != 0) {
-		if (errlen)
-			snprintf(err, errlen, "%s: cannot save the state", e->state_dir);
-		rc = -EIO;
+	rc = open_transaction(e, cfg, rc == 1, err, errlen);
+	if (rc < 0)
 		goto fail;
-	}
-	e->dirty = false;
-	volatile_update(e, false);
 	if (e->state_dir) {
 		rc = serve_start(e, err, errlen);
 		if (rc < 0)
@@ -343,9 +262,11 @@ struct pqtpm_client *pqtpm_client_new(struct pqtpm_engine *e)
 	if (!c)
 		return NULL;
 	c->e = e;
+	pthread_mutex_init(&c->lock, NULL);
 	pthread_mutex_lock(&e->lock);
 	if (e->nclients >= MAX_CLIENTS_TOTAL) {
 		pthread_mutex_unlock(&e->lock);
+		pthread_mutex_destroy(&c->lock);
 		free(c);
 		return NULL;
 	}
@@ -380,6 +301,7 @@ int pqtpm_engine_execute(struct pqtpm_client *c, uint8_t locality, const uint8_t
 
 	if (rsp_cap < MIN_RSP_CAP)
 		return -EINVAL;
+	pthread_mutex_lock(&c->lock);
 	pthread_mutex_lock(&e->lock);
 	if (e->powered) {
 		*rsp_len = dispatch(c, locality, cmd, cmd_len, rsp, rsp_cap);
@@ -393,9 +315,8 @@ int pqtpm_engine_execute(struct pqtpm_client *c, uint8_t locality, const uint8_t
 		wr_u32(&w, TPM_RC_FAILURE);
 		*rsp_len = w.off;
 	}
-	/* before the answer leaves: a crash loses only commands nobody heard back from */
-	volatile_update(e, false);
 	pthread_mutex_unlock(&e->lock);
+	pthread_mutex_unlock(&c->lock);
 	return 0;
 }
 

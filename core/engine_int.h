@@ -10,9 +10,12 @@
 #include <pqtpm/engine.h>
 #include <pqtpm/tpm2.h>
 
+#include "clock.h"
 #include "crypto/crypto.h"
 #include "crypto/keccak.h"
+#include "log.h"
 #include "marshal.h"
+#include "rc.h"
 #include "types.h"
 
 #define MAX_CLIENT_OBJECTS 32	 /* transient objects and sequences per client */
@@ -89,6 +92,9 @@ struct session; /* session.h */
 
 struct pqtpm_client {
 	struct pqtpm_engine *e;
+	/* held through each of its commands (taken before the engine lock): one command of a
+	 * client at a time, also while its computation runs without the engine lock (compute.h) */
+	pthread_mutex_t lock;
 	struct object *objects[MAX_CLIENT_OBJECTS];
 	struct session *sessions[MAX_CLIENT_SESSIONS];
 	uint32_t next_handle;	/* low 24 bits of the next transient handle to try */
@@ -167,6 +173,7 @@ struct pcr_bank {
 	uint8_t value[PCR_NUM][MAX_DIGEST_SIZE];
 };
 
+struct txn;	      /* txn.h */
 struct volatile_file; /* state/volatile.c */
 struct serve;	      /* state/serve.c */
 
@@ -182,16 +189,12 @@ struct pqtpm_engine {
 	bool phys_presence;
 	bool cancel;
 	bool ph_enable, sh_enable, eh_enable; /* TPMA_STARTUP_CLEAR */
-	bool dirty;			/* persist changed by this command: save before answering */
 	bool self_tested;
 	bool self_test_failed;		/* a self test failed: failure mode (cmd/testing.c) */
 
 	struct persist ps;
-	struct persist ps_snap;		/* ps as the command found it (dispatch.c), for a rollback */
-	bool ps_snapped;		/* ps_snap holds it: not for commands that only read ps */
-	uint64_t clock_base_snap;	/* clock_base_ms with ps_snap: Clock runs on through a rollback */
-	struct nv_store *nv_snap;	/* the NV store as the command found it, once it changes */
-	bool nv_snapped;
+	struct txn *txn;		/* the command's transaction (txn.h), NULL between commands */
+	struct nv_store *nv_spare;	/* memory the transaction copies the NV store into */
 	struct nv_ram *nv_ram;		/* orderly counters ahead of the store (nv/orderly.c) */
 	bool state_lock_open;		/* state_lock_fd is <state_dir>/pqtpm.lock, open */
 	bool state_locked;		/* a command holds the lock through it (state/file.c) */
@@ -229,6 +232,8 @@ struct pqtpm_engine {
 
 	struct pqtpm_client *clients;
 	unsigned nclients;
+	uint64_t power_epoch;		/* power losses so far: compute.h's commands notice one */
+	unsigned computing;		/* commands between cmd_unlock and cmd_relock (atomic) */
 
 	/* Sessions live on when context-saved: a saved session belongs to no client until a
 	 * ContextLoad, so tools may save it in one connection and load it in the next. */
@@ -290,18 +295,13 @@ struct cmd {
 	TPM_HANDLE rsp_handle;		/* for CMD_RHANDLE */
 	const uint8_t *cp_start;	/* parameter area, for cpHash (sessions issue) */
 	size_t cp_len;
+	struct txn *txn;		/* the command's transaction (txn.h) */
+	/* between cmd_unlock and cmd_relock (compute.h): the power cycle count then and the
+	 * Names of the objects the handles named, to find them again */
+	uint64_t epoch;
+	struct tpm2b_name held[3];
 };
 
-/* Add a parameter/handle/session number to a format-one code (left alone otherwise). */
-TPM_RC rc_param(TPM_RC rc, unsigned n);
-TPM_RC rc_handle(TPM_RC rc, unsigned n);
-TPM_RC rc_session(TPM_RC rc, unsigned n);
-#define TRYP(n, expr)                                    \
-	do {                                             \
-		TPM_RC tryp_rc_ = (expr);                \
-		if (tryp_rc_ != TPM_RC_SUCCESS)          \
-			return rc_param(tryp_rc_, (n));  \
-	} while (0)
 /* Every handler calls this once it has read its last parameter and before it does anything:
  * bytes left over are TPM_RC_SIZE (Part 3 §5.2), plain as no one parameter is at fault, and a
  * refused command must leave nothing changed (dispatch checks again, after the handler). */
@@ -342,20 +342,9 @@ const uint8_t *hier_proof(struct pqtpm_engine *e, TPM_HANDLE h); /* NULL if none
 /* The authValue of an entity (object, hierarchy, PCR); NULL entity → empty. */
 TPM_RC entity_auth(struct cmd *c, unsigned slot, struct tpm2b_digest *auth);
 
-/* Mark persistent state changed; dispatch saves it before the response leaves. */
-static inline void engine_dirty(struct pqtpm_engine *e)
-{
-	e->dirty = true;
-}
-
-uint64_t engine_clock_ms(struct pqtpm_engine *e);
-/* Milliseconds since the last power on (_TPM_Init). */
-uint64_t engine_time_ms(struct pqtpm_engine *e);
-#define CLOCK_PPM_NOMINAL 1000000
-/* Fold the time elapsed since the last sync into ps.clock (before saving it). */
-void engine_clock_sync(struct pqtpm_engine *e);
-void engine_log(struct pqtpm_engine *e, enum pqtpm_log_level lvl, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+/* Mark persistent state changed: the command's transaction saves it before the response
+ * leaves (txn.c). */
+void engine_dirty(struct pqtpm_engine *e);
 
 /* Run one command (dispatch.c). Always writes a response. */
 size_t dispatch(struct pqtpm_client *cl, uint8_t locality, const uint8_t *cmd, size_t len,

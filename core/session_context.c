@@ -106,10 +106,8 @@ void session_resume_capture(struct pqtpm_engine *e)
 				   "out of memory: saved sessions will not survive a restart");
 			return;
 		}
-		/* owned by the persistent state, also by dispatch's copy of it: a rollback of
-		 * this command (ps = ps_snap) neither loses nor frees it */
+		/* owned by the persistent state: a rollback of this command keeps it (txn.c) */
 		e->ps.resume = r;
-		e->ps_snap.resume = r;
 	}
 	crypto_wipe(r, sizeof(*r));
 	memcpy(r->null_seed, e->null_seed, sizeof(r->null_seed));

@@ -18,7 +18,6 @@
 #include "pcr.h"
 #include "session.h"
 #include "startup.h"
-#include "state/store.h"
 
 static TPM_RC new_null_hierarchy(struct pqtpm_engine *e)
 {
@@ -106,20 +105,4 @@ TPM_RC startup_run(struct pqtpm_engine *e, uint16_t type, uint8_t locality)
 	e->started = true;
 	engine_dirty(e);
 	return TPM_RC_SUCCESS;
-}
-
-/* Clock is saved with every change of the state; in between, at least each time it passes a
- * multiple of TPM_PT_CLOCK_UPDATE, so that after a crash no value more than that behind one
- * reported is restored, and Clock is safe again once saved past the next one (Part 1 §36.4;
- * the reference implementation's scheme). Dispatch calls this before each command. */
-#define CLOCK_UPDATE_SHIFT 22 /* TPM_PT_CLOCK_UPDATE: 2^22 ms */
-
-void clock_checkpoint(struct pqtpm_engine *e)
-{
-	if ((engine_clock_ms(e) >> CLOCK_UPDATE_SHIFT) == (e->ps.clock >> CLOCK_UPDATE_SHIFT))
-		return;
-	engine_clock_sync(e);
-	e->ps.clock_safe = true;
-	if (state_save(e) != 0)
-		engine_log(e, PQTPM_LOG_WARN, "cannot save Clock to the state file");
 }

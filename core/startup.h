@@ -9,7 +9,5 @@
 TPM_RC startup_run(struct pqtpm_engine *e, uint16_t type, uint8_t locality);
 /* Shutdown(STATE): PCRs 0-15 into e->ps for a TPM Resume. */
 void startup_save_pcrs(struct pqtpm_engine *e);
-/* Save Clock when it passes a TPM_PT_CLOCK_UPDATE boundary (startup.c). */
-void clock_checkpoint(struct pqtpm_engine *e);
 
 #endif

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 
 #include "engine_int.h"
-#include "state/store.h"
+#include "txn.h"
 
 #define OWNER_FIRST 0x81000000u
 #define OWNER_LAST 0x817FFFFFu
@@ -60,20 +60,19 @@ static TPM_RC make_persistent(struct cmd *c, const struct object *o, TPM_HANDLE 
 		return TPM_RC_MEMORY;
 	*copy = *o;
 	copy->handle = ph;
-	ps->persistent[slot] = copy;
-	rc = state_commit(c->e);
+	rc = txn_add_persistent(c->e, copy);
 	if (rc != TPM_RC_SUCCESS) {
-		ps->persistent[slot] = NULL;
 		object_wipe_free(copy);
+		return rc;
 	}
-	return rc;
+	ps->persistent[slot] = copy;
+	return TPM_RC_SUCCESS;
 }
 
 static TPM_RC evict(struct cmd *c, TPM_HANDLE ph)
 {
 	struct object *o = c->obj[1];
 	struct persist *ps = &c->e->ps;
-	TPM_RC rc;
 	int slot;
 
 	if (o->handle != ph)
@@ -86,13 +85,9 @@ static TPM_RC evict(struct cmd *c, TPM_HANDLE ph)
 			break;
 	if (slot == MAX_PERSISTENT_OBJECTS)
 		return TPM_RC_FAILURE;
+	/* freed once the transaction commits; a rollback puts it back in the table */
+	TRY(txn_drop_persistent(c->e, o));
 	ps->persistent[slot] = NULL;
-	rc = state_commit(c->e);
-	if (rc != TPM_RC_SUCCESS) {
-		ps->persistent[slot] = o;
-		return rc;
-	}
-	object_wipe_free(o);
 	c->obj[1] = NULL;
 	return TPM_RC_SUCCESS;
 }

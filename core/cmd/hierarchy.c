@@ -2,7 +2,7 @@
  * SetPrimaryPolicy, ChangePPS, ChangeEPS */
 #include "engine_int.h"
 #include "nv/nv.h"
-#include "state/store.h"
+#include "txn.h"
 
 static TPM_RC rd_yes_no(struct rd *r, bool *v)
 {
@@ -25,32 +25,18 @@ static void flush_hierarchy(struct pqtpm_engine *e, TPM_HANDLE hier)
 				object_release(cl, cl->objects[i]);
 }
 
-/* Persistent objects of the hierarchies in mask (bit HIER_*) leave the table; they are freed
- * only once the state without them is saved (a failed save puts the table back). */
-struct dropped {
-	struct object *o[MAX_PERSISTENT_OBJECTS];
-	unsigned n;
-};
-
-static void drop_persistent(struct pqtpm_engine *e, unsigned mask, struct dropped *d)
+/* Persistent objects of the hierarchies in mask (bit HIER_*) leave the table; the transaction
+ * frees them once the state without them is saved (a failed save puts the table back). */
+static TPM_RC drop_persistent(struct pqtpm_engine *e, unsigned mask)
 {
 	for (int i = 0; i < MAX_PERSISTENT_OBJECTS; i++) {
 		struct object *o = e->ps.persistent[i];
 
 		if (o && (mask & (1u << hier_index(o->hierarchy)))) {
-			d->o[d->n++] = o;
+			TRY(txn_drop_persistent(e, o));
 			e->ps.persistent[i] = NULL;
 		}
 	}
-}
-
-/* Save now; on success free what was dropped. On failure dispatch restores the table. */
-static TPM_RC commit_dropped(struct pqtpm_engine *e, struct dropped *d)
-{
-	TRY(state_commit(e));
-	for (unsigned i = 0; i < d->n; i++)
-		object_wipe_free(d->o[i]);
-	d->n = 0;
 	return TPM_RC_SUCCESS;
 }
 
@@ -116,7 +102,6 @@ static TPM_RC clear(struct cmd *c)
 {
 	struct pqtpm_engine *e = c->e;
 	struct persist *ps = &e->ps;
-	struct dropped d = { .n = 0 };
 
 	TRY(cmd_params_done(c));
 	if (ps->disable_clear)
@@ -134,7 +119,7 @@ static TPM_RC clear(struct cmd *c)
 	}
 	flush_hierarchy(e, TPM_RH_OWNER);
 	flush_hierarchy(e, TPM_RH_ENDORSEMENT);
-	drop_persistent(e, 1u << HIER_OWNER | 1u << HIER_ENDORSEMENT, &d);
+	TRY(drop_persistent(e, 1u << HIER_OWNER | 1u << HIER_ENDORSEMENT));
 	nv_clear_owner(e);
 	engine_clock_sync(e);
 	ps->clock = 0;
@@ -142,7 +127,7 @@ static TPM_RC clear(struct cmd *c)
 	ps->reset_count = 0;
 	ps->restart_count = 0;
 	engine_dirty(e);
-	return commit_dropped(e, &d);
+	return TPM_RC_SUCCESS;
 }
 
 static TPM_RC clear_control(struct cmd *c)
@@ -183,7 +168,6 @@ static TPM_RC change_pps(struct cmd *c)
 {
 	struct pqtpm_engine *e = c->e;
 	struct hierarchy *h = &e->ps.hier[HIER_PLATFORM];
-	struct dropped d = { .n = 0 };
 
 	TRY(cmd_params_done(c));
 	TRY(crypto_random(h->seed, PRIMARY_SEED_SIZE));
@@ -191,9 +175,9 @@ static TPM_RC change_pps(struct cmd *c)
 	h->policy.size = 0;
 	h->policy_alg = TPM_ALG_NULL;
 	flush_hierarchy(e, TPM_RH_PLATFORM);
-	drop_persistent(e, 1u << HIER_PLATFORM, &d);
+	TRY(drop_persistent(e, 1u << HIER_PLATFORM));
 	engine_dirty(e);
-	return commit_dropped(e, &d);
+	return TPM_RC_SUCCESS;
 }
 
 /* Part 3 §24.5: a new endorsement seed and proof, endorsementAuth and -Policy empty, ehEnable
@@ -202,7 +186,6 @@ static TPM_RC change_eps(struct cmd *c)
 {
 	struct pqtpm_engine *e = c->e;
 	struct hierarchy *h = &e->ps.hier[HIER_ENDORSEMENT];
-	struct dropped d = { .n = 0 };
 
 	TRY(cmd_params_done(c));
 	TRY(crypto_random(h->seed, PRIMARY_SEED_SIZE));
@@ -212,9 +195,9 @@ static TPM_RC change_eps(struct cmd *c)
 	h->policy_alg = TPM_ALG_NULL;
 	e->eh_enable = true;
 	flush_hierarchy(e, TPM_RH_ENDORSEMENT);
-	drop_persistent(e, 1u << HIER_ENDORSEMENT, &d);
+	TRY(drop_persistent(e, 1u << HIER_ENDORSEMENT));
 	engine_dirty(e);
-	return commit_dropped(e, &d);
+	return TPM_RC_SUCCESS;
 }
 
 const struct cmd_def cmds_hierarchy[] = {

@@ -1,6 +1,7 @@
 /* Object commands (Part 3 §12): Create, CreateLoaded, Load, LoadExternal, ReadPublic,
  * ObjectChangeAuth, Unseal. The object semantics live in object/; these handlers read the
  * parameters, add parameter and handle numbers to the codes, and write the responses. */
+#include "compute.h"
 #include "object/object.h"
 
 static TPM_RC rd_private(struct rd *r, struct tpm2b_private *p)
@@ -8,25 +9,38 @@ static TPM_RC rd_private(struct rd *r, struct tpm2b_private *p)
 	return rd_tpm2b(r, p->b, sizeof(p->b), &p->size);
 }
 
+/* The key pair of an ordinary object (Create, CreateLoaded), made from the template and the
+ * system DRBG without the engine lock (compute.h): the parent is found again afterwards. */
+static TPM_RC generate_unlocked(struct cmd *c, struct tpmt_public *pub,
+				const struct tpms_sensitive_create *sc, struct tpmt_sensitive *sens)
+{
+	TPM_RC rc, relock;
+
+	TRY(cmd_unlock(c));
+	rc = object_generate(crypto_system_rng(), pub, sc, sens);
+	relock = cmd_relock(c);
+	return rc != TPM_RC_SUCCESS ? rc : relock;
+}
+
 /* ---- Create ---- */
 
-static TPM_RC create_object(const struct object *parent, struct tpmt_public *pub,
+static TPM_RC create_object(struct cmd *c, struct tpmt_public *pub,
 			    const struct tpms_sensitive_create *sc, struct tpm2b_private *priv)
 {
 	struct tpmt_sensitive sens;
 	TPM_RC rc;
 
-	TRY(object_check_inputs(parent, pub, sc));
-	rc = object_generate(crypto_system_rng(), pub, sc, &sens);
+	TRY(object_check_inputs(c->obj[0], pub, sc));
+	rc = generate_unlocked(c, pub, sc, &sens);
 	if (rc == TPM_RC_SUCCESS)
-		rc = object_wrap(parent, pub, &sens, priv);
+		rc = object_wrap(c->obj[0], pub, &sens, priv);
 	crypto_wipe(&sens, sizeof(sens));
 	return rc;
 }
 
 static TPM_RC create(struct cmd *c)
 {
-	const struct object *parent = c->obj[0];
+	const struct object *parent;
 	struct tpms_sensitive_create sc;
 	struct tpmt_public pub;
 	struct tpm2b_data outside;
@@ -40,12 +54,13 @@ static TPM_RC create(struct cmd *c)
 	TRYP(3, rd_tpm2b(&c->in, outside.b, sizeof(outside.b), &outside.size));
 	TRYP(4, rd_pcr_selection(&c->in, &pcrs));
 	rc = cmd_params_done(c);
-	if (rc == TPM_RC_SUCCESS && !object_is_storage_parent(parent))
+	if (rc == TPM_RC_SUCCESS && !object_is_storage_parent(c->obj[0]))
 		rc = rc_handle(TPM_RC_TYPE, 1);
 	if (rc == TPM_RC_SUCCESS)
-		rc = create_object(parent, &pub, &sc, &priv);
+		rc = create_object(c, &pub, &sc, &priv);
 	crypto_wipe(&sc, sizeof(sc));
 	TRY(rc);
+	parent = c->obj[0]; /* found again after the key was made */
 	TRY(object_name(&pub, &name));
 	TRY(wr_tpm2b(&c->out, priv.b, priv.size));
 	TRY(wr_tpm2b_public(&c->out, &pub));
@@ -70,6 +85,7 @@ static TPM_RC create_loaded(struct cmd *c)
 	const struct object *parent = c->obj[0];
 	struct tpms_sensitive_create sc;
 	struct tpmt_public tmpl;
+	struct tpmt_sensitive sens;
 	struct object *o;
 	TPM_RC rc;
 
@@ -80,8 +96,16 @@ static TPM_RC create_loaded(struct cmd *c)
 		rc = rc_handle(TPM_RC_TYPE, 1);
 	if (rc == TPM_RC_SUCCESS)
 		rc = object_check_inputs(parent, &tmpl, &sc);
-	if (rc == TPM_RC_SUCCESS)
-		rc = object_new(c, parent, c->handle[0], &tmpl, &sc, &o);
+	if (rc == TPM_RC_SUCCESS && parent) {
+		rc = generate_unlocked(c, &tmpl, &sc, &sens);
+		parent = c->obj[0]; /* found again after the key was made */
+		if (rc == TPM_RC_SUCCESS)
+			rc = object_load_made(c, parent, c->handle[0], &tmpl, &sens, &o);
+		crypto_wipe(&sens, sizeof(sens));
+	} else if (rc == TPM_RC_SUCCESS) {
+		/* a primary under a hierarchy, as object_new makes it, under the lock */
+		rc = object_new(c, NULL, c->handle[0], &tmpl, &sc, &o);
+	}
 	crypto_wipe(&sc, sizeof(sc));
 	TRY(rc);
 	rc = write_created(c, parent, o);

@@ -1,5 +1,20 @@
-/* CreatePrimary (Part 3 §24.1): a primary object derived from a hierarchy's seed, loaded. */
+/* CreatePrimary (Part 3 §24.1): a primary object derived from a hierarchy's seed, loaded. A
+ * key that the primary cache does not hold is made without the engine lock (compute.h), from
+ * a copy of the seed. */
+#include "compute.h"
 #include "object/object.h"
+
+/* The key of m, made without the engine lock. */
+static TPM_RC generate_unlocked(struct cmd *c, struct primary_made *m,
+				const struct tpms_sensitive_create *sc)
+{
+	TPM_RC rc, relock;
+
+	TRY(cmd_unlock(c));
+	rc = object_primary_generate(m, sc);
+	relock = cmd_relock(c);
+	return rc != TPM_RC_SUCCESS ? rc : relock;
+}
 
 static TPM_RC create_primary(struct cmd *c)
 {
@@ -7,6 +22,7 @@ static TPM_RC create_primary(struct cmd *c)
 	struct tpmt_public tmpl;
 	struct tpm2b_data outside;
 	struct tpml_pcr_selection pcrs;
+	struct primary_made m;
 	struct object *o;
 	TPM_RC rc;
 
@@ -18,7 +34,14 @@ static TPM_RC create_primary(struct cmd *c)
 	if (rc == TPM_RC_SUCCESS)
 		rc = object_check_inputs(NULL, &tmpl, &sc);
 	if (rc == TPM_RC_SUCCESS)
-		rc = object_new(c, NULL, c->handle[0], &tmpl, &sc, &o);
+		rc = object_primary_begin(c->e, c->handle[0], &tmpl, &sc, &m);
+	if (rc == TPM_RC_SUCCESS && !m.cached)
+		rc = generate_unlocked(c, &m, &sc);
+	if (rc == TPM_RC_SUCCESS)
+		rc = object_primary_end(c->e, &m);
+	if (rc == TPM_RC_SUCCESS)
+		rc = object_load_made(c, NULL, c->handle[0], &m.pub, &m.sens, &o);
+	crypto_wipe(&m, sizeof(m));
 	crypto_wipe(&sc, sizeof(sc));
 	if (rc != TPM_RC_SUCCESS)
 		return rc;

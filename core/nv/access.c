@@ -2,7 +2,6 @@
  * handle area, the AUTHREAD/AUTHWRITE and POLICYREAD/POLICYWRITE rules of an authorization by
  * the index itself, the OWNER/PP rules of one by a hierarchy, locks, and PIN counting. */
 #include "nv/nv.h"
-#include "state/store.h"
 
 bool nv_accessible(const struct pqtpm_engine *e, const struct nv_index *idx)
 {
@@ -97,7 +96,8 @@ TPM_RC nv_auth_checked(struct cmd *c, unsigned slot, bool ok)
 		return TPM_RC_SUCCESS;
 	nv_begin_change(c->e);
 	nv_put_u64(c->e->ps.nv, idx, nv);
-	return state_commit(c->e);
+	/* counted even if the command fails */
+	return txn_keep_nv(c->e, idx->pub.handle, nv);
 }
 
 TPM_RC nv_read_access(const struct cmd *c, const struct nv_index *idx)

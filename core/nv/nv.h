@@ -16,6 +16,7 @@
 #define PQTPM_NV_H
 
 #include "engine_int.h"
+#include "txn.h" /* nv_begin_change */
 
 #define NV_MAX_INDICES 256		/* defined at once */
 #define NV_INDEX_MAX 8192		/* one index's data, PQTPM_CAPS_V185 (PQ certificates) */
@@ -63,10 +64,6 @@ struct nv_store {
 struct nv_ram {
 	TPM_HANDLE handle[NV_MAX_INDICES]; /* 0: unused */
 	uint64_t value[NV_MAX_INDICES];
-	bool undo;			/* this command changed value[undo_slot] from undo_value */
-	int undo_slot;
-	TPM_HANDLE undo_handle;
-	uint64_t undo_value;
 };
 
 static inline unsigned nv_type(uint32_t attributes)
@@ -100,14 +97,6 @@ uint64_t nv_get_u64(struct nv_store *s, const struct nv_index *idx);
 void nv_put_u64(struct nv_store *s, const struct nv_index *idx, uint64_t v);
 /* Ascending handles from 'from' on: the next defined one, 0 when none. */
 TPM_HANDLE nv_next_handle(const struct nv_store *s, TPM_HANDLE from);
-
-/* ---- changing the store during a command (nv/store.c) ----
- * Call before the first change a command makes: copies the store aside once per command so
- * that dispatch can put it back if the state cannot be saved. Then mark the state dirty. */
-void nv_begin_change(struct pqtpm_engine *e);
-/* Dispatch: a command starts; a failed save puts the copy back. */
-void nv_command_start(struct pqtpm_engine *e);
-void nv_rollback(struct pqtpm_engine *e);
 
 /* ---- TPMS_NV_PUBLIC and Names (nv/public.c) ---- */
 TPM_RC rd_nv_public(struct rd *r, struct nv_public *pub);	/* TPMS_NV_PUBLIC */
@@ -149,9 +138,6 @@ void nv_orderly_flush(struct pqtpm_engine *e);
 /* Power loss: RAM values are gone. */
 void nv_orderly_drop(struct pqtpm_engine *e);
 void nv_orderly_forget(struct pqtpm_engine *e, TPM_HANDLE h);
-/* A command starts / its changes are rolled back (with the store). */
-void nv_orderly_command_start(struct pqtpm_engine *e);
-void nv_orderly_rollback(struct pqtpm_engine *e);
 
 /* ---- lifecycle (nv/lifecycle.c) ---- */
 /* Startup: TPM Reset/Restart (startup_clear) clear READLOCKED, WRITELOCKED of WRITE_STCLEAR

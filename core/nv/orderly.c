@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "nv/nv.h"
-#include "state/store.h"
+#include "txn.h"
 
 static bool orderly_counter(const struct nv_index *idx)
 {
@@ -74,12 +74,7 @@ void nv_counter_set(struct pqtpm_engine *e, struct nv_index *idx, uint64_t v, bo
 	if (i >= 0) {
 		struct nv_ram *ram = e->nv_ram;
 
-		if (!ram->undo) {
-			ram->undo = true;
-			ram->undo_slot = i;
-			ram->undo_handle = ram->handle[i];
-			ram->undo_value = ram->value[i];
-		}
+		txn_ram_change(e, i);
 		ram->value[i] = v;
 		/* the first write (WRITTEN) and every rollover go to the store */
 		*durable = (v & NV_ORDERLY_COUNT) == 0 || !(idx->pub.attributes & TPMA_NV_WRITTEN);
@@ -119,22 +114,4 @@ void nv_orderly_forget(struct pqtpm_engine *e, TPM_HANDLE h)
 
 	if (i >= 0)
 		e->nv_ram->handle[i] = 0;
-}
-
-void nv_orderly_command_start(struct pqtpm_engine *e)
-{
-	if (e->nv_ram)
-		e->nv_ram->undo = false;
-}
-
-void nv_orderly_rollback(struct pqtpm_engine *e)
-{
-	struct nv_ram *ram = e->nv_ram;
-
-	if (!ram || !ram->undo)
-		return;
-	/* a new slot had value 0: the stored value rules again */
-	ram->value[ram->undo_slot] = ram->undo_value;
-	ram->handle[ram->undo_slot] = ram->undo_value ? ram->undo_handle : 0;
-	ram->undo = false;
 }

@@ -1,4 +1,4 @@
-/* The NV index table: slots, the data arena, and the per-command copy for a rollback. */
+/* The NV index table: slots and the data arena (a command's copy for a rollback: txn.c). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -122,34 +122,4 @@ TPM_HANDLE nv_next_handle(const struct nv_store *s, TPM_HANDLE from)
 			best = h;
 	}
 	return best;
-}
-
-/* ---- the per-command copy ---- */
-
-void nv_command_start(struct pqtpm_engine *e)
-{
-	e->nv_snapped = false;
-	nv_orderly_command_start(e);
-}
-
-void nv_begin_change(struct pqtpm_engine *e)
-{
-	if (e->nv_snapped)
-		return;
-	if (!e->nv_snap)
-		e->nv_snap = nv_store_new();
-	/* Without memory for the copy a failed save cannot be undone in RAM; the command still
-	 * fails and the file keeps the old state, which the next start loads. */
-	if (e->nv_snap) {
-		*e->nv_snap = *e->ps.nv;
-		e->nv_snapped = true;
-	}
-}
-
-void nv_rollback(struct pqtpm_engine *e)
-{
-	if (e->nv_snapped && e->nv_snap && e->ps.nv)
-		*e->ps.nv = *e->nv_snap;
-	e->nv_snapped = false;
-	nv_orderly_rollback(e);
 }

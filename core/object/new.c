@@ -38,3 +38,25 @@ TPM_RC object_new(struct cmd *c, const struct object *parent, TPM_HANDLE hierarc
 	*out = o;
 	return TPM_RC_SUCCESS;
 }
+
+TPM_RC object_load_made(struct cmd *c, const struct object *parent, TPM_HANDLE hierarchy,
+			const struct tpmt_public *pub, const struct tpmt_sensitive *sens,
+			struct object **out)
+{
+	struct object *o;
+	TPM_RC rc;
+
+	TRY(object_alloc(c->client, OBJ_KEY, &o));
+	o->pub = *pub;
+	o->sens = *sens;
+	o->has_sensitive = true;
+	o->hierarchy = parent ? parent->hierarchy : hierarchy;
+	o->is_primary = !parent;
+	rc = object_set_names(o, parent);
+	if (rc != TPM_RC_SUCCESS) {
+		object_release(c->client, o);
+		return rc;
+	}
+	*out = o;
+	return TPM_RC_SUCCESS;
+}

@@ -38,7 +38,27 @@ TPM_RC object_check_create(const struct object *parent, const struct tpmt_public
 TPM_RC object_generate(struct crypto_rng *rng, struct tpmt_public *pub,
 		       const struct tpms_sensitive_create *sc, struct tpmt_sensitive *sens);
 
-/* Primary objects: deterministic from the hierarchy seed and the template. */
+/* A primary in three steps (object/primary.c), so that its key generation can run without
+ * the engine lock (compute.h): begin (locked) looks in the primary cache and copies the seed;
+ * generate (unlocked, on m alone) makes the key from that copy when the cache had none; end
+ * (locked) fails with TPM_RC_RETRY if the seed changed meanwhile, and caches what was made. */
+struct primary_made {
+	TPM_HANDLE hierarchy;
+	bool cached;		/* from the cache: nothing to generate */
+	bool cacheable;		/* key below is the cache key */
+	uint8_t seed[PRIMARY_SEED_SIZE];
+	uint8_t key[32];
+	struct tpmt_public pub;	/* the template; with unique once made */
+	struct tpmt_sensitive sens;
+};
+TPM_RC object_primary_begin(struct pqtpm_engine *e, TPM_HANDLE hierarchy,
+			    const struct tpmt_public *tmpl, const struct tpms_sensitive_create *sc,
+			    struct primary_made *m);
+TPM_RC object_primary_generate(struct primary_made *m, const struct tpms_sensitive_create *sc);
+TPM_RC object_primary_end(struct pqtpm_engine *e, struct primary_made *m);
+
+/* Primary objects: deterministic from the hierarchy seed and the template (the three steps
+ * above at once, under the lock). */
 TPM_RC object_create_primary(struct pqtpm_engine *e, TPM_HANDLE hierarchy,
 			     struct tpmt_public *pub, const struct tpms_sensitive_create *sc,
 			     struct tpmt_sensitive *sens);
@@ -96,6 +116,10 @@ TPM_RC object_check_inputs(const struct object *parent, const struct tpmt_public
 TPM_RC object_new(struct cmd *c, const struct object *parent, TPM_HANDLE hierarchy,
 		  const struct tpmt_public *tmpl, const struct tpms_sensitive_create *sc,
 		  struct object **out);
+/* The same for a key already made (pub with its unique, sens): loaded for c->client. */
+TPM_RC object_load_made(struct cmd *c, const struct object *parent, TPM_HANDLE hierarchy,
+			const struct tpmt_public *pub, const struct tpmt_sensitive *sens,
+			struct object **out);
 
 /* ---- creation data (creation.c) ----
  * Write creationData (TPM2B_CREATION_DATA), creationHash and creationTicket to c->out for a

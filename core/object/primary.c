@@ -152,39 +152,79 @@ void primary_cache_free(struct pqtpm_engine *e)
 	e->primary_cache = NULL;
 }
 
+TPM_RC object_primary_begin(struct pqtpm_engine *e, TPM_HANDLE hierarchy,
+			    const struct tpmt_public *tmpl, const struct tpms_sensitive_create *sc,
+			    struct primary_made *m)
+{
+	const uint8_t *seed = hier_seed(e, hierarchy);
+	struct primary_entry *hit;
+
+	memset(m, 0, sizeof(*m));
+	if (!seed)
+		return TPM_RC_HIERARCHY;
+	m->hierarchy = hierarchy;
+	m->pub = *tmpl;
+	memcpy(m->seed, seed, PRIMARY_SEED_SIZE);
+	if (tmpl->type == TPM_ALG_RSA || tmpl->type == TPM_ALG_ECC)
+		m->cacheable = cache_key(hierarchy, seed, tmpl, sc, m->key) == TPM_RC_SUCCESS;
+	hit = m->cacheable ? cache_find(e->primary_cache, m->key) : NULL;
+	if (hit) {
+		hit->last_use = ++e->primary_cache->uses;
+		m->pub = hit->pub;
+		m->sens = hit->sens;
+		m->sens.auth_value = sc->user_auth; /* as object_generate sets it */
+		m->cached = true;
+	}
+	return TPM_RC_SUCCESS;
+}
+
+TPM_RC object_primary_generate(struct primary_made *m, const struct tpms_sensitive_create *sc)
+{
+	struct crypto_kdf_rng k;
+	struct tpm2b_name tmpl;
+	TPM_RC rc;
+
+	/* the Name of the template as given, unique included */
+	TRY(object_name(&m->pub, &tmpl));
+	rc = crypto_kdf_rng_init(&k, m->pub.name_alg, m->seed, PRIMARY_SEED_SIZE, PRIMARY_LABEL,
+				 tmpl.b, tmpl.size, sc->data.b, sc->data.size);
+	if (rc == TPM_RC_SUCCESS)
+		rc = object_generate(&k.rng, &m->pub, sc, &m->sens);
+	crypto_kdf_rng_wipe(&k);
+	return rc;
+}
+
+TPM_RC object_primary_end(struct pqtpm_engine *e, struct primary_made *m)
+{
+	const uint8_t *seed = hier_seed(e, m->hierarchy);
+
+	if (m->cached)
+		return TPM_RC_SUCCESS;
+	/* Clear, ChangePPS/EPS or a TPM Reset replaced the seed while the key was being made:
+	 * the key belongs to no hierarchy that exists now */
+	if (!seed || !crypto_ct_equal(seed, m->seed, PRIMARY_SEED_SIZE))
+		return TPM_RC_RETRY;
+	if (m->cacheable)
+		cache_put(e, m->hierarchy, m->seed, m->key, &m->pub, &m->sens);
+	return TPM_RC_SUCCESS;
+}
+
 TPM_RC object_create_primary(struct pqtpm_engine *e, TPM_HANDLE hierarchy,
 			     struct tpmt_public *pub, const struct tpms_sensitive_create *sc,
 			     struct tpmt_sensitive *sens)
 {
-	const uint8_t *seed = hier_seed(e, hierarchy);
-	struct primary_entry *hit;
-	struct crypto_kdf_rng k;
-	struct tpm2b_name tmpl;
-	uint8_t key[KEY_SIZE];
-	bool cache = false;
+	struct primary_made m;
 	TPM_RC rc;
 
-	if (!seed)
-		return TPM_RC_HIERARCHY;
-	/* the Name of the template as given, unique included */
-	TRY(object_name(pub, &tmpl));
-	if (pub->type == TPM_ALG_RSA || pub->type == TPM_ALG_ECC)
-		cache = cache_key(hierarchy, seed, pub, sc, key) == TPM_RC_SUCCESS;
-	hit = cache ? cache_find(e->primary_cache, key) : NULL;
-	if (hit) {
-		hit->last_use = ++e->primary_cache->uses;
-		*pub = hit->pub;
-		*sens = hit->sens;
-		sens->auth_value = sc->user_auth; /* as object_generate sets it */
-		return TPM_RC_SUCCESS;
-	}
-	rc = crypto_kdf_rng_init(&k, pub->name_alg, seed, PRIMARY_SEED_SIZE, PRIMARY_LABEL,
-				 tmpl.b, tmpl.size, sc->data.b, sc->data.size);
+	rc = object_primary_begin(e, hierarchy, pub, sc, &m);
+	if (rc == TPM_RC_SUCCESS && !m.cached)
+		rc = object_primary_generate(&m, sc);
 	if (rc == TPM_RC_SUCCESS)
-		rc = object_generate(&k.rng, pub, sc, sens);
-	crypto_kdf_rng_wipe(&k);
-	if (rc == TPM_RC_SUCCESS && cache)
-		cache_put(e, hierarchy, seed, key, pub, sens);
-	crypto_wipe(key, sizeof(key));
+		rc = object_primary_end(e, &m);
+	if (rc == TPM_RC_SUCCESS) {
+		*pub = m.pub;
+		*sens = m.sens;
+	}
+	crypto_wipe(&m, sizeof(m));
 	return rc;
 }

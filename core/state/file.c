@@ -402,25 +402,6 @@ out:
 	return rc;
 }
 
-TPM_RC state_commit(struct pqtpm_engine *e)
-{
-	int rc = state_save(e);
-
-	if (rc == 0) {
-		/* durable now: a later failure of the command rolls back to here (a command
-		 * without a snapshot rolls back by loading the file again) */
-		if (e->ps_snapped)
-			e->ps_snap = e->ps;
-		e->nv_snapped = false;
-		nv_orderly_command_start(e);
-		e->dirty = false;
-		return TPM_RC_SUCCESS;
-	}
-	engine_log(e, PQTPM_LOG_ERROR, "%s/%s: cannot save the state: %s", e->state_dir,
-		   STATE_FILE, strerror(-rc));
-	return TPM_RC_NV_UNAVAILABLE;
-}
-
 /* ---- commands on a shared directory ---- */
 
 /* This process's id, without a getpid() system call on every locked command: kept once

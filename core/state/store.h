@@ -47,12 +47,6 @@ int state_load(struct pqtpm_engine *e, char *err, size_t errlen);
  * since e->ps was loaded. */
 int state_save(struct pqtpm_engine *e);
 
-/* For handlers that change e->ps themselves: state_save, logging a failure, as a TPM_RC
- * (TPM_RC_NV_UNAVAILABLE when the state could not be written, so the handler undoes its
- * change and the command fails). On success what the command changed so far is durable:
- * dispatch's rollback point moves here and nothing is left to save. */
-TPM_RC state_commit(struct pqtpm_engine *e);
-
 /* A command (or an engine open) on the state directory: lock it and, if the state file is
  * not the one e->ps came from, load it (keeping the larger Clock). With no state file yet,
  * e->state_id.known stays false. Returns 0 or a negative errno with a message in err (the

@@ -1,6 +1,8 @@
 /* pqtpm engine: one instance = one TPM = one state directory.
  *
- * Thread-safe: commands and signals on one instance are serialized by the engine.
+ * Thread-safe: commands and signals on one instance act as if one ran at a time; the key
+ * generation of one client's command runs while other clients' commands go on (so give each
+ * thread its own client for parallelism). One client's commands run one after the other.
  * A client is one connection (an MSSIM socket, a PKCS#11 process): the transient objects,
  * sessions and sequences it creates are visible only to it and flushed when it is freed.
  */

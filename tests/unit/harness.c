@@ -170,7 +170,8 @@ TPM_RC harness_raw(struct harness *h, const uint8_t *cmd, size_t len, uint8_t *o
 
 TPM_RC harness_run(struct harness *h, struct cmdbuf *b, struct rd *rsp, TPM_HANDLE *rh)
 {
-	static uint8_t cmd[PQTPM_MAX_COMMAND_SIZE + 1024];
+	/* one per thread: two harnesses on one engine may run commands at once */
+	static _Thread_local uint8_t cmd[PQTPM_MAX_COMMAND_SIZE + 1024];
 	const struct cmd_def *def = cmd_lookup(b->cc);
 	size_t len = cmd_bytes(b, cmd, sizeof(cmd));
 	struct rd r;
