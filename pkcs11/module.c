@@ -87,6 +87,7 @@ static void forget_parent(void)
 	memcpy(&os_lock, &fresh, sizeof(os_lock));
 	app_mutex = NULL;
 	memset(&p11, 0, sizeof(p11));
+	p11_objects_forget();
 	p11_tpm_forget();
 }
 
@@ -147,10 +148,12 @@ CK_RV C_Finalize(CK_VOID_PTR pReserved)
 		return CKR_ARGUMENTS_BAD;
 	if (p11_enter() != CKR_OK)
 		return CKR_CRYPTOKI_NOT_INITIALIZED;
-	for (i = 0; i < P11_MAX_SESSIONS; i++)
-		free(p11.sessions[i]);
 	for (i = 0; i < p11.ntokens; i++)
+		p11_session_close_all(p11.tokens[i].id);
+	for (i = 0; i < p11.ntokens; i++) {
+		p11_objects_drop_slot(p11.tokens[i].id);
 		p11_logout(&p11.tokens[i]);
+	}
 	p11_tpm_close();
 	p11_store_close(p11.store);
 	memset(&p11, 0, sizeof(p11));

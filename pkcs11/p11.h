@@ -67,6 +67,13 @@ CK_RV p11_store_token_replace(struct p11_store *s, const struct p11_token_row *r
 CK_RV p11_store_token_set_user(struct p11_store *s, CK_SLOT_ID id, const struct p11_blob *pub,
 			       const struct p11_blob *priv);
 CK_RV p11_store_token_set_so(struct p11_store *s, CK_SLOT_ID id, const struct p11_blob *priv);
+/* Token objects: the rows of token id, ascending; one object in full; one added (its row in
+ * o->row) or deleted, each in one transaction. */
+struct p11_object;
+CK_RV p11_store_object_rows(struct p11_store *s, CK_SLOT_ID id, int64_t **rows, size_t *n);
+CK_RV p11_store_object_load(struct p11_store *s, int64_t row, struct p11_object *o);
+CK_RV p11_store_object_add(struct p11_store *s, struct p11_object *o);
+CK_RV p11_store_object_delete(struct p11_store *s, int64_t row);
 
 /* ---- the TPM (tpm.c) ---- */
 /* The connection and the storage key, opened at first use: CKR_OK or CKR_DEVICE_ERROR. */
@@ -89,6 +96,17 @@ CK_RV p11_tpm_rewrap_pin(const char *old_pin, const char *new_pin, const struct 
 /* The TPM's dictionary-attack count and limit. */
 CK_RV p11_tpm_da(uint32_t *failed, uint32_t *max_tries);
 CK_RV p11_tpm_random(uint8_t *out, size_t len);
+/* A digest of hash (TPM_ALG_SHA*) over data of any length: out (64 bytes), *len. */
+CK_RV p11_tpm_hash(TPM_ALG_ID hash, const uint8_t *data, size_t len, uint8_t *out,
+		   size_t *out_len);
+/* A key created under the storage key from tmpl, its authValue auth: its blobs. */
+CK_RV p11_tpm_create_key(const struct pqtpm_tss_public *tmpl, const char *auth,
+			 struct p11_blob *pub, struct p11_blob *priv);
+/* The private key object loaded (once; kept until destroyed or C_Finalize). */
+CK_RV p11_tpm_load(struct p11_object *o, TPM_HANDLE *h);
+/* A public key alone (LoadExternal in the NULL hierarchy), to verify with; flush after. */
+CK_RV p11_tpm_load_public(const struct p11_blob *pub, TPM_HANDLE *h);
+void p11_tpm_flush(TPM_HANDLE h);
 
 /* ---- module state (module.c) ---- */
 struct p11_token {
@@ -99,11 +117,86 @@ struct p11_token {
 	struct p11_token_row row;
 };
 #define P11_NOBODY ((CK_USER_TYPE)-1)
+struct p11_object;
+/* An operation in progress on a session (sign, verify, digest): its data is collected and the
+ * TPM asked once at the end. */
+struct p11_op {
+	bool active;
+	bool multi; /* an Update came: the single-part call is no longer allowed */
+	CK_MECHANISM_TYPE mech;
+	CK_OBJECT_HANDLE key;
+	TPM_ALG_ID hash; /* RSA-PSS: the digest's hash */
+	uint8_t ctx[255]; /* ML-DSA: the context string */
+	size_t ctx_len;
+	uint8_t *data;
+	size_t len, cap;
+};
+CK_RV p11_op_append(struct p11_op *op, const uint8_t *data, size_t len);
+/* The operation over: its data wiped and freed. */
+void p11_op_end(struct p11_op *op);
 struct p11_session {
 	CK_SESSION_HANDLE handle;
 	CK_SLOT_ID slot;
 	CK_FLAGS flags;
+	struct p11_op sign, verify, digest;
+	bool finding;
+	CK_OBJECT_HANDLE *found;
+	size_t nfound, found_pos;
 };
+
+/* ---- objects (object.c, attr.c) ---- */
+struct p11_attr {
+	CK_ATTRIBUTE_TYPE type;
+	CK_ULONG len;
+	uint8_t *value;
+};
+struct p11_object {
+	CK_OBJECT_HANDLE handle;
+	CK_SLOT_ID slot;
+	int64_t row;		   /* its row in the store (token objects); 0: a session object */
+	CK_SESSION_HANDLE session; /* session objects: the session that made it */
+	struct p11_attr *attrs;
+	size_t nattrs;
+	struct p11_blob *tpm_pub, *tpm_priv; /* the TPM key (keys only); priv: private keys */
+	TPM_HANDLE loaded;		     /* the TPM's handle while it is loaded (0: not) */
+};
+#define P11_MAX_OBJECTS 4096
+/* Attributes of an object (attr.c): the value of type, or NULL. */
+const struct p11_attr *p11_attr_find(const struct p11_object *o, CK_ATTRIBUTE_TYPE type);
+CK_RV p11_attr_set(struct p11_object *o, CK_ATTRIBUTE_TYPE type, const void *value,
+		   CK_ULONG len);
+CK_RV p11_attr_set_bool(struct p11_object *o, CK_ATTRIBUTE_TYPE type, bool v);
+CK_RV p11_attr_set_ulong(struct p11_object *o, CK_ATTRIBUTE_TYPE type, CK_ULONG v);
+bool p11_attr_bool(const struct p11_object *o, CK_ATTRIBUTE_TYPE type, bool dflt);
+CK_ULONG p11_attr_ulong(const struct p11_object *o, CK_ATTRIBUTE_TYPE type, CK_ULONG dflt);
+/* Whether the object matches every attribute of the template. */
+bool p11_attr_match(const struct p11_object *o, const CK_ATTRIBUTE *tmpl, CK_ULONG n);
+/* A template's attribute of type, or NULL; a CK_BBOOL / CK_ULONG one checked for its size. */
+const CK_ATTRIBUTE *p11_tmpl_find(const CK_ATTRIBUTE *tmpl, CK_ULONG n, CK_ATTRIBUTE_TYPE type);
+CK_RV p11_tmpl_bool(const CK_ATTRIBUTE *tmpl, CK_ULONG n, CK_ATTRIBUTE_TYPE type, bool *v);
+CK_RV p11_tmpl_ulong(const CK_ATTRIBUTE *tmpl, CK_ULONG n, CK_ATTRIBUTE_TYPE type, CK_ULONG *v);
+
+struct p11_object *p11_object_new(CK_SLOT_ID slot);
+void p11_object_free(struct p11_object *o);
+/* Give the object a handle (it joins the module's table): CKR_OK or CKR_DEVICE_MEMORY. */
+CK_RV p11_object_add(struct p11_object *o);
+/* The object of handle h that session s may see (private objects only when the user is logged
+ * in): CKR_OBJECT_HANDLE_INVALID if none. */
+CK_RV p11_object_get(const struct p11_session *s, const struct p11_token *tok,
+		     CK_OBJECT_HANDLE h, struct p11_object **o);
+/* The token's objects as the store has them now (objects of other processes appear, deleted
+ * ones go). */
+CK_RV p11_objects_sync(struct p11_token *tok);
+/* Session objects of session h go with it; all objects of a slot (C_InitToken, C_Finalize). */
+void p11_objects_drop_session(CK_SESSION_HANDLE h);
+void p11_objects_drop_slot(CK_SLOT_ID slot);
+/* After fork: the parent's objects go without a word to the TPM. */
+void p11_objects_forget(void);
+/* Whether session s may see o. */
+bool p11_object_visible(const struct p11_session *s, const struct p11_token *tok,
+			const struct p11_object *o);
+extern struct p11_object *p11_objects[P11_MAX_OBJECTS];
+
 struct p11_module {
 	bool initialized;
 	pid_t pid;
@@ -128,6 +221,8 @@ CK_RV p11_done(CK_RV rv);
 CK_RV p11_slots_refresh(void);
 /* The token in slot id (refreshing once if unknown); NULL: CKR_SLOT_ID_INVALID. */
 struct p11_token *p11_token_find(CK_SLOT_ID id);
+/* A slot that exists: a token's or the empty one. */
+bool p11_slot_valid(CK_SLOT_ID id);
 /* The store, opened at first use when it exists (create: make it). */
 CK_RV p11_store(bool create, struct p11_store **out);
 /* Blank-padded copy of a string into a fixed-size PKCS#11 field. */

@@ -87,6 +87,8 @@ typedef struct CK_FUNCTION_LIST_3_0 {
 #define P11_DECLARE_30(name, type) type name;
 P11_FUNCTIONS_30(P11_DECLARE_30)
 
+#define CKA_UNIQUE_ID 0x4UL
+
 /* ---- PKCS#11 3.2: post-quantum key types, mechanisms and attributes ---- */
 #define CKK_ML_KEM 0x49UL
 #define CKK_ML_DSA 0x4AUL
@@ -96,11 +98,22 @@ P11_FUNCTIONS_30(P11_DECLARE_30)
 #define CKM_ML_DSA 0x1DUL
 #define CKM_HASH_ML_DSA 0x1FUL
 #define CKA_PARAMETER_SET 0x61DUL
+#define CKA_SEED 0x637UL
 #define CKP_ML_DSA_44 1UL
 #define CKP_ML_DSA_65 2UL
 #define CKP_ML_DSA_87 3UL
 #define CKP_ML_KEM_512 1UL
 #define CKP_ML_KEM_768 2UL
 #define CKP_ML_KEM_1024 3UL
+/* CKM_ML_DSA's parameter: the hedging wanted and the context string */
+typedef CK_ULONG CK_HEDGE_TYPE;
+#define CKH_HEDGE_PREFERRED 0UL
+#define CKH_HEDGE_REQUIRED 1UL
+#define CKH_DETERMINISTIC_REQUIRED 2UL
+typedef struct CK_SIGN_ADDITIONAL_CONTEXT {
+	CK_HEDGE_TYPE hedgeVariant;
+	CK_BYTE_PTR pContext;
+	CK_ULONG ulContextLen;
+} CK_SIGN_ADDITIONAL_CONTEXT;
 
 #endif

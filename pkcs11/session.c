@@ -45,6 +45,11 @@ static void close_one(struct p11_session **p)
 	CK_SLOT_ID slot = (*p)->slot;
 	struct p11_token *tok;
 
+	p11_objects_drop_session((*p)->handle);
+	p11_op_end(&(*p)->sign);
+	p11_op_end(&(*p)->verify);
+	p11_op_end(&(*p)->digest);
+	free((*p)->found);
 	free(*p);
 	*p = NULL;
 	/* the last session of a token logs it out */

@@ -101,7 +101,7 @@ struct p11_token *p11_token_find(CK_SLOT_ID id)
 	return NULL;
 }
 
-static bool slot_valid(CK_SLOT_ID id)
+bool p11_slot_valid(CK_SLOT_ID id)
 {
 	return (p11.empty_slot && id == p11.empty_slot) || p11_token_find(id);
 }
@@ -146,7 +146,7 @@ CK_RV C_GetSlotInfo(CK_SLOT_ID slotID, CK_SLOT_INFO_PTR pInfo)
 		return rv;
 	if (!pInfo)
 		return p11_done(CKR_ARGUMENTS_BAD);
-	if (!slot_valid(slotID))
+	if (!p11_slot_valid(slotID))
 		return p11_done(CKR_SLOT_ID_INVALID);
 	memset(pInfo, 0, sizeof(*pInfo));
 	p11_pad(pInfo->slotDescription, sizeof(pInfo->slotDescription), "pqtpm TPM 2.0 slot");
@@ -219,33 +219,4 @@ CK_RV C_GetTokenInfo(CK_SLOT_ID slotID, CK_TOKEN_INFO_PTR pInfo)
 			return p11_done(rv);
 	}
 	return p11_done(CKR_OK);
-}
-
-CK_RV C_GetMechanismList(CK_SLOT_ID slotID, CK_MECHANISM_TYPE_PTR pMechanismList,
-			 CK_ULONG_PTR pulCount)
-{
-	CK_RV rv = p11_enter();
-
-	if (rv != CKR_OK)
-		return rv;
-	if (!pulCount)
-		return p11_done(CKR_ARGUMENTS_BAD);
-	if (!slot_valid(slotID))
-		return p11_done(CKR_SLOT_ID_INVALID);
-	/* no mechanism is implemented yet: an honest empty list */
-	*pulCount = 0;
-	return p11_done(CKR_OK);
-}
-
-CK_RV C_GetMechanismInfo(CK_SLOT_ID slotID, CK_MECHANISM_TYPE type, CK_MECHANISM_INFO_PTR pInfo)
-{
-	CK_RV rv = p11_enter();
-
-	if (rv != CKR_OK)
-		return rv;
-	if (!pInfo)
-		return p11_done(CKR_ARGUMENTS_BAD);
-	if (!slot_valid(slotID))
-		return p11_done(CKR_SLOT_ID_INVALID);
-	return p11_done(CKR_MECHANISM_INVALID);
 }

@@ -22,7 +22,11 @@ struct p11_store {
 static const char SCHEMA[] =
 	"CREATE TABLE IF NOT EXISTS tokens (id INTEGER PRIMARY KEY, label BLOB NOT NULL, "
 	"serial TEXT NOT NULL, so_pub BLOB NOT NULL, so_priv BLOB NOT NULL, user_pub BLOB, "
-	"user_priv BLOB);";
+	"user_priv BLOB);"
+	"CREATE TABLE IF NOT EXISTS objects (id INTEGER PRIMARY KEY, token INTEGER NOT NULL, "
+	"tpm_pub BLOB, tpm_priv BLOB);"
+	"CREATE TABLE IF NOT EXISTS attributes (object INTEGER NOT NULL, type INTEGER NOT NULL, "
+	"value BLOB, PRIMARY KEY (object, type));";
 
 static int db_path(const char *dir, char *out, size_t cap)
 {
@@ -208,9 +212,26 @@ CK_RV p11_store_token_insert(struct p11_store *s, const struct p11_token_row *ro
 	return write_token(s, "INSERT INTO tokens VALUES (?, ?, ?, ?, ?, ?, ?)", row);
 }
 
+/* A token initialized again: its new row and none of its objects, in one transaction. */
 CK_RV p11_store_token_replace(struct p11_store *s, const struct p11_token_row *row)
 {
-	return write_token(s, "INSERT OR REPLACE INTO tokens VALUES (?, ?, ?, ?, ?, ?, ?)", row);
+	char sql[256];
+	CK_RV rv = exec(s, "BEGIN IMMEDIATE;");
+
+	if (rv != CKR_OK)
+		return rv;
+	snprintf(sql, sizeof(sql),
+		 "DELETE FROM attributes WHERE object IN (SELECT id FROM objects WHERE token = %lu);"
+		 "DELETE FROM objects WHERE token = %lu;",
+		 (unsigned long)row->id, (unsigned long)row->id);
+	rv = exec(s, sql);
+	if (rv == CKR_OK)
+		rv = write_token(s, "INSERT OR REPLACE INTO tokens VALUES (?, ?, ?, ?, ?, ?, ?)",
+				 row);
+	if (rv == CKR_OK)
+		return exec(s, "COMMIT;");
+	exec(s, "ROLLBACK;");
+	return rv;
 }
 
 static CK_RV update_blobs(struct p11_store *s, const char *sql, CK_SLOT_ID id,
@@ -240,4 +261,164 @@ CK_RV p11_store_token_set_user(struct p11_store *s, CK_SLOT_ID id, const struct 
 CK_RV p11_store_token_set_so(struct p11_store *s, CK_SLOT_ID id, const struct p11_blob *priv)
 {
 	return update_blobs(s, "UPDATE tokens SET so_priv = ? WHERE id = ?", id, priv, NULL);
+}
+
+CK_RV p11_store_object_rows(struct p11_store *s, CK_SLOT_ID id, int64_t **rows, size_t *n)
+{
+	size_t cap = 16;
+	sqlite3_stmt *st;
+	int rc;
+
+	*n = 0;
+	*rows = malloc(cap * sizeof(**rows));
+	if (!*rows)
+		return CKR_HOST_MEMORY;
+	if (sqlite3_prepare_v2(s->db, "SELECT id FROM objects WHERE token = ? ORDER BY id", -1,
+			       &st, NULL) != SQLITE_OK) {
+		free(*rows);
+		*rows = NULL;
+		return db_error(s, "list objects");
+	}
+	sqlite3_bind_int64(st, 1, (sqlite3_int64)id);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		if (*n == cap) {
+			int64_t *grown = realloc(*rows, 2 * cap * sizeof(*grown));
+
+			if (!grown) {
+				rc = SQLITE_NOMEM;
+				break;
+			}
+			*rows = grown;
+			cap *= 2;
+		}
+		(*rows)[(*n)++] = sqlite3_column_int64(st, 0);
+	}
+	sqlite3_finalize(st);
+	if (rc == SQLITE_DONE)
+		return CKR_OK;
+	free(*rows);
+	*rows = NULL;
+	*n = 0;
+	return rc == SQLITE_NOMEM ? CKR_HOST_MEMORY : db_error(s, "list objects");
+}
+
+static CK_RV load_blob(sqlite3_stmt *st, int col, struct p11_blob **out)
+{
+	CK_RV rv;
+
+	if (sqlite3_column_type(st, col) == SQLITE_NULL)
+		return CKR_OK;
+	*out = calloc(1, sizeof(**out));
+	if (!*out)
+		return CKR_HOST_MEMORY;
+	rv = column_blob(st, col, (*out)->b, sizeof((*out)->b), &(*out)->len);
+	return rv;
+}
+
+CK_RV p11_store_object_load(struct p11_store *s, int64_t row, struct p11_object *o)
+{
+	sqlite3_stmt *st;
+	CK_RV rv = CKR_OK;
+	int rc;
+
+	if (sqlite3_prepare_v2(s->db, "SELECT tpm_pub, tpm_priv FROM objects WHERE id = ?", -1,
+			       &st, NULL) != SQLITE_OK)
+		return db_error(s, "read object");
+	sqlite3_bind_int64(st, 1, row);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		rv = load_blob(st, 0, &o->tpm_pub);
+		if (rv == CKR_OK)
+			rv = load_blob(st, 1, &o->tpm_priv);
+	} else {
+		rv = rc == SQLITE_DONE ? CKR_OBJECT_HANDLE_INVALID : db_error(s, "read object");
+	}
+	sqlite3_finalize(st);
+	if (rv != CKR_OK)
+		return rv;
+	if (sqlite3_prepare_v2(s->db, "SELECT type, value FROM attributes WHERE object = ?", -1,
+			       &st, NULL) != SQLITE_OK)
+		return db_error(s, "read attributes");
+	sqlite3_bind_int64(st, 1, row);
+	while (rv == CKR_OK && (rc = sqlite3_step(st)) == SQLITE_ROW)
+		rv = p11_attr_set(o, (CK_ATTRIBUTE_TYPE)sqlite3_column_int64(st, 0),
+				  sqlite3_column_blob(st, 1),
+				  (CK_ULONG)sqlite3_column_bytes(st, 1));
+	if (rv == CKR_OK && rc != SQLITE_DONE)
+		rv = db_error(s, "read attributes");
+	sqlite3_finalize(st);
+	if (rv == CKR_OK && !p11_attr_find(o, CKA_CLASS)) {
+		p11_log(P11_LOG_ERROR, "token store: object %lld has no class", (long long)row);
+		rv = CKR_DEVICE_ERROR;
+	}
+	o->row = row;
+	return rv;
+}
+
+static CK_RV add_rows(struct p11_store *s, struct p11_object *o)
+{
+	sqlite3_stmt *st;
+	size_t i;
+	int rc;
+
+	if (sqlite3_prepare_v2(s->db, "INSERT INTO objects (token, tpm_pub, tpm_priv) "
+				      "VALUES (?, ?, ?)",
+			       -1, &st, NULL) != SQLITE_OK)
+		return db_error(s, "add object");
+	sqlite3_bind_int64(st, 1, (sqlite3_int64)o->slot);
+	if (o->tpm_pub)
+		bind_blob(st, 2, o->tpm_pub);
+	if (o->tpm_priv)
+		bind_blob(st, 3, o->tpm_priv);
+	rc = sqlite3_step(st);
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE)
+		return db_error(s, "add object");
+	o->row = sqlite3_last_insert_rowid(s->db);
+	if (sqlite3_prepare_v2(s->db, "INSERT INTO attributes VALUES (?, ?, ?)", -1, &st,
+			       NULL) != SQLITE_OK)
+		return db_error(s, "add attributes");
+	for (i = 0; i < o->nattrs; i++) {
+		sqlite3_reset(st);
+		sqlite3_bind_int64(st, 1, o->row);
+		sqlite3_bind_int64(st, 2, (sqlite3_int64)o->attrs[i].type);
+		sqlite3_bind_blob(st, 3, o->attrs[i].value, (int)o->attrs[i].len,
+				  SQLITE_TRANSIENT);
+		if (sqlite3_step(st) != SQLITE_DONE) {
+			sqlite3_finalize(st);
+			return db_error(s, "add attributes");
+		}
+	}
+	sqlite3_finalize(st);
+	return CKR_OK;
+}
+
+CK_RV p11_store_object_add(struct p11_store *s, struct p11_object *o)
+{
+	CK_RV rv = exec(s, "BEGIN IMMEDIATE;");
+
+	if (rv != CKR_OK)
+		return rv;
+	rv = add_rows(s, o);
+	if (rv == CKR_OK)
+		rv = exec(s, "COMMIT;");
+	if (rv != CKR_OK) {
+		exec(s, "ROLLBACK;");
+		o->row = 0;
+	}
+	return rv;
+}
+
+CK_RV p11_store_object_delete(struct p11_store *s, int64_t row)
+{
+	char sql[160];
+
+	snprintf(sql, sizeof(sql),
+		 "BEGIN IMMEDIATE; DELETE FROM attributes WHERE object = %lld;"
+		 "DELETE FROM objects WHERE id = %lld; COMMIT;",
+		 (long long)row, (long long)row);
+	if (exec(s, sql) == CKR_OK)
+		return CKR_OK;
+	exec(s, "ROLLBACK;");
+	return CKR_DEVICE_ERROR;
 }

@@ -76,6 +76,8 @@ CK_RV C_InitToken(CK_SLOT_ID slotID, CK_UTF8CHAR_PTR pPin, CK_ULONG ulPinLen,
 			rv = init_row(&row, slotID, pLabel, pin);
 		if (rv == CKR_OK)
 			rv = p11_store_token_replace(p11.store, &row);
+		if (rv == CKR_OK)
+			p11_objects_drop_slot(slotID);
 	} else {
 		rv = p11_store(true, &s);
 		if (rv == CKR_OK)

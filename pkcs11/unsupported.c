@@ -19,18 +19,8 @@ NOT_SUPPORTED(C_CreateObject, (CK_SESSION_HANDLE session, CK_ATTRIBUTE_PTR templ
 NOT_SUPPORTED(C_CopyObject,
 	      (CK_SESSION_HANDLE session, CK_OBJECT_HANDLE object, CK_ATTRIBUTE_PTR templ,
 	       CK_ULONG count, CK_OBJECT_HANDLE_PTR new_object))
-NOT_SUPPORTED(C_DestroyObject, (CK_SESSION_HANDLE session, CK_OBJECT_HANDLE object))
-NOT_SUPPORTED(C_GetObjectSize,
-	      (CK_SESSION_HANDLE session, CK_OBJECT_HANDLE object, CK_ULONG_PTR size))
-NOT_SUPPORTED(C_GetAttributeValue, (CK_SESSION_HANDLE session, CK_OBJECT_HANDLE object,
-				    CK_ATTRIBUTE_PTR templ, CK_ULONG count))
 NOT_SUPPORTED(C_SetAttributeValue, (CK_SESSION_HANDLE session, CK_OBJECT_HANDLE object,
 				    CK_ATTRIBUTE_PTR templ, CK_ULONG count))
-NOT_SUPPORTED(C_FindObjectsInit,
-	      (CK_SESSION_HANDLE session, CK_ATTRIBUTE_PTR templ, CK_ULONG count))
-NOT_SUPPORTED(C_FindObjects, (CK_SESSION_HANDLE session, CK_OBJECT_HANDLE_PTR object,
-			      CK_ULONG max_object_count, CK_ULONG_PTR object_count))
-NOT_SUPPORTED(C_FindObjectsFinal, (CK_SESSION_HANDLE session))
 NOT_SUPPORTED(C_EncryptInit,
 	      (CK_SESSION_HANDLE session, CK_MECHANISM_PTR mechanism, CK_OBJECT_HANDLE key))
 NOT_SUPPORTED(C_Encrypt, (CK_SESSION_HANDLE session, CK_BYTE_PTR data, CK_ULONG data_len,
@@ -48,31 +38,11 @@ NOT_SUPPORTED(C_DecryptUpdate,
 	       CK_BYTE_PTR part, CK_ULONG_PTR part_len))
 NOT_SUPPORTED(C_DecryptFinal,
 	      (CK_SESSION_HANDLE session, CK_BYTE_PTR last_part, CK_ULONG_PTR last_part_len))
-NOT_SUPPORTED(C_DigestInit, (CK_SESSION_HANDLE session, CK_MECHANISM_PTR mechanism))
-NOT_SUPPORTED(C_Digest, (CK_SESSION_HANDLE session, CK_BYTE_PTR data, CK_ULONG data_len,
-			 CK_BYTE_PTR digest, CK_ULONG_PTR digest_len))
-NOT_SUPPORTED(C_DigestUpdate, (CK_SESSION_HANDLE session, CK_BYTE_PTR part, CK_ULONG part_len))
 NOT_SUPPORTED(C_DigestKey, (CK_SESSION_HANDLE session, CK_OBJECT_HANDLE key))
-NOT_SUPPORTED(C_DigestFinal,
-	      (CK_SESSION_HANDLE session, CK_BYTE_PTR digest, CK_ULONG_PTR digest_len))
-NOT_SUPPORTED(C_SignInit,
-	      (CK_SESSION_HANDLE session, CK_MECHANISM_PTR mechanism, CK_OBJECT_HANDLE key))
-NOT_SUPPORTED(C_Sign, (CK_SESSION_HANDLE session, CK_BYTE_PTR data, CK_ULONG data_len,
-		       CK_BYTE_PTR signature, CK_ULONG_PTR signature_len))
-NOT_SUPPORTED(C_SignUpdate, (CK_SESSION_HANDLE session, CK_BYTE_PTR part, CK_ULONG part_len))
-NOT_SUPPORTED(C_SignFinal,
-	      (CK_SESSION_HANDLE session, CK_BYTE_PTR signature, CK_ULONG_PTR signature_len))
 NOT_SUPPORTED(C_SignRecoverInit,
 	      (CK_SESSION_HANDLE session, CK_MECHANISM_PTR mechanism, CK_OBJECT_HANDLE key))
 NOT_SUPPORTED(C_SignRecover, (CK_SESSION_HANDLE session, CK_BYTE_PTR data, CK_ULONG data_len,
 			      CK_BYTE_PTR signature, CK_ULONG_PTR signature_len))
-NOT_SUPPORTED(C_VerifyInit,
-	      (CK_SESSION_HANDLE session, CK_MECHANISM_PTR mechanism, CK_OBJECT_HANDLE key))
-NOT_SUPPORTED(C_Verify, (CK_SESSION_HANDLE session, CK_BYTE_PTR data, CK_ULONG data_len,
-			 CK_BYTE_PTR signature, CK_ULONG signature_len))
-NOT_SUPPORTED(C_VerifyUpdate, (CK_SESSION_HANDLE session, CK_BYTE_PTR part, CK_ULONG part_len))
-NOT_SUPPORTED(C_VerifyFinal,
-	      (CK_SESSION_HANDLE session, CK_BYTE_PTR signature, CK_ULONG signature_len))
 NOT_SUPPORTED(C_VerifyRecoverInit,
 	      (CK_SESSION_HANDLE session, CK_MECHANISM_PTR mechanism, CK_OBJECT_HANDLE key))
 NOT_SUPPORTED(C_VerifyRecover, (CK_SESSION_HANDLE session, CK_BYTE_PTR signature,
@@ -90,11 +60,6 @@ NOT_SUPPORTED(C_DecryptVerifyUpdate,
 	       CK_BYTE_PTR part, CK_ULONG_PTR part_len))
 NOT_SUPPORTED(C_GenerateKey, (CK_SESSION_HANDLE session, CK_MECHANISM_PTR mechanism,
 			      CK_ATTRIBUTE_PTR templ, CK_ULONG count, CK_OBJECT_HANDLE_PTR key))
-NOT_SUPPORTED(C_GenerateKeyPair,
-	      (CK_SESSION_HANDLE session, CK_MECHANISM_PTR mechanism,
-	       CK_ATTRIBUTE_PTR public_key_template, CK_ULONG public_key_attribute_count,
-	       CK_ATTRIBUTE_PTR private_key_template, CK_ULONG private_key_attribute_count,
-	       CK_OBJECT_HANDLE_PTR public_key, CK_OBJECT_HANDLE_PTR private_key))
 NOT_SUPPORTED(C_WrapKey,
 	      (CK_SESSION_HANDLE session, CK_MECHANISM_PTR mechanism, CK_OBJECT_HANDLE wrapping_key,
 	       CK_OBJECT_HANDLE key, CK_BYTE_PTR wrapped_key, CK_ULONG_PTR wrapped_key_len))

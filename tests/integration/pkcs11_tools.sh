@@ -1,9 +1,12 @@
 #!/bin/bash
 # The PKCS#11 module through real clients: pkcs11-tool (OpenSC) initializes a token and its
-# user PIN, logs in, changes the PIN, counts wrong PINs (the TPM's dictionary-attack lockout,
-# seen in the token flags); p11tool (GnuTLS) and p11-kit (through the module file) list the
-# token; an application loading the module prints nothing and creates nothing until a token
-# is initialized.
+# user PIN, logs in, generates RSA and EC keys in the TPM, signs (signatures verified by
+# openssl against the exported public keys, and by the module), hashes without a login, lists
+# and deletes objects, two pkcs11-tool processes make keys on one token at once, then the PIN
+# is changed and wrong PINs counted (the TPM's dictionary-attack lockout, seen in the token
+# flags); p11tool (GnuTLS) and p11-kit (through the module file) list the token; an
+# application loading the module prints nothing and creates nothing until a token is
+# initialized.
 set -eu
 . "$(dirname "$0")/lib.sh"
 
@@ -31,6 +34,81 @@ run "pkcs11-tool -T: user PIN initialized" $P11 -T
 check_eq "flags say PIN initialized" 1 "$(grep -c 'token flags.*PIN initialized' "$T/out")"
 run "user login (random bytes after it)" $P11 --token-label alpha --login --pin $PIN \
 	--generate-random 16
+U11="$P11 --token-label alpha --login --pin $PIN"
+printf 'a message to sign' >"$T/msg"
+openssl dgst -sha256 -binary "$T/msg" >"$T/msg.sha256"
+run "keygen RSA-2048" $U11 --keypairgen --key-type rsa:2048 --id 01 --label rsa
+run "keygen EC P-256" $U11 --keypairgen --key-type EC:prime256v1 --id 02 --label ec
+run "keygen EC P-384" $U11 --keypairgen --key-type EC:secp384r1 --id 03 --label ec384
+run "export the RSA public key" $U11 --read-object --type pubkey --id 01 -o "$T/rsa.der"
+run "RSA public key as PEM" openssl pkey -pubin -inform DER -in "$T/rsa.der" -out "$T/rsa.pem"
+run "sign SHA256-RSA-PKCS" $U11 --sign --id 01 -m SHA256-RSA-PKCS -i "$T/msg" -o "$T/s1"
+run "openssl verifies SHA256-RSA-PKCS" openssl dgst -sha256 -verify "$T/rsa.pem" \
+	-signature "$T/s1" "$T/msg"
+run "sign SHA256-RSA-PKCS-PSS" $U11 --sign --id 01 -m SHA256-RSA-PKCS-PSS -i "$T/msg" \
+	-o "$T/s2"
+run "openssl verifies RSA-PSS" openssl dgst -sha256 -sigopt rsa_padding_mode:pss \
+	-sigopt rsa_pss_saltlen:32 -verify "$T/rsa.pem" -signature "$T/s2" "$T/msg"
+run "sign RSA-PKCS-PSS of a digest" $U11 --sign --id 01 -m RSA-PKCS-PSS --hash-algorithm SHA256 \
+	--mgf MGF1-SHA256 -i "$T/msg.sha256" -o "$T/s3"
+run "openssl verifies it" openssl dgst -sha256 -sigopt rsa_padding_mode:pss \
+	-sigopt rsa_pss_saltlen:32 -verify "$T/rsa.pem" -signature "$T/s3" "$T/msg"
+run "the module verifies SHA256-RSA-PKCS" $U11 --verify --id 01 -m SHA256-RSA-PKCS \
+	-i "$T/msg" --signature-file "$T/s1"
+printf 'another message' >"$T/other"
+check_eq "the module said so" 1 "$(grep -c 'Signature is valid' "$T/out")"
+# pkcs11-tool reports a wrong signature and exits 0 all the same
+run "a signature of another message" $U11 --verify --id 01 -m SHA256-RSA-PKCS -i "$T/other" \
+	--signature-file "$T/s1"
+check_eq "does not verify" 1 "$(cat "$T/out" "$T/err" | grep -c 'Invalid signature')"
+# the EC public key: CKA_EC_POINT (a DER OCTET STRING of the point) in a P-256 SPKI
+run "read the EC point" $U11 --list-objects --type pubkey --id 02
+point=$(sed -n 's/^ *EC_POINT: *0441//p' "$T/out")
+check_eq "an uncompressed P-256 point" 130 "${#point}"
+echo "3059301306072a8648ce3d020106082a8648ce3d030107034200$point" | xxd -r -p >"$T/ec.der"
+run "EC public key as PEM" openssl pkey -pubin -inform DER -in "$T/ec.der" -out "$T/ec.pem"
+run "sign ECDSA-SHA256" $U11 --sign --id 02 -m ECDSA-SHA256 --signature-format openssl \
+	-i "$T/msg" -o "$T/s4"
+run "openssl verifies ECDSA-SHA256" openssl dgst -sha256 -verify "$T/ec.pem" \
+	-signature "$T/s4" "$T/msg"
+run "sign ECDSA of a digest" $U11 --sign --id 02 -m ECDSA --signature-format openssl \
+	-i "$T/msg.sha256" -o "$T/s5"
+run "openssl verifies ECDSA" openssl dgst -sha256 -verify "$T/ec.pem" -signature "$T/s5" \
+	"$T/msg"
+run "sign ECDSA-SHA256 with P-384" $U11 --sign --id 03 -m ECDSA-SHA256 -i "$T/msg" -o "$T/s6"
+run "the module verifies it" $U11 --verify --id 03 -m ECDSA-SHA256 -i "$T/msg" \
+	--signature-file "$T/s6"
+run "SHA-256 without a login" $P11 --token-label alpha --hash -m SHA256 -i "$T/msg" \
+	-o "$T/h"
+check_eq "the digest is SHA-256" "$(od -An -v -tx1 "$T/msg.sha256" | tr -d ' \n')" \
+	"$(od -An -v -tx1 "$T/h" | tr -d ' \n')"
+run "list objects" $U11 --list-objects
+check_eq "three private keys" 3 "$(grep -c '^Private Key Object' "$T/out")"
+check_eq "private keys are sensitive and never extractable" 3 \
+	"$(grep -c 'Access: *sensitive, always sensitive, never extractable, local' "$T/out")"
+run "without a login only public keys" $P11 --token-label alpha --list-objects
+check_eq "no private key listed" 0 "$(grep -c '^Private Key Object' "$T/out")"
+run "delete the P-384 private key" $U11 --delete-object --type privkey --id 03
+run "list after the delete" $U11 --list-objects --type privkey
+check_eq "two private keys left" 2 "$(grep -c '^Private Key Object' "$T/out")"
+
+# two processes on the token at once: both keys are there for a third
+$U11 --keypairgen --key-type EC:prime256v1 --id 11 --label first >"$T/p1.out" 2>&1 &
+p1=$!
+$U11 --keypairgen --key-type rsa:2048 --id 12 --label second >"$T/p2.out" 2>&1 &
+p2=$!
+st1=0
+st2=0
+wait $p1 || st1=$?
+wait $p2 || st2=$?
+check_eq "two processes made a key each at once" "0 0" "$st1 $st2"
+check_eq "no database-locked error" "" "$(grep -il 'locked' "$T/p1.out" "$T/p2.out" || true)"
+run "a third process lists both keys" $U11 --list-objects --type privkey
+check_eq "the key of the first" 1 "$(grep -c 'label: *first' "$T/out")"
+check_eq "the key of the second" 1 "$(grep -c 'label: *second' "$T/out")"
+run "sign with the key another process made" $U11 --sign --id 11 -m ECDSA-SHA256 \
+	-i "$T/msg" -o "$T/s7"
+
 run "pkcs11-tool --change-pin" $P11 --token-label alpha --login --pin $PIN --change-pin \
 	--new-pin 654321
 expect_fail "the old PIN is refused" $P11 --token-label alpha --login --pin $PIN \
