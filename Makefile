@@ -217,7 +217,8 @@ install: all
 
 # ---- the PKCS#11 module (pkcs11/): libpqtpm-pkcs11.so, self-contained (the client library,
 # the engine and wolfCrypt linked in and kept local by its version script), loaded by
-# applications through p11-kit or by path; its test programs dlopen it.
+# applications through p11-kit or by path; its test programs dlopen it. Never unloaded
+# (-z nodelete): the engine's per-thread state (its DRBGs) outlives a dlclose.
 P11_SRC := $(sort $(wildcard pkcs11/*.c))
 P11_OBJ := $(P11_SRC:%.c=$(BUILD)/obj/%.o)
 P11_SO := $(BUILD)/lib/libpqtpm-pkcs11.so
@@ -230,10 +231,12 @@ all: $(P11_SO)
 $(P11_SO): $(P11_OBJ) $(TSS_A) $(LIB_A) pkcs11/libpqtpm-pkcs11.map
 	@mkdir -p $(dir $@)
 	$(CC) -shared -Wl,-soname,libpqtpm-pkcs11.so -Wl,--version-script=pkcs11/libpqtpm-pkcs11.map \
-		-Wl,-z,defs $(LDFLAGS_SAN) -o $@ $(P11_OBJ) $(TSS_A) $(LIB_A) -lsqlite3 $(LIBS)
-# The module's unit tests load it with dlopen, as applications do.
-$(BUILD)/tests/test_pkcs%: $(P11_SO)
-$(BUILD)/tests/test_pkcs%: LIBS += -ldl
+		-Wl,-z,defs -Wl,-z,nodelete $(LDFLAGS_SAN) -o $@ $(P11_OBJ) $(TSS_A) $(LIB_A) -lsqlite3 $(LIBS)
+# The module's unit tests load it with dlopen, as applications do (so it is built first, not
+# linked in).
+P11_TESTS := $(filter $(BUILD)/tests/test_pkcs11%,$(UNIT_BIN))
+$(P11_TESTS): | $(P11_SO)
+$(P11_TESTS): LIBS += -ldl
 install: install-pkcs11
 install-pkcs11: $(P11_SO)
 	install -d $(DESTDIR)$(or $(P11_MODULE_PATH),$(PREFIX)/lib/pkcs11) \
