@@ -1,5 +1,6 @@
 /* C_Sign* and C_Verify*: RSA PKCS#1 v1.5 and PSS, ECDSA, ML-DSA, raw and hash-and-sign. The
- * data of a multi-part operation is collected and the TPM asked once, at the end: the TPM
+ * data of a multi-part operation (any mechanism, the raw ones too, as SoftHSMv2 allows and
+ * pkcs11-tool --test uses) is collected and the TPM asked once, at the end: the TPM
  * hashes (hash-and-sign), signs with the private key (TPM2_Sign, or the ML-DSA sign sequence
  * for the message itself) and verifies with the public key loaded alone (VerifySignature,
  * the verify sequence). */
@@ -396,15 +397,6 @@ CK_RV C_Sign(CK_SESSION_HANDLE hSession, CK_BYTE_PTR pData, CK_ULONG ulDataLen,
 	return p11_done(sign_final(s, tok, pSignature, pulSignatureLen));
 }
 
-/* Multi-part signing exists for the mechanisms that hash (and ML-DSA): the raw ones take one
- * digest. */
-static bool multipart(CK_MECHANISM_TYPE m)
-{
-	const struct p11_mech *d = p11_mech_find(m);
-
-	return d && (d->kind == P11_HASH_SIGN || d->kind == P11_MLDSA);
-}
-
 CK_RV C_SignUpdate(CK_SESSION_HANDLE hSession, CK_BYTE_PTR pPart, CK_ULONG ulPartLen)
 {
 	struct p11_session *s;
@@ -416,8 +408,7 @@ CK_RV C_SignUpdate(CK_SESSION_HANDLE hSession, CK_BYTE_PTR pPart, CK_ULONG ulPar
 	rv = sign_op(hSession, &s, &tok, true);
 	if (rv != CKR_OK)
 		return p11_done(rv);
-	rv = multipart(s->sign.mech) ? p11_op_append(&s->sign, pPart, ulPartLen)
-				     : CKR_MECHANISM_INVALID;
+	rv = p11_op_append(&s->sign, pPart, ulPartLen);
 	if (rv != CKR_OK)
 		p11_op_end(&s->sign);
 	else
@@ -440,10 +431,6 @@ CK_RV C_SignFinal(CK_SESSION_HANDLE hSession, CK_BYTE_PTR pSignature,
 	if (!pulSignatureLen) {
 		p11_op_end(&s->sign);
 		return p11_done(CKR_ARGUMENTS_BAD);
-	}
-	if (!multipart(s->sign.mech)) {
-		p11_op_end(&s->sign);
-		return p11_done(CKR_MECHANISM_INVALID);
 	}
 	return p11_done(sign_final(s, tok, pSignature, pulSignatureLen));
 }
@@ -507,8 +494,7 @@ CK_RV C_VerifyUpdate(CK_SESSION_HANDLE hSession, CK_BYTE_PTR pPart, CK_ULONG ulP
 	rv = sign_op(hSession, &s, &tok, false);
 	if (rv != CKR_OK)
 		return p11_done(rv);
-	rv = multipart(s->verify.mech) ? p11_op_append(&s->verify, pPart, ulPartLen)
-				       : CKR_MECHANISM_INVALID;
+	rv = p11_op_append(&s->verify, pPart, ulPartLen);
 	if (rv != CKR_OK)
 		p11_op_end(&s->verify);
 	else
@@ -527,9 +513,5 @@ CK_RV C_VerifyFinal(CK_SESSION_HANDLE hSession, CK_BYTE_PTR pSignature, CK_ULONG
 	rv = sign_op(hSession, &s, &tok, false);
 	if (rv != CKR_OK)
 		return p11_done(rv);
-	if (!multipart(s->verify.mech)) {
-		p11_op_end(&s->verify);
-		return p11_done(CKR_MECHANISM_INVALID);
-	}
 	return p11_done(verify_final(s, tok, pSignature, ulSignatureLen));
 }

@@ -2,7 +2,8 @@
 # The PKCS#11 module through real clients: pkcs11-tool (OpenSC) initializes a token and its
 # user PIN, logs in, generates RSA and EC keys in the TPM, signs (signatures verified by
 # openssl against the exported public keys, and by the module), hashes without a login, lists
-# and deletes objects, two pkcs11-tool processes make keys on one token at once, then the PIN
+# and deletes objects, two pkcs11-tool processes make keys on one token at once, pkcs11-tool
+# --test passes, p11tool (GnuTLS) makes a key and test-signs (ECDSA, RSA-PSS), then the PIN
 # is changed and wrong PINs counted (the TPM's dictionary-attack lockout, seen in the token
 # flags); p11tool (GnuTLS) and p11-kit (through the module file) list the token; an
 # application loading the module prints nothing and creates nothing until a token is
@@ -108,6 +109,20 @@ check_eq "the key of the first" 1 "$(grep -c 'label: *first' "$T/out")"
 check_eq "the key of the second" 1 "$(grep -c 'label: *second' "$T/out")"
 run "sign with the key another process made" $U11 --sign --id 11 -m ECDSA-SHA256 \
 	-i "$T/msg" -o "$T/s7"
+
+run "pkcs11-tool --login --test" $U11 --test
+check_eq "pkcs11-tool --test finds no error" 1 "$(grep -c '^No errors' "$T/out")"
+export GNUTLS_PIN=$PIN
+run "p11tool generates an ECDSA key" p11tool --provider "$MOD" --login \
+	--generate-privkey=ecdsa --curve=secp256r1 --label gnutls-ec "pkcs11:token=alpha"
+run "p11tool test-sign ECDSA" p11tool --provider "$MOD" --login --test-sign \
+	"pkcs11:token=alpha;object=gnutls-ec;type=private"
+check_eq "ECDSA signature verified by GnuTLS" 2 \
+	"$(cat "$T/out" "$T/err" | grep -c '^Verifying.*\.\.\. ok')"
+run "p11tool test-sign RSA-PSS" p11tool --provider "$MOD" --login --test-sign \
+	--sign-params rsa-pss "pkcs11:token=alpha;object=rsa;type=private"
+check_eq "RSA-PSS signature verified by GnuTLS" 2 \
+	"$(cat "$T/out" "$T/err" | grep -c '^Verifying.*\.\.\. ok')"
 
 run "pkcs11-tool --change-pin" $P11 --token-label alpha --login --pin $PIN --change-pin \
 	--new-pin 654321
