@@ -124,6 +124,15 @@ void p11_objects_forget(void)
 		}
 }
 
+void p11_objects_unloaded(void)
+{
+	size_t i;
+
+	for (i = 0; i < P11_MAX_OBJECTS; i++)
+		if (p11_objects[i])
+			p11_objects[i]->loaded = 0;
+}
+
 static bool has_row(const int64_t *rows, size_t n, int64_t row)
 {
 	size_t lo = 0, hi = n;

@@ -81,6 +81,11 @@ CK_RV p11_tpm(struct pqtpm_tss **t, TPM_HANDLE *storage);
 void p11_tpm_close(void);
 /* After fork: the parent's connection is dropped (its child copy freed, not used). */
 void p11_tpm_forget(void);
+/* Whether the transport failed since the last call (p11_tpm_rv saw PQTPM_TSS_RC_IO, e.g. the
+ * process that ran the embedded TPM went): then the connection and every loaded handle are
+ * dropped, so that the caller may try its TPM step once more on a new connection. The
+ * exported p11_tpm_* steps below do so themselves. */
+bool p11_tpm_recover(void);
 /* A TPM_RC as a CK_RV (auth failures as CKR_PIN_INCORRECT, lockout as CKR_PIN_LOCKED), logged
  * with what was asked when it is not a success. */
 CK_RV p11_tpm_rv(TPM_RC rc, const char *what);
@@ -192,6 +197,8 @@ void p11_objects_drop_session(CK_SESSION_HANDLE h);
 void p11_objects_drop_slot(CK_SLOT_ID slot);
 /* After fork: the parent's objects go without a word to the TPM. */
 void p11_objects_forget(void);
+/* The connection was lost: no object is loaded any more. */
+void p11_objects_unloaded(void);
 /* Whether session s may see o. */
 bool p11_object_visible(const struct p11_session *s, const struct p11_token *tok,
 			const struct p11_object *o);

@@ -248,8 +248,8 @@ static CK_RV to_tpm(const struct p11_mech *d, TPM_ALG_ID hash, const uint8_t *si
 	return rc == TPM_RC_SUCCESS ? CKR_OK : CKR_SIGNATURE_INVALID;
 }
 
-static CK_RV run_sign(struct p11_token *tok, struct p11_op *op, struct p11_object *k,
-		      uint8_t *out, size_t size)
+static CK_RV sign_once(struct p11_token *tok, struct p11_op *op, struct p11_object *k,
+		       uint8_t *out, size_t size)
 {
 	const struct p11_mech *d = p11_mech_find(op->mech);
 	struct pqtpm_tss_signature sig;
@@ -284,8 +284,8 @@ static CK_RV run_sign(struct p11_token *tok, struct p11_op *op, struct p11_objec
 	return rv == CKR_OK ? from_tpm(&sig, k, out, size) : rv;
 }
 
-static CK_RV run_verify(struct p11_op *op, struct p11_object *k, const uint8_t *sig,
-			size_t len)
+static CK_RV verify_once(struct p11_op *op, struct p11_object *k, const uint8_t *sig,
+			 size_t len)
 {
 	const struct p11_mech *d = p11_mech_find(op->mech);
 	struct pqtpm_tss_signature ts;
@@ -318,6 +318,23 @@ static CK_RV run_verify(struct p11_op *op, struct p11_object *k, const uint8_t *
 	if ((rc & 0xBFu) == (TPM_RC_SIGNATURE & 0xBFu) || (rc & 0xBFu) == (TPM_RC_VALUE & 0xBFu))
 		return CKR_SIGNATURE_INVALID;
 	return p11_tpm_rv(rc, "VerifySignature");
+}
+
+/* Once more on a new connection when the transport failed (the TPM's owner process went). */
+static CK_RV run_sign(struct p11_token *tok, struct p11_op *op, struct p11_object *k,
+		      uint8_t *out, size_t size)
+{
+	CK_RV rv = sign_once(tok, op, k, out, size);
+
+	return p11_tpm_recover() ? sign_once(tok, op, k, out, size) : rv;
+}
+
+static CK_RV run_verify(struct p11_op *op, struct p11_object *k, const uint8_t *sig,
+			size_t len)
+{
+	CK_RV rv = verify_once(op, k, sig, len);
+
+	return p11_tpm_recover() ? verify_once(op, k, sig, len) : rv;
 }
 
 /* ---- the functions ---- */

@@ -11,6 +11,7 @@
 
 static struct pqtpm_tss *conn;
 static TPM_HANDLE storage_key;
+static bool lost; /* the transport failed: the connection and every handle on it are gone */
 
 static CK_RV storage_primary(void)
 {
@@ -75,6 +76,17 @@ void p11_tpm_close(void)
 	storage_key = 0;
 }
 
+bool p11_tpm_recover(void)
+{
+	if (!lost)
+		return false;
+	lost = false;
+	p11_tpm_forget();
+	p11_objects_unloaded();
+	p11_log(P11_LOG_INFO, "%s: the connection was lost, opening it again", p11.conf.tpm);
+	return true;
+}
+
 void p11_tpm_forget(void)
 {
 	/* the library lets a child close its copy without touching the parent's connection */
@@ -91,6 +103,8 @@ CK_RV p11_tpm_rv(TPM_RC rc, const char *what)
 	if (rc == TPM_RC_SUCCESS)
 		return CKR_OK;
 	p11_log(P11_LOG_INFO, "%s: %s", what, pqtpm_tss_rc_decode(rc, text, sizeof(text)));
+	if (rc == PQTPM_TSS_RC_IO)
+		lost = true;
 	if (rc == TPM_RC_LOCKOUT)
 		return CKR_PIN_LOCKED;
 	/* format one: the code without its parameter, handle or session number */
@@ -123,7 +137,7 @@ static CK_RV load_sealed(struct pqtpm_tss *t, TPM_HANDLE parent, const struct p1
 	return p11_tpm_rv(pqtpm_tss_load(t, parent, "", key), "Load of a sealed object");
 }
 
-CK_RV p11_tpm_seal(const char *pin, const char *secret, struct p11_blob *pub,
+static CK_RV seal_once(const char *pin, const char *secret, struct p11_blob *pub,
 		   struct p11_blob *priv)
 {
 	/* DA-protected (no noDA): wrong PINs count toward the TPM's lockout */
@@ -152,7 +166,7 @@ CK_RV p11_tpm_seal(const char *pin, const char *secret, struct p11_blob *pub,
 	return CKR_OK;
 }
 
-CK_RV p11_tpm_unseal(const char *pin, const struct p11_blob *pub, const struct p11_blob *priv,
+static CK_RV unseal_once(const char *pin, const struct p11_blob *pub, const struct p11_blob *priv,
 		     char *secret)
 {
 	uint8_t buf[PQTPM_TSS_MAX_SEALED];
@@ -180,7 +194,7 @@ CK_RV p11_tpm_unseal(const char *pin, const struct p11_blob *pub, const struct p
 	return rv;
 }
 
-CK_RV p11_tpm_rewrap_pin(const char *old_pin, const char *new_pin, const struct p11_blob *pub,
+static CK_RV rewrap_pin_once(const char *old_pin, const char *new_pin, const struct p11_blob *pub,
 			 struct p11_blob *priv)
 {
 	struct pqtpm_tss_private npriv;
@@ -202,7 +216,7 @@ CK_RV p11_tpm_rewrap_pin(const char *old_pin, const char *new_pin, const struct 
 	return rv;
 }
 
-CK_RV p11_tpm_da(uint32_t *failed, uint32_t *max_tries)
+static CK_RV da_once(uint32_t *failed, uint32_t *max_tries)
 {
 	struct pqtpm_tss *t;
 	TPM_RC rc;
@@ -216,7 +230,7 @@ CK_RV p11_tpm_da(uint32_t *failed, uint32_t *max_tries)
 	return p11_tpm_rv(rc, "GetCapability (dictionary-attack state)");
 }
 
-CK_RV p11_tpm_random(uint8_t *out, size_t len)
+static CK_RV random_once(uint8_t *out, size_t len)
 {
 	struct pqtpm_tss *t;
 	CK_RV rv = p11_tpm(&t, NULL);
@@ -229,4 +243,42 @@ CK_RV p11_tpm_random(uint8_t *out, size_t len)
 		len -= n;
 	}
 	return rv;
+}
+
+CK_RV p11_tpm_seal(const char *pin, const char *secret, struct p11_blob *pub,
+		   struct p11_blob *priv)
+{
+	CK_RV rv = seal_once(pin, secret, pub, priv);
+
+	return p11_tpm_recover() ? seal_once(pin, secret, pub, priv) : rv;
+}
+
+CK_RV p11_tpm_unseal(const char *pin, const struct p11_blob *pub, const struct p11_blob *priv,
+		     char *secret)
+{
+	CK_RV rv = unseal_once(pin, pub, priv, secret);
+
+	return p11_tpm_recover() ? unseal_once(pin, pub, priv, secret) : rv;
+}
+
+CK_RV p11_tpm_rewrap_pin(const char *old_pin, const char *new_pin, const struct p11_blob *pub,
+			 struct p11_blob *priv)
+{
+	CK_RV rv = rewrap_pin_once(old_pin, new_pin, pub, priv);
+
+	return p11_tpm_recover() ? rewrap_pin_once(old_pin, new_pin, pub, priv) : rv;
+}
+
+CK_RV p11_tpm_da(uint32_t *failed, uint32_t *max_tries)
+{
+	CK_RV rv = da_once(failed, max_tries);
+
+	return p11_tpm_recover() ? da_once(failed, max_tries) : rv;
+}
+
+CK_RV p11_tpm_random(uint8_t *out, size_t len)
+{
+	CK_RV rv = random_once(out, len);
+
+	return p11_tpm_recover() ? random_once(out, len) : rv;
 }

@@ -4,7 +4,7 @@
 
 #include "p11.h"
 
-CK_RV p11_tpm_hash(TPM_ALG_ID hash, const uint8_t *data, size_t len, uint8_t *out,
+static CK_RV hash_once(TPM_ALG_ID hash, const uint8_t *data, size_t len, uint8_t *out,
 		   size_t *out_len)
 {
 	struct pqtpm_tss_digest d;
@@ -37,7 +37,7 @@ CK_RV p11_tpm_hash(TPM_ALG_ID hash, const uint8_t *data, size_t len, uint8_t *ou
 	return CKR_OK;
 }
 
-CK_RV p11_tpm_create_key(const struct pqtpm_tss_public *tmpl, const char *auth,
+static CK_RV create_key_once(const struct pqtpm_tss_public *tmpl, const char *auth,
 			 struct p11_blob *pub, struct p11_blob *priv)
 {
 	struct pqtpm_tss_key key;
@@ -135,4 +135,20 @@ void p11_tpm_flush(TPM_HANDLE h)
 
 	if (p11_tpm(&t, NULL) == CKR_OK)
 		pqtpm_tss_flush(t, h);
+}
+
+CK_RV p11_tpm_hash(TPM_ALG_ID hash, const uint8_t *data, size_t len, uint8_t *out,
+		   size_t *out_len)
+{
+	CK_RV rv = hash_once(hash, data, len, out, out_len);
+
+	return p11_tpm_recover() ? hash_once(hash, data, len, out, out_len) : rv;
+}
+
+CK_RV p11_tpm_create_key(const struct pqtpm_tss_public *tmpl, const char *auth,
+			 struct p11_blob *pub, struct p11_blob *priv)
+{
+	CK_RV rv = create_key_once(tmpl, auth, pub, priv);
+
+	return p11_tpm_recover() ? create_key_once(tmpl, auth, pub, priv) : rv;
 }
