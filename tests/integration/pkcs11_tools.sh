@@ -3,7 +3,7 @@
 # user PIN, logs in, generates RSA and EC keys in the TPM, signs (signatures verified by
 # openssl against the exported public keys, and by the module), hashes without a login, lists
 # and deletes objects, two pkcs11-tool processes make keys on one token at once, pkcs11-tool
-# --test passes, p11tool (GnuTLS) makes a key and test-signs (ECDSA, RSA-PSS), then the PIN
+# --test, --test-fork and --test-threads pass, p11tool (GnuTLS) makes a key and test-signs (ECDSA, RSA-PSS), then the PIN
 # is changed and wrong PINs counted (the TPM's dictionary-attack lockout, seen in the token
 # flags); p11tool (GnuTLS) and p11-kit (through the module file) list the token; an
 # application loading the module prints nothing and creates nothing until a token is
@@ -119,6 +119,11 @@ run "sign with the key another process made" $U11 --sign --id 11 -m ECDSA-SHA256
 
 run "pkcs11-tool --login --test" $U11 --test
 check_eq "pkcs11-tool --test finds no error" 1 "$(grep -c '^No errors' "$T/out")"
+run "pkcs11-tool --test-fork (C_Initialize again in the child)" $U11 --test-fork
+# (pkcs11-tool waits 30 s for its threads)
+run "pkcs11-tool --test-threads (three threads)" $P11 --test-threads IN \
+	--test-threads ILGISLT0 --test-threads ILGISLT0
+check_eq "every thread returned CKR_OK" 3 "$(cat "$T/out" "$T/err" | grep -c 'returning rv = 0$')"
 export GNUTLS_PIN=$PIN
 run "p11tool generates an ECDSA key" p11tool --provider "$MOD" --login \
 	--generate-privkey=ecdsa --curve=secp256r1 --label gnutls-ec "pkcs11:token=alpha"
