@@ -14,8 +14,6 @@ NOT_SUPPORTED(C_GetOperationState, (CK_SESSION_HANDLE session, CK_BYTE_PTR opera
 NOT_SUPPORTED(C_SetOperationState,
 	      (CK_SESSION_HANDLE session, CK_BYTE_PTR operation_state, CK_ULONG operation_state_len,
 	       CK_OBJECT_HANDLE encryption_key, CK_OBJECT_HANDLE authentication_key))
-NOT_SUPPORTED(C_CreateObject, (CK_SESSION_HANDLE session, CK_ATTRIBUTE_PTR templ, CK_ULONG count,
-			       CK_OBJECT_HANDLE_PTR object))
 NOT_SUPPORTED(C_CopyObject,
 	      (CK_SESSION_HANDLE session, CK_OBJECT_HANDLE object, CK_ATTRIBUTE_PTR templ,
 	       CK_ULONG count, CK_OBJECT_HANDLE_PTR new_object))

@@ -2,7 +2,7 @@
 # The PKCS#11 module through real clients: pkcs11-tool (OpenSC) initializes a token and its
 # user PIN, logs in, generates RSA and EC keys in the TPM, signs (signatures verified by
 # openssl against the exported public keys, and by the module), hashes without a login, lists
-# and deletes objects, two pkcs11-tool processes make keys on one token at once, pkcs11-tool
+# and deletes objects, stores a certificate, two pkcs11-tool processes make keys on one token at once, pkcs11-tool
 # --test, --test-fork and --test-threads pass, p11tool (GnuTLS) makes a key and test-signs (ECDSA, RSA-PSS), then the PIN
 # is changed and wrong PINs counted (the TPM's dictionary-attack lockout, seen in the token
 # flags); p11tool (GnuTLS) and p11-kit (through the module file) list the token; an
@@ -119,6 +119,16 @@ run "sign with the key another process made" $U11 --sign --id 11 -m ECDSA-SHA256
 
 run "pkcs11-tool --login --test" $U11 --test
 check_eq "pkcs11-tool --test finds no error" 1 "$(grep -c '^No errors' "$T/out")"
+run "a self-signed certificate" openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 \
+	-nodes -keyout "$T/cert.key" -subj /CN=pqtpm-pkcs11-test -days 1 -outform DER \
+	-out "$T/cert.der"
+run "write the certificate to the token" $U11 --write-object "$T/cert.der" --type cert --id 21 \
+	--label cert
+run "read it back" $P11 --token-label alpha --read-object --type cert --id 21 -o "$T/cert2.der"
+run "the same certificate" cmp "$T/cert.der" "$T/cert2.der"
+run "p11tool lists the certificate" p11tool --provider "$MOD" --list-all-certs \
+	"pkcs11:token=alpha"
+check_eq "by its label" 1 "$(grep -c 'Label: cert$' "$T/out")"
 run "pkcs11-tool --test-fork (C_Initialize again in the child)" $U11 --test-fork
 # (pkcs11-tool waits 30 s for its threads)
 run "pkcs11-tool --test-threads (three threads)" $P11 --test-threads IN \

@@ -2,7 +2,8 @@
  * and ML-DSA keys in the TPM, C_GetAttributeValue's rules (sensitive, invalid, the two-call
  * length protocol), C_FindObjects with templates, private objects hidden until login, C_Sign /
  * C_Verify in one part and several for every mechanism the module lists, C_Digest without a
- * login, C_DestroyObject, and a key made in one process found and used by another. */
+ * login, C_DestroyObject, C_CreateObject of data objects and certificates, and a key made in one
+ * process found and used by another. */
 #include <dlfcn.h>
 #include <limits.h>
 #include <stdio.h>
@@ -427,6 +428,61 @@ static void test_digest_no_login(void)
 	}
 }
 
+/* Data objects and certificates made with C_CreateObject: kept as given, with the defaults
+ * filled in; what a template may not say refused. */
+static void test_create(void)
+{
+	static const uint8_t der[] = { 0x30, 0x03, 0x02, 0x01, 0x01 };
+	static const uint8_t subject[] = { 0x30, 0x00 };
+	CK_OBJECT_CLASS data = CKO_DATA, cert = CKO_CERTIFICATE, key = CKO_SECRET_KEY;
+	CK_CERTIFICATE_TYPE x509 = CKC_X_509;
+	CK_ATTRIBUTE dt[] = { { CKA_CLASS, &data, sizeof(data) },
+			      { CKA_TOKEN, &yes, sizeof(yes) },
+			      { CKA_LABEL, "d", 1 },
+			      { CKA_VALUE, "payload", 7 } };
+	CK_ATTRIBUTE ct[] = { { CKA_CLASS, &cert, sizeof(cert) },
+			      { CKA_CERTIFICATE_TYPE, &x509, sizeof(x509) },
+			      { CKA_SUBJECT, (void *)subject, sizeof(subject) },
+			      { CKA_VALUE, (void *)der, sizeof(der) },
+			      { CKA_TOKEN, &yes, sizeof(yes) } };
+	CK_ATTRIBUTE kt[] = { { CKA_CLASS, &key, sizeof(key) } };
+	CK_ATTRIBUTE bad[] = { { CKA_CLASS, &data, sizeof(data) }, { CKA_MODULUS, "x", 1 } };
+	CK_ATTRIBUTE trusted[] = { { CKA_CLASS, &cert, sizeof(cert) },
+				   { CKA_CERTIFICATE_TYPE, &x509, sizeof(x509) },
+				   { CKA_SUBJECT, (void *)subject, sizeof(subject) },
+				   { CKA_VALUE, (void *)der, sizeof(der) },
+				   { CKA_TRUSTED, &yes, sizeof(yes) } };
+	CK_BBOOL priv = CK_FALSE;
+	uint8_t value[16];
+	CK_ATTRIBUTE get[] = { { CKA_PRIVATE, &priv, sizeof(priv) },
+			       { CKA_VALUE, value, sizeof(value) } };
+	CK_OBJECT_HANDLE d, c, h[4];
+
+	CU_ASSERT_EQUAL_FATAL(f->C_CreateObject(s, dt, 4, &d), CKR_OK);
+	CU_ASSERT_EQUAL(f->C_GetAttributeValue(s, d, get, 2), CKR_OK);
+	CU_ASSERT_EQUAL(priv, CK_TRUE); /* a data object is private by default */
+	CU_ASSERT_EQUAL(get[1].ulValueLen, 7);
+	CU_ASSERT_EQUAL(memcmp(value, "payload", 7), 0);
+	CU_ASSERT_EQUAL_FATAL(f->C_CreateObject(s, ct, 5, &c), CKR_OK);
+	get[1].ulValueLen = sizeof(value);
+	CU_ASSERT_EQUAL(f->C_GetAttributeValue(s, c, get, 2), CKR_OK);
+	CU_ASSERT_EQUAL(priv, CK_FALSE);
+	CU_ASSERT_EQUAL(get[1].ulValueLen, sizeof(der));
+	CU_ASSERT_EQUAL(f->C_CreateObject(s, ct, 3, &c), CKR_TEMPLATE_INCOMPLETE);
+	CU_ASSERT_EQUAL(f->C_CreateObject(s, kt, 1, &c), CKR_ATTRIBUTE_VALUE_INVALID);
+	CU_ASSERT_EQUAL(f->C_CreateObject(s, bad, 2, &c), CKR_ATTRIBUTE_TYPE_INVALID);
+	CU_ASSERT_EQUAL(f->C_CreateObject(s, trusted, 5, &c), CKR_ATTRIBUTE_READ_ONLY);
+	CU_ASSERT_EQUAL(f->C_CreateObject(s, NULL, 0, &c), CKR_TEMPLATE_INCOMPLETE);
+	/* both are token objects: there after C_Finalize; the certificate without a login */
+	CU_ASSERT_EQUAL(f->C_Finalize(NULL), CKR_OK);
+	CU_ASSERT_EQUAL_FATAL(f->C_Initialize(NULL), CKR_OK);
+	CU_ASSERT_EQUAL_FATAL(f->C_OpenSession(slot, CKF_SERIAL_SESSION, NULL, NULL, &s), CKR_OK);
+	CU_ASSERT_EQUAL(find(NULL, 0, h, 4), 1);
+	CU_ASSERT_EQUAL(f->C_CreateObject(s, ct, 5, &c), CKR_SESSION_READ_ONLY);
+	CU_ASSERT_EQUAL(f->C_Login(s, CKU_USER, (CK_UTF8CHAR *)USER_PIN, 4), CKR_OK);
+	CU_ASSERT_EQUAL(find(NULL, 0, h, 4), 2);
+}
+
 /* Another process (a child that initializes the module anew) finds the token key made here,
  * signs with it, and its key is found here in turn. */
 static void test_two_processes(void)
@@ -507,6 +563,7 @@ int main(void)
 		{ "attribute rules and templates", test_attributes },
 		{ "C_FindObjects, login, C_DestroyObject, C_Finalize", test_find_destroy },
 		{ "C_Digest without a login", test_digest_no_login },
+		{ "C_CreateObject: data objects and certificates", test_create },
 		{ "two processes on one token", test_two_processes },
 	};
 	int failed;
