@@ -350,6 +350,10 @@ static CK_RV keep(struct p11_session *s, struct p11_object *o)
 		o->session = s->handle;
 	if (rv == CKR_OK)
 		rv = p11_object_add(o);
+	if (rv != CKR_OK && o->row) {
+		p11_store_object_delete(p11.store, o->row);
+		o->row = 0;
+	}
 	return rv;
 }
 
@@ -424,16 +428,22 @@ CK_RV C_GenerateKeyPair(CK_SESSION_HANDLE hSession, CK_MECHANISM_PTR pMechanism,
 	if (rv == CKR_OK)
 		rv = keep(s, pubo);
 	if (rv == CKR_OK) {
-		*phPublicKey = pubo->handle;
-		pubo = NULL;
 		rv = keep(s, privo);
-		if (rv == CKR_OK) {
-			*phPrivateKey = privo->handle;
-			privo = NULL;
+		/* both halves or neither: the public one goes again */
+		if (rv != CKR_OK && pubo->row) {
+			p11_store_object_delete(p11.store, pubo->row);
+			pubo->row = 0;
 		}
 	}
-	p11_object_free(pubo);
-	p11_object_free(privo);
+	if (rv == CKR_OK) {
+		*phPublicKey = pubo->handle;
+		*phPrivateKey = privo->handle;
+	} else {
+		if (pubo)
+			p11_object_drop(pubo);
+		if (privo)
+			p11_object_drop(privo);
+	}
 	if (priv)
 		explicit_bzero(priv, sizeof(*priv));
 	free(pub);

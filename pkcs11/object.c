@@ -102,6 +102,15 @@ static bool of_slot(const struct p11_object *o, uint64_t slot)
 	return o->slot == slot;
 }
 
+void p11_object_drop(struct p11_object *o)
+{
+	struct p11_object **p = slot_of(o->handle);
+
+	if (p && *p == o)
+		*p = NULL;
+	p11_object_free(o);
+}
+
 void p11_objects_drop_session(CK_SESSION_HANDLE h)
 {
 	drop_where(of_session, h);
@@ -212,9 +221,7 @@ CK_RV C_DestroyObject(CK_SESSION_HANDLE hSession, CK_OBJECT_HANDLE hObject)
 	/* the store's row goes first: the TPM key is only a blob of that row */
 	if (o->row)
 		rv = p11_store_object_delete(p11.store, o->row);
-	if (rv == CKR_OK) {
-		*slot_of(hObject) = NULL;
-		p11_object_free(o);
-	}
+	if (rv == CKR_OK)
+		p11_object_drop(o);
 	return p11_done(rv);
 }

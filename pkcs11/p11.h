@@ -185,6 +185,8 @@ struct p11_object *p11_object_new(CK_SLOT_ID slot);
 void p11_object_free(struct p11_object *o);
 /* Give the object a handle (it joins the module's table): CKR_OK or CKR_DEVICE_MEMORY. */
 CK_RV p11_object_add(struct p11_object *o);
+/* Out of the table (if it is there) and freed. */
+void p11_object_drop(struct p11_object *o);
 /* The object of handle h that session s may see (private objects only when the user is logged
  * in): CKR_OBJECT_HANDLE_INVALID if none. */
 CK_RV p11_object_get(const struct p11_session *s, const struct p11_token *tok,
