@@ -224,6 +224,39 @@ install: all
 	install -m 0644 include/pqtpm/*.h $(DESTDIR)$(PREFIX)/include/pqtpm/
 	install -m 0644 conf/pqtpm.conf $(DESTDIR)$(SYSCONFDIR)/pqtpm/
 
+# ---- the PKCS#11 module (pkcs11/): libpqtpm-pkcs11.so, self-contained (the client library,
+# the engine and wolfCrypt linked in and kept local by its version script), loaded by
+# applications through p11-kit or by path; its test programs dlopen it. Never unloaded
+# (-z nodelete): the engine's per-thread state (its DRBGs) outlives a dlclose.
+P11_SRC := $(sort $(wildcard pkcs11/*.c))
+P11_OBJ := $(P11_SRC:%.c=$(BUILD)/obj/%.o)
+P11_SO := $(BUILD)/lib/libpqtpm-pkcs11.so
+P11_CFLAGS := $(shell pkg-config --cflags p11-kit-1 2>/dev/null || echo -I/usr/include/p11-kit-1)
+P11_MODULE_PATH := $(shell pkg-config --variable p11_module_path p11-kit-1 2>/dev/null)
+P11_MODULE_CONFIGS := $(shell pkg-config --variable p11_module_configs p11-kit-1 2>/dev/null)
+$(BUILD)/obj/pkcs11/%.o: ALL_CFLAGS += $(P11_CFLAGS)
+$(BUILD)/obj/tests/unit/test_pkcs%.o: ALL_CFLAGS += $(P11_CFLAGS) -Ipkcs11
+all: $(P11_SO)
+$(P11_SO): $(P11_OBJ) $(TSS_A) $(LIB_A) pkcs11/libpqtpm-pkcs11.map
+	@mkdir -p $(dir $@)
+	$(CC) -shared -Wl,-soname,libpqtpm-pkcs11.so -Wl,--version-script=pkcs11/libpqtpm-pkcs11.map \
+		-Wl,-z,defs -Wl,-z,nodelete $(LDFLAGS_SAN) -o $@ $(P11_OBJ) $(TSS_A) $(LIB_A) -lsqlite3 $(LIBS)
+# The module's unit tests load it with dlopen, as applications do (so it is built first, not
+# linked in).
+P11_TESTS := $(filter $(BUILD)/tests/test_pkcs11%,$(UNIT_BIN))
+$(P11_TESTS): | $(P11_SO)
+$(P11_TESTS): LIBS += -ldl
+install: install-pkcs11
+install-pkcs11: $(P11_SO)
+	install -d $(DESTDIR)$(or $(P11_MODULE_PATH),$(PREFIX)/lib/pkcs11) \
+		$(DESTDIR)$(or $(P11_MODULE_CONFIGS),$(PREFIX)/share/p11-kit/modules) \
+		$(DESTDIR)$(SYSCONFDIR)/pqtpm
+	install -m 0755 $(P11_SO) $(DESTDIR)$(or $(P11_MODULE_PATH),$(PREFIX)/lib/pkcs11)/
+	sed 's|@MODULE@|$(or $(P11_MODULE_PATH),$(PREFIX)/lib/pkcs11)/libpqtpm-pkcs11.so|' \
+		conf/pqtpm.module >$(DESTDIR)$(or $(P11_MODULE_CONFIGS),$(PREFIX)/share/p11-kit/modules)/pqtpm.module
+	install -m 0644 conf/pqtpm-pkcs11.conf $(DESTDIR)$(SYSCONFDIR)/pqtpm/
+.PHONY: install-pkcs11
+
 clean:
 	rm -rf build build-system build-asan build-fuzz
 

@@ -1,6 +1,7 @@
 #!/bin/bash
 # Symbol hygiene of the shared libraries: libpqtpm.so exports pqtpm_engine_*, pqtpm_client_*
-# and pqtpm_log* only, libpqtpm-tss.so pqtpm_tss_* only (nm -D --defined-only; symbols the
+# and pqtpm_log* only, libpqtpm-tss.so pqtpm_tss_* only, libpqtpm-pkcs11.so its three PKCS#11
+# entry points only (nm -D --defined-only; symbols the
 # linker defines itself are allowed). Then a program linked against the two .so files (not the
 # archives) runs a GetRandom through the in-process engine: the exports are enough.
 set -eu
@@ -31,6 +32,7 @@ check_exports() {
 
 check_exports "$BUILD_DIR/lib/libpqtpm.so" '^pqtpm_(engine|client|log)'
 check_exports "$BUILD_DIR/lib/libpqtpm-tss.so" '^pqtpm_tss_'
+check_exports "$BUILD_DIR/lib/libpqtpm-pkcs11.so" '^C_(GetFunctionList|GetInterfaceList|GetInterface)$'
 
 prog=$BUILD_DIR/tests/shared/getrandom
 if [ ! -x "$prog" ]; then

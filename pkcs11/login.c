@@ -1,0 +1,166 @@
+/* C_Login, C_Logout, C_InitPIN, C_SetPIN. A PIN is the authValue of a sealed object holding
+ * the token's wrapping secret (one per PIN): the TPM checks it and counts wrong ones in its
+ * dictionary-attack protection; C_SetPIN changes that object's authValue and nothing else. */
+#include <string.h>
+
+#include "p11.h"
+
+CK_RV p11_pin(const CK_UTF8CHAR *pin, CK_ULONG len, char out[P11_PIN_MAX + 1])
+{
+	if (len < P11_PIN_MIN || len > P11_PIN_MAX)
+		return CKR_PIN_LEN_RANGE;
+	/* an authValue goes to the TPM as a string here: no zero byte inside */
+	if (memchr(pin, 0, len))
+		return CKR_PIN_INVALID;
+	memcpy(out, pin, len);
+	out[len] = '\0';
+	return CKR_OK;
+}
+
+void p11_logout(struct p11_token *tok)
+{
+	tok->user = P11_NOBODY;
+	explicit_bzero(tok->secret, sizeof(tok->secret));
+}
+
+/* The session and its token for a function that needs a R/W session. */
+static CK_RV rw_session(CK_SESSION_HANDLE h, struct p11_session **s, struct p11_token **tok)
+{
+	CK_RV rv = p11_session_get(h, s, tok);
+
+	if (rv == CKR_OK && !((*s)->flags & CKF_RW_SESSION))
+		rv = CKR_SESSION_READ_ONLY;
+	return rv;
+}
+
+CK_RV C_Login(CK_SESSION_HANDLE hSession, CK_USER_TYPE userType, CK_UTF8CHAR_PTR pPin,
+	      CK_ULONG ulPinLen)
+{
+	char pin[P11_PIN_MAX + 1];
+	const struct p11_blob *pub, *priv;
+	struct p11_session *s;
+	struct p11_token *tok;
+	CK_RV rv = p11_enter();
+
+	if (rv != CKR_OK)
+		return rv;
+	rv = p11_session_get(hSession, &s, &tok);
+	if (rv != CKR_OK)
+		return p11_done(rv);
+	if (userType == CKU_CONTEXT_SPECIFIC)
+		return p11_done(tok->user == CKU_USER ? CKR_OPERATION_NOT_INITIALIZED
+						      : CKR_USER_NOT_LOGGED_IN);
+	if (userType != CKU_SO && userType != CKU_USER)
+		return p11_done(CKR_USER_TYPE_INVALID);
+	if (tok->user == userType)
+		return p11_done(CKR_USER_ALREADY_LOGGED_IN);
+	if (tok->user != P11_NOBODY)
+		return p11_done(CKR_USER_ANOTHER_ALREADY_LOGGED_IN);
+	if (userType == CKU_SO && p11_session_count(tok->id, 0) !=
+					  p11_session_count(tok->id, CKF_RW_SESSION))
+		return p11_done(CKR_SESSION_READ_ONLY_EXISTS);
+	if (!pPin)
+		return p11_done(CKR_ARGUMENTS_BAD);
+	if (userType == CKU_USER && !tok->row.user_pub.len)
+		return p11_done(CKR_USER_PIN_NOT_INITIALIZED);
+	rv = p11_pin(pPin, ulPinLen, pin);
+	if (rv == CKR_PIN_LEN_RANGE || rv == CKR_PIN_INVALID)
+		rv = CKR_PIN_INCORRECT; /* no PIN of this token has that form */
+	pub = userType == CKU_SO ? &tok->row.so_pub : &tok->row.user_pub;
+	priv = userType == CKU_SO ? &tok->row.so_priv : &tok->row.user_priv;
+	if (rv == CKR_OK)
+		rv = p11_tpm_unseal(pin, pub, priv, tok->secret);
+	explicit_bzero(pin, sizeof(pin));
+	if (rv == CKR_OK)
+		tok->user = userType;
+	return p11_done(rv);
+}
+
+CK_RV C_Logout(CK_SESSION_HANDLE hSession)
+{
+	struct p11_session *s;
+	struct p11_token *tok;
+	CK_RV rv = p11_enter();
+
+	if (rv != CKR_OK)
+		return rv;
+	rv = p11_session_get(hSession, &s, &tok);
+	if (rv != CKR_OK)
+		return p11_done(rv);
+	if (tok->user == P11_NOBODY)
+		return p11_done(CKR_USER_NOT_LOGGED_IN);
+	p11_logout(tok);
+	return p11_done(CKR_OK);
+}
+
+CK_RV C_InitPIN(CK_SESSION_HANDLE hSession, CK_UTF8CHAR_PTR pPin, CK_ULONG ulPinLen)
+{
+	char pin[P11_PIN_MAX + 1];
+	struct p11_blob pub, priv;
+	struct p11_session *s;
+	struct p11_token *tok;
+	CK_RV rv = p11_enter();
+
+	if (rv != CKR_OK)
+		return rv;
+	rv = rw_session(hSession, &s, &tok);
+	if (rv != CKR_OK)
+		return p11_done(rv);
+	if (tok->user != CKU_SO)
+		return p11_done(CKR_USER_NOT_LOGGED_IN);
+	if (!pPin)
+		return p11_done(CKR_ARGUMENTS_BAD);
+	rv = p11_pin(pPin, ulPinLen, pin);
+	if (rv == CKR_OK)
+		rv = p11_tpm_seal(pin, tok->secret, &pub, &priv);
+	explicit_bzero(pin, sizeof(pin));
+	if (rv == CKR_OK)
+		rv = p11_store_token_set_user(p11.store, tok->id, &pub, &priv);
+	if (rv == CKR_OK) {
+		tok->row.user_pub = pub;
+		tok->row.user_priv = priv;
+	}
+	return p11_done(rv);
+}
+
+CK_RV C_SetPIN(CK_SESSION_HANDLE hSession, CK_UTF8CHAR_PTR pOldPin, CK_ULONG ulOldLen,
+	       CK_UTF8CHAR_PTR pNewPin, CK_ULONG ulNewLen)
+{
+	char old_pin[P11_PIN_MAX + 1], new_pin[P11_PIN_MAX + 1];
+	struct p11_blob *pub, *priv, npriv;
+	struct p11_session *s;
+	struct p11_token *tok;
+	bool so;
+	CK_RV rv = p11_enter();
+
+	if (rv != CKR_OK)
+		return rv;
+	rv = rw_session(hSession, &s, &tok);
+	if (rv != CKR_OK)
+		return p11_done(rv);
+	if (!pOldPin || !pNewPin)
+		return p11_done(CKR_ARGUMENTS_BAD);
+	/* the SO's PIN when the SO is logged in, else the user's */
+	so = tok->user == CKU_SO;
+	pub = so ? &tok->row.so_pub : &tok->row.user_pub;
+	priv = so ? &tok->row.so_priv : &tok->row.user_priv;
+	if (!pub->len)
+		return p11_done(CKR_USER_PIN_NOT_INITIALIZED);
+	rv = p11_pin(pNewPin, ulNewLen, new_pin);
+	if (rv == CKR_OK) {
+		rv = p11_pin(pOldPin, ulOldLen, old_pin);
+		if (rv == CKR_PIN_LEN_RANGE || rv == CKR_PIN_INVALID)
+			rv = CKR_PIN_INCORRECT;
+	}
+	npriv = *priv;
+	if (rv == CKR_OK)
+		rv = p11_tpm_rewrap_pin(old_pin, new_pin, pub, &npriv);
+	explicit_bzero(old_pin, sizeof(old_pin));
+	explicit_bzero(new_pin, sizeof(new_pin));
+	if (rv == CKR_OK)
+		rv = so ? p11_store_token_set_so(p11.store, tok->id, &npriv)
+			: p11_store_token_set_user(p11.store, tok->id, pub, &npriv);
+	if (rv == CKR_OK)
+		*priv = npriv;
+	return p11_done(rv);
+}

@@ -1,0 +1,31 @@
+/* The mechanisms: what each one does with its key and data (mech.c). */
+#ifndef PQTPM_PKCS11_MECH_H
+#define PQTPM_PKCS11_MECH_H
+
+#include "p11.h"
+
+enum p11_kind {
+	P11_RSA_PKCS,	/* the caller's DigestInfo, RSASSA */
+	P11_RSA_PSS,	/* the caller's digest, RSAPSS */
+	P11_ECDSA,	/* the caller's digest */
+	P11_HASH_SIGN,	/* the TPM hashes, then RSASSA / RSAPSS / ECDSA */
+	P11_MLDSA,	/* the message itself */
+	P11_DIGEST,
+	P11_KEYGEN,
+};
+struct p11_mech {
+	CK_MECHANISM_TYPE type;
+	enum p11_kind kind;
+	CK_KEY_TYPE key_type;
+	TPM_ALG_ID scheme; /* TPM_ALG_RSASSA, _RSAPSS, _ECDSA (P11_HASH_SIGN) */
+	TPM_ALG_ID hash;   /* P11_HASH_SIGN, P11_DIGEST */
+	CK_ULONG min, max; /* key sizes (bits; ML-DSA: parameter sets) */
+	CK_FLAGS flags;
+};
+/* The mechanism of type, or NULL. */
+const struct p11_mech *p11_mech_find(CK_MECHANISM_TYPE type);
+/* A TPM hash algorithm's digest size, the PKCS#11 digest mechanism of one (0: none). */
+size_t p11_hash_size(TPM_ALG_ID hash);
+TPM_ALG_ID p11_hash_of_mech(CK_MECHANISM_TYPE m);
+
+#endif

@@ -1,0 +1,227 @@
+/* The module's objects: token objects (rows of the store, read again at each search so that
+ * objects another process made appear) and session objects, by handle; C_DestroyObject. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "p11.h"
+
+struct p11_object *p11_objects[P11_MAX_OBJECTS];
+static CK_OBJECT_HANDLE next_handle = 1;
+
+struct p11_object *p11_object_new(CK_SLOT_ID slot)
+{
+	struct p11_object *o = calloc(1, sizeof(*o));
+
+	if (o)
+		o->slot = slot;
+	return o;
+}
+
+void p11_object_free(struct p11_object *o)
+{
+	size_t i;
+
+	if (!o)
+		return;
+	if (o->loaded)
+		p11_tpm_flush(o->loaded);
+	for (i = 0; i < o->nattrs; i++)
+		free(o->attrs[i].value);
+	free(o->attrs);
+	free(o->tpm_pub);
+	if (o->tpm_priv)
+		explicit_bzero(o->tpm_priv, sizeof(*o->tpm_priv));
+	free(o->tpm_priv);
+	free(o);
+}
+
+CK_RV p11_object_add(struct p11_object *o)
+{
+	size_t i;
+
+	for (i = 0; i < P11_MAX_OBJECTS; i++)
+		if (!p11_objects[i]) {
+			o->handle = next_handle++;
+			p11_objects[i] = o;
+			return CKR_OK;
+		}
+	return CKR_DEVICE_MEMORY;
+}
+
+static struct p11_object **slot_of(CK_OBJECT_HANDLE h)
+{
+	size_t i;
+
+	if (h == CK_INVALID_HANDLE)
+		return NULL;
+	for (i = 0; i < P11_MAX_OBJECTS; i++)
+		if (p11_objects[i] && p11_objects[i]->handle == h)
+			return &p11_objects[i];
+	return NULL;
+}
+
+bool p11_object_visible(const struct p11_session *s, const struct p11_token *tok,
+			const struct p11_object *o)
+{
+	if (o->slot != s->slot)
+		return false;
+	if (p11_attr_bool(o, CKA_PRIVATE, true) && tok->user != CKU_USER)
+		return false;
+	return true;
+}
+
+CK_RV p11_object_get(const struct p11_session *s, const struct p11_token *tok,
+		     CK_OBJECT_HANDLE h, struct p11_object **o)
+{
+	struct p11_object **p = slot_of(h);
+
+	if (!p || !p11_object_visible(s, tok, *p))
+		return CKR_OBJECT_HANDLE_INVALID;
+	*o = *p;
+	return CKR_OK;
+}
+
+static void drop_where(bool (*match)(const struct p11_object *, uint64_t), uint64_t v)
+{
+	size_t i;
+
+	for (i = 0; i < P11_MAX_OBJECTS; i++)
+		if (p11_objects[i] && match(p11_objects[i], v)) {
+			p11_object_free(p11_objects[i]);
+			p11_objects[i] = NULL;
+		}
+}
+
+static bool of_session(const struct p11_object *o, uint64_t h)
+{
+	return o->row == 0 && o->session == h;
+}
+
+static bool of_slot(const struct p11_object *o, uint64_t slot)
+{
+	return o->slot == slot;
+}
+
+void p11_object_drop(struct p11_object *o)
+{
+	struct p11_object **p = slot_of(o->handle);
+
+	if (p && *p == o)
+		*p = NULL;
+	p11_object_free(o);
+}
+
+void p11_objects_drop_session(CK_SESSION_HANDLE h)
+{
+	drop_where(of_session, h);
+}
+
+void p11_objects_drop_slot(CK_SLOT_ID slot)
+{
+	drop_where(of_slot, slot);
+}
+
+void p11_objects_forget(void)
+{
+	size_t i;
+
+	for (i = 0; i < P11_MAX_OBJECTS; i++)
+		if (p11_objects[i]) {
+			p11_objects[i]->loaded = 0; /* the parent's TPM handle */
+			p11_object_free(p11_objects[i]);
+			p11_objects[i] = NULL;
+		}
+}
+
+void p11_objects_unloaded(void)
+{
+	size_t i;
+
+	for (i = 0; i < P11_MAX_OBJECTS; i++)
+		if (p11_objects[i])
+			p11_objects[i]->loaded = 0;
+}
+
+static bool has_row(const int64_t *rows, size_t n, int64_t row)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) { /* rows are ascending */
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (rows[mid] == row)
+			return true;
+		if (rows[mid] < row)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return false;
+}
+
+CK_RV p11_objects_sync(struct p11_token *tok)
+{
+	int64_t *rows = NULL;
+	size_t n = 0, i, j;
+	CK_RV rv = p11_store_object_rows(p11.store, tok->id, &rows, &n);
+
+	if (rv != CKR_OK)
+		return rv;
+	/* gone from the store: destroyed by another process */
+	for (i = 0; i < P11_MAX_OBJECTS; i++) {
+		struct p11_object *o = p11_objects[i];
+
+		if (o && o->slot == tok->id && o->row && !has_row(rows, n, o->row)) {
+			p11_object_free(o);
+			p11_objects[i] = NULL;
+		}
+	}
+	for (j = 0; j < n && rv == CKR_OK; j++) {
+		struct p11_object *o;
+
+		for (i = 0; i < P11_MAX_OBJECTS; i++)
+			if (p11_objects[i] && p11_objects[i]->slot == tok->id &&
+			    p11_objects[i]->row == rows[j])
+				break;
+		if (i < P11_MAX_OBJECTS)
+			continue;
+		o = p11_object_new(tok->id);
+		if (!o) {
+			rv = CKR_HOST_MEMORY;
+			break;
+		}
+		rv = p11_store_object_load(p11.store, rows[j], o);
+		if (rv == CKR_OK)
+			rv = p11_object_add(o);
+		if (rv != CKR_OK)
+			p11_object_free(o);
+	}
+	free(rows);
+	return rv;
+}
+
+CK_RV C_DestroyObject(CK_SESSION_HANDLE hSession, CK_OBJECT_HANDLE hObject)
+{
+	struct p11_session *s;
+	struct p11_token *tok;
+	struct p11_object *o;
+	CK_RV rv = p11_enter();
+
+	if (rv != CKR_OK)
+		return rv;
+	rv = p11_session_get(hSession, &s, &tok);
+	if (rv == CKR_OK)
+		rv = p11_object_get(s, tok, hObject, &o);
+	if (rv != CKR_OK)
+		return p11_done(rv);
+	if (o->row && !(s->flags & CKF_RW_SESSION))
+		return p11_done(CKR_SESSION_READ_ONLY);
+	if (!p11_attr_bool(o, CKA_DESTROYABLE, true))
+		return p11_done(CKR_ACTION_PROHIBITED);
+	/* the store's row goes first: the TPM key is only a blob of that row */
+	if (o->row)
+		rv = p11_store_object_delete(p11.store, o->row);
+	if (rv == CKR_OK)
+		p11_object_drop(o);
+	return p11_done(rv);
+}

@@ -1,0 +1,251 @@
+/* The PKCS#11 module's private interfaces: module state, configuration, the TPM connection, the
+ * token store, tokens and sessions. Every CK_ function takes the module lock (p11_enter) for its
+ * whole run and releases it (p11_leave): one function at a time per process for now. */
+#ifndef PQTPM_PKCS11_P11_H
+#define PQTPM_PKCS11_P11_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include <pqtpm/tss.h>
+
+#include "pk3.h"
+
+#define P11_PATH_MAX 4096
+#define P11_MAX_TOKENS 64
+#define P11_MAX_SESSIONS 1024
+#define P11_PIN_MIN 4
+#define P11_PIN_MAX 32		/* a TPM authValue of SHA-256: 32 bytes */
+#define P11_SECRET_LEN 32	/* the wrapping secret: 16 random bytes in hex, a key authValue */
+#define P11_LIB_VERSION_MAJOR 0
+#define P11_LIB_VERSION_MINOR 1
+
+/* ---- configuration (conf.c) ---- */
+enum p11_log_level { P11_LOG_NONE = -1, P11_LOG_ERROR, P11_LOG_WARN, P11_LOG_INFO, P11_LOG_DEBUG };
+struct p11_conf {
+	char tpm[P11_PATH_MAX + 16]; /* a transport string of the client library */
+	char store[P11_PATH_MAX];	/* the token store's directory */
+	unsigned slots;			/* tokens at most (then no empty slot is offered) */
+	int log_level;			/* enum p11_log_level */
+	char owner_auth[P11_PIN_MAX + 1];
+};
+/* From $PQTPM_PKCS11_CONF, else $PQTPM_STATE_DIR, else $XDG_DATA_HOME/pqtpm: CKR_OK, or
+ * CKR_GENERAL_ERROR for a file that cannot be read or does not parse (logged). */
+CK_RV p11_conf_load(struct p11_conf *c);
+/* One "key = value" line of a configuration file (also for tests): 0 or -EINVAL. */
+int p11_conf_line(struct p11_conf *c, const char *line);
+
+/* ---- log (log.c): to stderr at or below the configured level, else nowhere ---- */
+void p11_log_init(int level);
+void p11_log(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* ---- the token store (store.c): SQLite in conf.store ---- */
+struct p11_store;
+struct p11_blob {
+	size_t len;
+	uint8_t b[PQTPM_TSS_MAX_PUBLIC];
+};
+struct p11_token_row {
+	CK_SLOT_ID id;
+	uint8_t label[32];
+	char serial[17]; /* 16 characters */
+	struct p11_blob so_pub, so_priv, user_pub, user_priv; /* user_*.len 0: no user PIN */
+};
+/* Whether the store's database exists (nothing is created). */
+bool p11_store_exists(const char *dir);
+/* Open (create: make the directory and database if missing). CKR_OK, CKR_DEVICE_ERROR. */
+CK_RV p11_store_open(const char *dir, bool create, struct p11_store **out);
+void p11_store_close(struct p11_store *s);
+/* The tokens' ids, ascending (at most cap), *n of them. */
+CK_RV p11_store_token_ids(struct p11_store *s, CK_SLOT_ID *ids, size_t cap, size_t *n);
+CK_RV p11_store_token_get(struct p11_store *s, CK_SLOT_ID id, struct p11_token_row *row);
+/* Insert (id must be free: CKR_SLOT_ID_INVALID if another process took it) or replace. */
+CK_RV p11_store_token_insert(struct p11_store *s, const struct p11_token_row *row);
+CK_RV p11_store_token_replace(struct p11_store *s, const struct p11_token_row *row);
+CK_RV p11_store_token_set_user(struct p11_store *s, CK_SLOT_ID id, const struct p11_blob *pub,
+			       const struct p11_blob *priv);
+CK_RV p11_store_token_set_so(struct p11_store *s, CK_SLOT_ID id, const struct p11_blob *priv);
+/* Token objects: the rows of token id, ascending; one object in full; one added (its row in
+ * o->row) or deleted, each in one transaction. */
+struct p11_object;
+CK_RV p11_store_object_rows(struct p11_store *s, CK_SLOT_ID id, int64_t **rows, size_t *n);
+CK_RV p11_store_object_load(struct p11_store *s, int64_t row, struct p11_object *o);
+CK_RV p11_store_object_add(struct p11_store *s, struct p11_object *o);
+CK_RV p11_store_object_delete(struct p11_store *s, int64_t row);
+
+/* ---- the TPM (tpm.c) ---- */
+/* The connection and the storage key, opened at first use: CKR_OK or CKR_DEVICE_ERROR. */
+CK_RV p11_tpm(struct pqtpm_tss **t, TPM_HANDLE *storage);
+void p11_tpm_close(void);
+/* After fork: the parent's connection is dropped (its child copy freed, not used). */
+void p11_tpm_forget(void);
+/* Whether the transport failed since the last call (p11_tpm_rv saw PQTPM_TSS_RC_IO, e.g. the
+ * process that ran the embedded TPM went): then the connection and every loaded handle are
+ * dropped, so that the caller may try its TPM step once more on a new connection. The
+ * exported p11_tpm_* steps below do so themselves. */
+bool p11_tpm_recover(void);
+/* A TPM_RC as a CK_RV (auth failures as CKR_PIN_INCORRECT, lockout as CKR_PIN_LOCKED), logged
+ * with what was asked when it is not a success. */
+CK_RV p11_tpm_rv(TPM_RC rc, const char *what);
+/* Seal secret under the storage key with authValue pin: the sealed object's blobs. */
+CK_RV p11_tpm_seal(const char *pin, const char *secret, struct p11_blob *pub,
+		   struct p11_blob *priv);
+/* Unseal with pin: secret (P11_SECRET_LEN chars and a zero). */
+CK_RV p11_tpm_unseal(const char *pin, const struct p11_blob *pub, const struct p11_blob *priv,
+		     char *secret);
+/* The sealed object under a new authValue: a new private blob. */
+CK_RV p11_tpm_rewrap_pin(const char *old_pin, const char *new_pin, const struct p11_blob *pub,
+			 struct p11_blob *priv);
+/* The TPM's dictionary-attack count and limit. */
+CK_RV p11_tpm_da(uint32_t *failed, uint32_t *max_tries);
+CK_RV p11_tpm_random(uint8_t *out, size_t len);
+/* A digest of hash (TPM_ALG_SHA*) over data of any length: out (64 bytes), *len. */
+CK_RV p11_tpm_hash(TPM_ALG_ID hash, const uint8_t *data, size_t len, uint8_t *out,
+		   size_t *out_len);
+/* A key created under the storage key from tmpl, its authValue auth: its blobs. */
+CK_RV p11_tpm_create_key(const struct pqtpm_tss_public *tmpl, const char *auth,
+			 struct p11_blob *pub, struct p11_blob *priv);
+/* The private key object loaded (once; kept until destroyed or C_Finalize). */
+CK_RV p11_tpm_load(struct p11_object *o, TPM_HANDLE *h);
+/* A public key alone (LoadExternal in the NULL hierarchy), to verify with; flush after. */
+CK_RV p11_tpm_load_public(const struct p11_blob *pub, TPM_HANDLE *h);
+void p11_tpm_flush(TPM_HANDLE h);
+
+/* ---- module state (module.c) ---- */
+struct p11_token {
+	CK_SLOT_ID id;
+	bool present;
+	CK_USER_TYPE user; /* logged in as (CKU_SO, CKU_USER), or P11_NOBODY */
+	char secret[P11_SECRET_LEN + 1];
+	struct p11_token_row row;
+};
+#define P11_NOBODY ((CK_USER_TYPE)-1)
+struct p11_object;
+/* An operation in progress on a session (sign, verify, digest): its data is collected and the
+ * TPM asked once at the end. */
+struct p11_op {
+	bool active;
+	bool multi; /* an Update came: the single-part call is no longer allowed */
+	CK_MECHANISM_TYPE mech;
+	CK_OBJECT_HANDLE key;
+	TPM_ALG_ID hash; /* RSA-PSS: the digest's hash */
+	uint8_t ctx[255]; /* ML-DSA: the context string */
+	size_t ctx_len;
+	uint8_t *data;
+	size_t len, cap;
+};
+CK_RV p11_op_append(struct p11_op *op, const uint8_t *data, size_t len);
+/* The operation over: its data wiped and freed. */
+void p11_op_end(struct p11_op *op);
+struct p11_session {
+	CK_SESSION_HANDLE handle;
+	CK_SLOT_ID slot;
+	CK_FLAGS flags;
+	struct p11_op sign, verify, digest;
+	bool finding;
+	CK_OBJECT_HANDLE *found;
+	size_t nfound, found_pos;
+};
+
+/* ---- objects (object.c, attr.c) ---- */
+struct p11_attr {
+	CK_ATTRIBUTE_TYPE type;
+	CK_ULONG len;
+	uint8_t *value;
+};
+struct p11_object {
+	CK_OBJECT_HANDLE handle;
+	CK_SLOT_ID slot;
+	int64_t row;		   /* its row in the store (token objects); 0: a session object */
+	CK_SESSION_HANDLE session; /* session objects: the session that made it */
+	struct p11_attr *attrs;
+	size_t nattrs;
+	struct p11_blob *tpm_pub, *tpm_priv; /* the TPM key (keys only); priv: private keys */
+	TPM_HANDLE loaded;		     /* the TPM's handle while it is loaded (0: not) */
+};
+#define P11_MAX_OBJECTS 4096
+/* Attributes of an object (attr.c): the value of type, or NULL. */
+const struct p11_attr *p11_attr_find(const struct p11_object *o, CK_ATTRIBUTE_TYPE type);
+CK_RV p11_attr_set(struct p11_object *o, CK_ATTRIBUTE_TYPE type, const void *value,
+		   CK_ULONG len);
+CK_RV p11_attr_set_bool(struct p11_object *o, CK_ATTRIBUTE_TYPE type, bool v);
+CK_RV p11_attr_set_ulong(struct p11_object *o, CK_ATTRIBUTE_TYPE type, CK_ULONG v);
+bool p11_attr_bool(const struct p11_object *o, CK_ATTRIBUTE_TYPE type, bool dflt);
+CK_ULONG p11_attr_ulong(const struct p11_object *o, CK_ATTRIBUTE_TYPE type, CK_ULONG dflt);
+/* Whether the object matches every attribute of the template. */
+bool p11_attr_match(const struct p11_object *o, const CK_ATTRIBUTE *tmpl, CK_ULONG n);
+/* A template's attribute of type, or NULL; a CK_BBOOL / CK_ULONG one checked for its size. */
+const CK_ATTRIBUTE *p11_tmpl_find(const CK_ATTRIBUTE *tmpl, CK_ULONG n, CK_ATTRIBUTE_TYPE type);
+CK_RV p11_tmpl_bool(const CK_ATTRIBUTE *tmpl, CK_ULONG n, CK_ATTRIBUTE_TYPE type, bool *v);
+CK_RV p11_tmpl_ulong(const CK_ATTRIBUTE *tmpl, CK_ULONG n, CK_ATTRIBUTE_TYPE type, CK_ULONG *v);
+
+struct p11_object *p11_object_new(CK_SLOT_ID slot);
+void p11_object_free(struct p11_object *o);
+/* Give the object a handle (it joins the module's table): CKR_OK or CKR_DEVICE_MEMORY. */
+CK_RV p11_object_add(struct p11_object *o);
+/* Out of the table (if it is there) and freed. */
+void p11_object_drop(struct p11_object *o);
+/* The object of handle h that session s may see (private objects only when the user is logged
+ * in): CKR_OBJECT_HANDLE_INVALID if none. */
+CK_RV p11_object_get(const struct p11_session *s, const struct p11_token *tok,
+		     CK_OBJECT_HANDLE h, struct p11_object **o);
+/* The token's objects as the store has them now (objects of other processes appear, deleted
+ * ones go). */
+CK_RV p11_objects_sync(struct p11_token *tok);
+/* Session objects of session h go with it; all objects of a slot (C_InitToken, C_Finalize). */
+void p11_objects_drop_session(CK_SESSION_HANDLE h);
+void p11_objects_drop_slot(CK_SLOT_ID slot);
+/* After fork: the parent's objects go without a word to the TPM. */
+void p11_objects_forget(void);
+/* The connection was lost: no object is loaded any more. */
+void p11_objects_unloaded(void);
+/* Whether session s may see o. */
+bool p11_object_visible(const struct p11_session *s, const struct p11_token *tok,
+			const struct p11_object *o);
+extern struct p11_object *p11_objects[P11_MAX_OBJECTS];
+
+struct p11_module {
+	bool initialized;
+	pid_t pid;
+	struct p11_conf conf;
+	struct p11_store *store;
+	struct p11_token tokens[P11_MAX_TOKENS];
+	size_t ntokens;
+	CK_SLOT_ID empty_slot; /* 0: none (slots = conf.slots reached) */
+	struct p11_session *sessions[P11_MAX_SESSIONS];
+	CK_SESSION_HANDLE next_handle;
+};
+extern struct p11_module p11;
+
+/* Lock the module and check it is initialized in this process (after fork it is not). */
+CK_RV p11_enter(void);
+void p11_leave(void);
+/* p11_leave, then rv: `return p11_done(rv);` */
+CK_RV p11_done(CK_RV rv);
+
+/* ---- slots and tokens (slot.c) ---- */
+/* Read the store's tokens again (slot list, empty slot). */
+CK_RV p11_slots_refresh(void);
+/* The token in slot id (refreshing once if unknown); NULL: CKR_SLOT_ID_INVALID. */
+struct p11_token *p11_token_find(CK_SLOT_ID id);
+/* A slot that exists: a token's or the empty one. */
+bool p11_slot_valid(CK_SLOT_ID id);
+/* The store, opened at first use when it exists (create: make it). */
+CK_RV p11_store(bool create, struct p11_store **out);
+/* Blank-padded copy of a string into a fixed-size PKCS#11 field. */
+void p11_pad(CK_UTF8CHAR *dst, size_t n, const char *src);
+
+/* ---- sessions (session.c) ---- */
+/* The session of handle h: CKR_SESSION_HANDLE_INVALID if none. */
+CK_RV p11_session_get(CK_SESSION_HANDLE h, struct p11_session **s, struct p11_token **tok);
+size_t p11_session_count(CK_SLOT_ID slot, CK_FLAGS with);
+void p11_session_close_all(CK_SLOT_ID slot);
+
+/* ---- login (login.c) ---- */
+/* A PIN as a zero-terminated authValue: CKR_PIN_LEN_RANGE, CKR_PIN_INVALID (a zero byte). */
+CK_RV p11_pin(const CK_UTF8CHAR *pin, CK_ULONG len, char out[P11_PIN_MAX + 1]);
+void p11_logout(struct p11_token *tok);
+
+#endif

@@ -1,0 +1,119 @@
+/* What PKCS#11 3.0 and 3.2 add to p11-kit 0.24's 2.40 header: the interface functions and the
+ * 3.0 function list, and the post-quantum constants of the OASIS PKCS#11 3.2 specification. */
+#ifndef PQTPM_PKCS11_PK3_H
+#define PQTPM_PKCS11_PK3_H
+
+#include <p11-kit/pkcs11.h>
+
+/* The 68 functions of the 2.40 list, in its order. */
+#define P11_FUNCTIONS_240(X)                                                                   \
+	X(C_Initialize) X(C_Finalize) X(C_GetInfo) X(C_GetFunctionList) X(C_GetSlotList)      \
+	X(C_GetSlotInfo) X(C_GetTokenInfo) X(C_GetMechanismList) X(C_GetMechanismInfo)         \
+	X(C_InitToken) X(C_InitPIN) X(C_SetPIN) X(C_OpenSession) X(C_CloseSession)             \
+	X(C_CloseAllSessions) X(C_GetSessionInfo) X(C_GetOperationState)                       \
+	X(C_SetOperationState) X(C_Login) X(C_Logout) X(C_CreateObject) X(C_CopyObject)        \
+	X(C_DestroyObject) X(C_GetObjectSize) X(C_GetAttributeValue) X(C_SetAttributeValue)    \
+	X(C_FindObjectsInit) X(C_FindObjects) X(C_FindObjectsFinal) X(C_EncryptInit)           \
+	X(C_Encrypt) X(C_EncryptUpdate) X(C_EncryptFinal) X(C_DecryptInit) X(C_Decrypt)        \
+	X(C_DecryptUpdate) X(C_DecryptFinal) X(C_DigestInit) X(C_Digest) X(C_DigestUpdate)     \
+	X(C_DigestKey) X(C_DigestFinal) X(C_SignInit) X(C_Sign) X(C_SignUpdate)                \
+	X(C_SignFinal) X(C_SignRecoverInit) X(C_SignRecover) X(C_VerifyInit) X(C_Verify)       \
+	X(C_VerifyUpdate) X(C_VerifyFinal) X(C_VerifyRecoverInit) X(C_VerifyRecover)           \
+	X(C_DigestEncryptUpdate) X(C_DecryptDigestUpdate) X(C_SignEncryptUpdate)               \
+	X(C_DecryptVerifyUpdate) X(C_GenerateKey) X(C_GenerateKeyPair) X(C_WrapKey)            \
+	X(C_UnwrapKey) X(C_DeriveKey) X(C_SeedRandom) X(C_GenerateRandom)                      \
+	X(C_GetFunctionStatus) X(C_CancelFunction) X(C_WaitForSlotEvent)
+
+/* ---- PKCS#11 3.0 ---- */
+typedef struct CK_INTERFACE {
+	CK_CHAR *pInterfaceName;
+	CK_VOID_PTR pFunctionList;
+	CK_FLAGS flags;
+} CK_INTERFACE;
+typedef CK_INTERFACE *CK_INTERFACE_PTR;
+typedef CK_INTERFACE_PTR *CK_INTERFACE_PTR_PTR;
+#define CKF_INTERFACE_FORK_SAFE 0x00000001UL
+
+typedef CK_RV P11_FN_GetInterfaceList(CK_INTERFACE_PTR list, CK_ULONG_PTR count);
+typedef CK_RV P11_FN_GetInterface(CK_UTF8CHAR_PTR name, CK_VERSION_PTR version,
+				   CK_INTERFACE_PTR_PTR iface, CK_FLAGS flags);
+typedef CK_RV P11_FN_LoginUser(CK_SESSION_HANDLE s, CK_USER_TYPE user, CK_UTF8CHAR_PTR pin,
+				CK_ULONG pin_len, CK_UTF8CHAR_PTR username, CK_ULONG username_len);
+typedef CK_RV P11_FN_SessionCancel(CK_SESSION_HANDLE s, CK_FLAGS flags);
+typedef CK_RV P11_FN_MessageInit(CK_SESSION_HANDLE s, CK_MECHANISM_PTR mech, CK_OBJECT_HANDLE key);
+typedef CK_RV P11_FN_MessageFinal(CK_SESSION_HANDLE s);
+typedef CK_RV P11_FN_CryptMessage(CK_SESSION_HANDLE s, CK_VOID_PTR param, CK_ULONG param_len,
+				   CK_BYTE_PTR ad, CK_ULONG ad_len, CK_BYTE_PTR in, CK_ULONG in_len,
+				   CK_BYTE_PTR out, CK_ULONG_PTR out_len);
+typedef CK_RV P11_FN_CryptMessageBegin(CK_SESSION_HANDLE s, CK_VOID_PTR param,
+					CK_ULONG param_len, CK_BYTE_PTR ad, CK_ULONG ad_len);
+typedef CK_RV P11_FN_CryptMessageNext(CK_SESSION_HANDLE s, CK_VOID_PTR param,
+				       CK_ULONG param_len, CK_BYTE_PTR in, CK_ULONG in_len,
+				       CK_BYTE_PTR out, CK_ULONG_PTR out_len, CK_FLAGS flags);
+typedef CK_RV P11_FN_SignMessage(CK_SESSION_HANDLE s, CK_VOID_PTR param, CK_ULONG param_len,
+				  CK_BYTE_PTR data, CK_ULONG data_len, CK_BYTE_PTR sig,
+				  CK_ULONG_PTR sig_len);
+typedef CK_RV P11_FN_MessageBegin(CK_SESSION_HANDLE s, CK_VOID_PTR param, CK_ULONG param_len);
+typedef CK_RV P11_FN_VerifyMessage(CK_SESSION_HANDLE s, CK_VOID_PTR param, CK_ULONG param_len,
+				    CK_BYTE_PTR data, CK_ULONG data_len, CK_BYTE_PTR sig,
+				    CK_ULONG sig_len);
+
+/* The 24 functions 3.0 appends, in the order of CK_FUNCTION_LIST_3_0, with their types. */
+#define P11_FUNCTIONS_30(X)                                                                    \
+	X(C_GetInterfaceList, P11_FN_GetInterfaceList) X(C_GetInterface, P11_FN_GetInterface)      \
+	X(C_LoginUser, P11_FN_LoginUser) X(C_SessionCancel, P11_FN_SessionCancel)                  \
+	X(C_MessageEncryptInit, P11_FN_MessageInit) X(C_EncryptMessage, P11_FN_CryptMessage)       \
+	X(C_EncryptMessageBegin, P11_FN_CryptMessageBegin)                                       \
+	X(C_EncryptMessageNext, P11_FN_CryptMessageNext)                                         \
+	X(C_MessageEncryptFinal, P11_FN_MessageFinal)                                            \
+	X(C_MessageDecryptInit, P11_FN_MessageInit) X(C_DecryptMessage, P11_FN_CryptMessage)       \
+	X(C_DecryptMessageBegin, P11_FN_CryptMessageBegin)                                       \
+	X(C_DecryptMessageNext, P11_FN_CryptMessageNext)                                         \
+	X(C_MessageDecryptFinal, P11_FN_MessageFinal) X(C_MessageSignInit, P11_FN_MessageInit)     \
+	X(C_SignMessage, P11_FN_SignMessage) X(C_SignMessageBegin, P11_FN_MessageBegin)            \
+	X(C_SignMessageNext, P11_FN_SignMessage) X(C_MessageSignFinal, P11_FN_MessageFinal)        \
+	X(C_MessageVerifyInit, P11_FN_MessageInit) X(C_VerifyMessage, P11_FN_VerifyMessage)        \
+	X(C_VerifyMessageBegin, P11_FN_MessageBegin) X(C_VerifyMessageNext, P11_FN_VerifyMessage)  \
+	X(C_MessageVerifyFinal, P11_FN_MessageFinal)
+
+#define P11_MEMBER_240(name) CK_##name name;
+#define P11_MEMBER_30(name, type) type *name;
+typedef struct CK_FUNCTION_LIST_3_0 {
+	CK_VERSION version;
+	P11_FUNCTIONS_240(P11_MEMBER_240)
+	P11_FUNCTIONS_30(P11_MEMBER_30)
+} CK_FUNCTION_LIST_3_0;
+
+#define P11_DECLARE_30(name, type) type name;
+P11_FUNCTIONS_30(P11_DECLARE_30)
+
+#define CKA_UNIQUE_ID 0x4UL
+
+/* ---- PKCS#11 3.2: post-quantum key types, mechanisms and attributes ---- */
+#define CKK_ML_KEM 0x49UL
+#define CKK_ML_DSA 0x4AUL
+#define CKM_ML_KEM_KEY_PAIR_GEN 0x0FUL
+#define CKM_ML_KEM 0x17UL
+#define CKM_ML_DSA_KEY_PAIR_GEN 0x1CUL
+#define CKM_ML_DSA 0x1DUL
+#define CKM_HASH_ML_DSA 0x1FUL
+#define CKA_PARAMETER_SET 0x61DUL
+#define CKA_SEED 0x637UL
+#define CKP_ML_DSA_44 1UL
+#define CKP_ML_DSA_65 2UL
+#define CKP_ML_DSA_87 3UL
+#define CKP_ML_KEM_512 1UL
+#define CKP_ML_KEM_768 2UL
+#define CKP_ML_KEM_1024 3UL
+/* CKM_ML_DSA's parameter: the hedging wanted and the context string */
+typedef CK_ULONG CK_HEDGE_TYPE;
+#define CKH_HEDGE_PREFERRED 0UL
+#define CKH_HEDGE_REQUIRED 1UL
+#define CKH_DETERMINISTIC_REQUIRED 2UL
+typedef struct CK_SIGN_ADDITIONAL_CONTEXT {
+	CK_HEDGE_TYPE hedgeVariant;
+	CK_BYTE_PTR pContext;
+	CK_ULONG ulContextLen;
+} CK_SIGN_ADDITIONAL_CONTEXT;
+
+#endif

@@ -1,0 +1,534 @@
+/* C_Sign* and C_Verify*: RSA PKCS#1 v1.5 and PSS, ECDSA, ML-DSA, raw and hash-and-sign. The
+ * data of a multi-part operation (any mechanism, the raw ones too, as SoftHSMv2 allows and
+ * pkcs11-tool --test uses) is collected and the TPM asked once, at the end: the TPM
+ * hashes (hash-and-sign), signs with the private key (TPM2_Sign, or the ML-DSA sign sequence
+ * for the message itself) and verifies with the public key loaded alone (VerifySignature,
+ * the verify sequence). */
+#include <string.h>
+
+#include <pqtpm/tss_ecc.h>
+
+#include "mech.h"
+
+/* The DigestInfo prefixes of RFC 8017 §9.2 (note 1): CKM_RSA_PKCS signs a DigestInfo, which
+ * the TPM builds itself from the digest and its hash. */
+static const struct {
+	TPM_ALG_ID hash;
+	uint8_t prefix[19];
+	size_t len;
+} digest_infos[] = {
+	{ TPM_ALG_SHA1,
+	  { 0x30, 0x21, 0x30, 0x09, 0x06, 0x05, 0x2b, 0x0e, 0x03, 0x02, 0x1a, 0x05, 0x00, 0x04,
+	    0x14 },
+	  15 },
+	{ TPM_ALG_SHA256,
+	  { 0x30, 0x31, 0x30, 0x0d, 0x06, 0x09, 0x60, 0x86, 0x48, 0x01, 0x65, 0x03, 0x04, 0x02,
+	    0x01, 0x05, 0x00, 0x04, 0x20 },
+	  19 },
+	{ TPM_ALG_SHA384,
+	  { 0x30, 0x41, 0x30, 0x0d, 0x06, 0x09, 0x60, 0x86, 0x48, 0x01, 0x65, 0x03, 0x04, 0x02,
+	    0x02, 0x05, 0x00, 0x04, 0x30 },
+	  19 },
+	{ TPM_ALG_SHA512,
+	  { 0x30, 0x51, 0x30, 0x0d, 0x06, 0x09, 0x60, 0x86, 0x48, 0x01, 0x65, 0x03, 0x04, 0x02,
+	    0x03, 0x05, 0x00, 0x04, 0x40 },
+	  19 },
+};
+
+static const uint8_t OID_P384[] = { 0x06, 0x05, 0x2B, 0x81, 0x04, 0x00, 0x22 };
+
+/* ---- sizes ---- */
+
+/* An EC key's coordinate size. */
+static size_t ec_size(const struct p11_object *k)
+{
+	const struct p11_attr *a = p11_attr_find(k, CKA_EC_PARAMS);
+
+	return a && a->len == sizeof(OID_P384) && !memcmp(a->value, OID_P384, a->len) ? 48 : 32;
+}
+
+static size_t signature_size(const struct p11_object *k)
+{
+	const struct p11_attr *a;
+
+	switch (p11_attr_ulong(k, CKA_KEY_TYPE, CK_UNAVAILABLE_INFORMATION)) {
+	case CKK_RSA:
+		a = p11_attr_find(k, CKA_MODULUS);
+		return a ? a->len : 0;
+	case CKK_EC:
+		return 2 * ec_size(k);
+	default:
+		switch (p11_attr_ulong(k, CKA_PARAMETER_SET, 0)) {
+		case CKP_ML_DSA_44:
+			return 2420;
+		case CKP_ML_DSA_65:
+			return 3309;
+		default:
+			return 4627;
+		}
+	}
+}
+
+/* ---- parameters ---- */
+
+static CK_RV pss_params(const CK_MECHANISM *m, const struct p11_mech *d, struct p11_op *op)
+{
+	static const CK_RSA_PKCS_MGF_TYPE mgfs[] = { CKG_MGF1_SHA1, CKG_MGF1_SHA256,
+						     CKG_MGF1_SHA384, CKG_MGF1_SHA512 };
+	static const TPM_ALG_ID hashes[] = { TPM_ALG_SHA1, TPM_ALG_SHA256, TPM_ALG_SHA384,
+					     TPM_ALG_SHA512 };
+	const CK_RSA_PKCS_PSS_PARAMS *p = m->pParameter;
+	size_t i;
+
+	if (!p || m->ulParameterLen != sizeof(*p))
+		return CKR_MECHANISM_PARAM_INVALID;
+	op->hash = p11_hash_of_mech(p->hashAlg);
+	if (!op->hash || (d->hash && op->hash != d->hash))
+		return CKR_MECHANISM_PARAM_INVALID;
+	/* the TPM's PSS: MGF1 with the same hash, a salt as long as the digest */
+	for (i = 0; i < 4 && hashes[i] != op->hash; i++)
+		;
+	if (i == 4 || p->mgf != mgfs[i] || p->sLen != p11_hash_size(op->hash))
+		return CKR_MECHANISM_PARAM_INVALID;
+	return CKR_OK;
+}
+
+static CK_RV mldsa_params(const CK_MECHANISM *m, struct p11_op *op)
+{
+	const CK_SIGN_ADDITIONAL_CONTEXT *p = m->pParameter;
+
+	if (!p && !m->ulParameterLen)
+		return CKR_OK;
+	if (!p || m->ulParameterLen != sizeof(*p) || p->ulContextLen > sizeof(op->ctx) ||
+	    (p->ulContextLen && !p->pContext))
+		return CKR_MECHANISM_PARAM_INVALID;
+	/* the TPM signs hedged: a deterministic signature cannot be promised */
+	if (p->hedgeVariant != CKH_HEDGE_PREFERRED && p->hedgeVariant != CKH_HEDGE_REQUIRED)
+		return CKR_MECHANISM_PARAM_INVALID;
+	if (p->ulContextLen)
+		memcpy(op->ctx, p->pContext, p->ulContextLen);
+	op->ctx_len = p->ulContextLen;
+	return CKR_OK;
+}
+
+static bool is_pss(const struct p11_mech *d)
+{
+	return d->kind == P11_RSA_PSS || (d->kind == P11_HASH_SIGN && d->scheme == TPM_ALG_RSAPSS);
+}
+
+static CK_RV op_init(CK_SESSION_HANDLE h, bool sign, CK_MECHANISM_PTR m, CK_OBJECT_HANDLE key)
+{
+	const struct p11_mech *d;
+	struct p11_session *s;
+	struct p11_token *tok;
+	struct p11_object *k;
+	struct p11_op *op;
+	CK_RV rv = p11_session_get(h, &s, &tok);
+
+	if (rv != CKR_OK)
+		return rv;
+	op = sign ? &s->sign : &s->verify;
+	if (op->active)
+		return CKR_OPERATION_ACTIVE;
+	if (!m)
+		return CKR_ARGUMENTS_BAD;
+	d = p11_mech_find(m->mechanism);
+	if (!d || d->kind == P11_DIGEST || d->kind == P11_KEYGEN)
+		return CKR_MECHANISM_INVALID;
+	if (p11_object_get(s, tok, key, &k) != CKR_OK)
+		return CKR_KEY_HANDLE_INVALID;
+	if (p11_attr_ulong(k, CKA_CLASS, 0) != (sign ? CKO_PRIVATE_KEY : CKO_PUBLIC_KEY) ||
+	    p11_attr_ulong(k, CKA_KEY_TYPE, CK_UNAVAILABLE_INFORMATION) != d->key_type ||
+	    !k->tpm_pub)
+		return CKR_KEY_TYPE_INCONSISTENT;
+	if (!p11_attr_bool(k, sign ? CKA_SIGN : CKA_VERIFY, false))
+		return CKR_KEY_FUNCTION_NOT_PERMITTED;
+	if (sign && tok->user != CKU_USER)
+		return CKR_USER_NOT_LOGGED_IN;
+	memset(op, 0, sizeof(*op));
+	if (is_pss(d))
+		rv = pss_params(m, d, op);
+	else if (d->kind == P11_MLDSA)
+		rv = mldsa_params(m, op);
+	else if (m->pParameter || m->ulParameterLen)
+		rv = CKR_MECHANISM_PARAM_INVALID;
+	if (rv != CKR_OK)
+		return rv;
+	op->active = true;
+	op->mech = d->type;
+	op->key = key;
+	return CKR_OK;
+}
+
+/* ---- what the TPM signs ---- */
+
+/* The digest to sign or verify, and its hash. */
+static CK_RV to_digest(const struct p11_op *op, const struct p11_mech *d, uint8_t *dg,
+		       size_t *dlen, TPM_ALG_ID *hash)
+{
+	size_t i;
+
+	switch (d->kind) {
+	case P11_RSA_PKCS:
+		for (i = 0; i < sizeof(digest_infos) / sizeof(digest_infos[0]); i++) {
+			size_t n = digest_infos[i].len, hs = p11_hash_size(digest_infos[i].hash);
+
+			if (op->len == n + hs && !memcmp(op->data, digest_infos[i].prefix, n)) {
+				memcpy(dg, op->data + n, hs);
+				*dlen = hs;
+				*hash = digest_infos[i].hash;
+				return CKR_OK;
+			}
+		}
+		/* anything else would need raw RSA, which the TPM does not offer for signing */
+		return CKR_DATA_INVALID;
+	case P11_RSA_PSS:
+		if (op->len != p11_hash_size(op->hash))
+			return CKR_DATA_LEN_RANGE;
+		memcpy(dg, op->data, op->len);
+		*dlen = op->len;
+		*hash = op->hash;
+		return CKR_OK;
+	case P11_ECDSA:
+		*hash = op->len == 20 ? TPM_ALG_SHA1
+			: op->len == 32 ? TPM_ALG_SHA256
+			: op->len == 48 ? TPM_ALG_SHA384
+			: op->len == 64 ? TPM_ALG_SHA512
+					: 0;
+		if (!*hash)
+			return CKR_DATA_LEN_RANGE;
+		memcpy(dg, op->data, op->len);
+		*dlen = op->len;
+		return CKR_OK;
+	default: /* P11_HASH_SIGN */
+		*hash = d->hash;
+		return p11_tpm_hash(d->hash, op->data, op->len, dg, dlen);
+	}
+}
+
+/* A TPMT_SIGNATURE in PKCS#11's form: RSA and ML-DSA as they are, ECDSA as r || s. */
+static CK_RV from_tpm(const struct pqtpm_tss_signature *sig, const struct p11_object *k,
+		      uint8_t *out, size_t size)
+{
+	const uint8_t *b, *r, *s;
+	size_t len, rlen, slen, n;
+	TPM_ALG_ID alg, hash;
+
+	if (p11_attr_ulong(k, CKA_KEY_TYPE, 0) == CKK_EC) {
+		n = size / 2;
+		if (pqtpm_tss_signature_ecdsa(sig, &hash, &r, &rlen, &s, &slen) != TPM_RC_SUCCESS ||
+		    rlen > n || slen > n)
+			return CKR_DEVICE_ERROR;
+		memset(out, 0, size);
+		memcpy(out + n - rlen, r, rlen);
+		memcpy(out + size - slen, s, slen);
+		return CKR_OK;
+	}
+	if (pqtpm_tss_signature_parse(sig, &alg, &hash, &b, &len) != TPM_RC_SUCCESS ||
+	    len > size)
+		return CKR_DEVICE_ERROR;
+	memset(out, 0, size - len); /* an RSA signature, left-padded to the modulus */
+	memcpy(out + size - len, b, len);
+	return CKR_OK;
+}
+
+static CK_RV to_tpm(const struct p11_mech *d, TPM_ALG_ID hash, const uint8_t *sig, size_t len,
+		    struct pqtpm_tss_signature *out)
+{
+	TPM_RC rc;
+
+	if (d->key_type == CKK_EC)
+		rc = pqtpm_tss_signature_make_ecdsa(hash, sig, len / 2, sig + len / 2, len / 2,
+						    out);
+	else
+		rc = pqtpm_tss_signature_make(d->key_type == CKK_ML_DSA ? TPM_ALG_MLDSA
+						 : is_pss(d)		    ? TPM_ALG_RSAPSS
+									    : TPM_ALG_RSASSA,
+					      hash, sig, len, out);
+	return rc == TPM_RC_SUCCESS ? CKR_OK : CKR_SIGNATURE_INVALID;
+}
+
+static CK_RV sign_once(struct p11_token *tok, struct p11_op *op, struct p11_object *k,
+		       uint8_t *out, size_t size)
+{
+	const struct p11_mech *d = p11_mech_find(op->mech);
+	struct pqtpm_tss_signature sig;
+	struct pqtpm_tss *t;
+	uint8_t dg[64];
+	size_t dlen = 0;
+	TPM_ALG_ID hash = 0;
+	TPM_HANDLE h;
+	CK_RV rv = p11_tpm(&t, NULL);
+
+	if (rv == CKR_OK && d->kind != P11_MLDSA)
+		rv = to_digest(op, d, dg, &dlen, &hash);
+	if (rv == CKR_OK)
+		rv = p11_tpm_load(k, &h);
+	if (rv != CKR_OK)
+		return rv;
+	if (d->kind == P11_MLDSA)
+		rv = p11_tpm_rv(pqtpm_tss_sign_message(t, h, tok->secret, op->ctx, op->ctx_len,
+						       op->data, op->len, &sig),
+				"ML-DSA sign sequence");
+	else
+		rv = p11_tpm_rv(pqtpm_tss_sign(t, h, tok->secret, dg, dlen,
+					       d->kind == P11_HASH_SIGN ? d->scheme
+					       : is_pss(d)		  ? TPM_ALG_RSAPSS
+					       : d->kind == P11_ECDSA	  ? TPM_ALG_ECDSA
+									  : TPM_ALG_RSASSA,
+					       hash, NULL, &sig),
+				"Sign");
+	/* a PIN error here would mean a wrong wrapping secret: the key, not the user's PIN */
+	if (rv == CKR_PIN_INCORRECT)
+		rv = CKR_DEVICE_ERROR;
+	return rv == CKR_OK ? from_tpm(&sig, k, out, size) : rv;
+}
+
+static CK_RV verify_once(struct p11_op *op, struct p11_object *k, const uint8_t *sig,
+			 size_t len)
+{
+	const struct p11_mech *d = p11_mech_find(op->mech);
+	struct pqtpm_tss_signature ts;
+	struct pqtpm_tss_ticket ticket;
+	struct pqtpm_tss *t;
+	uint8_t dg[64];
+	size_t dlen = 0;
+	TPM_ALG_ID hash = 0;
+	TPM_HANDLE h;
+	TPM_RC rc;
+	CK_RV rv = p11_tpm(&t, NULL);
+
+	if (rv == CKR_OK && len != signature_size(k))
+		rv = CKR_SIGNATURE_LEN_RANGE;
+	if (rv == CKR_OK && d->kind != P11_MLDSA)
+		rv = to_digest(op, d, dg, &dlen, &hash);
+	if (rv == CKR_OK)
+		rv = to_tpm(d, hash, sig, len, &ts);
+	if (rv == CKR_OK)
+		rv = p11_tpm_load_public(k->tpm_pub, &h);
+	if (rv != CKR_OK)
+		return rv;
+	if (d->kind == P11_MLDSA)
+		rc = pqtpm_tss_verify_message(t, h, op->ctx, op->ctx_len, op->data, op->len, &ts,
+					      &ticket);
+	else
+		rc = pqtpm_tss_verify_signature(t, h, dg, dlen, &ts, &ticket);
+	p11_tpm_flush(h);
+	/* TPM_RC_SIGNATURE (any parameter) or a value the TPM refuses: it does not verify */
+	if ((rc & 0xBFu) == (TPM_RC_SIGNATURE & 0xBFu) || (rc & 0xBFu) == (TPM_RC_VALUE & 0xBFu))
+		return CKR_SIGNATURE_INVALID;
+	return p11_tpm_rv(rc, "VerifySignature");
+}
+
+/* Once more on a new connection when the transport failed (the TPM's owner process went). */
+static CK_RV run_sign(struct p11_token *tok, struct p11_op *op, struct p11_object *k,
+		      uint8_t *out, size_t size)
+{
+	CK_RV rv = sign_once(tok, op, k, out, size);
+
+	return p11_tpm_recover() ? sign_once(tok, op, k, out, size) : rv;
+}
+
+static CK_RV run_verify(struct p11_op *op, struct p11_object *k, const uint8_t *sig,
+			size_t len)
+{
+	CK_RV rv = verify_once(op, k, sig, len);
+
+	return p11_tpm_recover() ? verify_once(op, k, sig, len) : rv;
+}
+
+/* ---- the functions ---- */
+
+static CK_RV sign_op(CK_SESSION_HANDLE h, struct p11_session **s, struct p11_token **tok,
+		     bool sign)
+{
+	CK_RV rv = p11_session_get(h, s, tok);
+
+	if (rv == CKR_OK && !(sign ? &(*s)->sign : &(*s)->verify)->active)
+		rv = CKR_OPERATION_NOT_INITIALIZED;
+	return rv;
+}
+
+CK_RV C_SignInit(CK_SESSION_HANDLE hSession, CK_MECHANISM_PTR pMechanism, CK_OBJECT_HANDLE hKey)
+{
+	CK_RV rv = p11_enter();
+
+	if (rv != CKR_OK)
+		return rv;
+	return p11_done(op_init(hSession, true, pMechanism, hKey));
+}
+
+/* The end of a signature: the length query, then the TPM. */
+static CK_RV sign_final(struct p11_session *s, struct p11_token *tok, CK_BYTE_PTR out,
+			CK_ULONG_PTR out_len)
+{
+	struct p11_object *k;
+	size_t size;
+	CK_RV rv = p11_object_get(s, tok, s->sign.key, &k);
+
+	if (rv != CKR_OK) {
+		p11_op_end(&s->sign);
+		return CKR_KEY_HANDLE_INVALID;
+	}
+	size = signature_size(k);
+	if (!out) {
+		*out_len = size;
+		return CKR_OK;
+	}
+	if (*out_len < size) {
+		*out_len = size;
+		return CKR_BUFFER_TOO_SMALL;
+	}
+	rv = run_sign(tok, &s->sign, k, out, size);
+	if (rv == CKR_OK)
+		*out_len = size;
+	p11_op_end(&s->sign);
+	return rv;
+}
+
+CK_RV C_Sign(CK_SESSION_HANDLE hSession, CK_BYTE_PTR pData, CK_ULONG ulDataLen,
+	     CK_BYTE_PTR pSignature, CK_ULONG_PTR pulSignatureLen)
+{
+	struct p11_session *s;
+	struct p11_token *tok;
+	CK_RV rv = p11_enter();
+
+	if (rv != CKR_OK)
+		return rv;
+	rv = sign_op(hSession, &s, &tok, true);
+	if (rv != CKR_OK)
+		return p11_done(rv);
+	if (!pulSignatureLen || (!pData && ulDataLen)) {
+		p11_op_end(&s->sign);
+		return p11_done(CKR_ARGUMENTS_BAD);
+	}
+	if (s->sign.multi)
+		return p11_done(CKR_OPERATION_ACTIVE);
+	/* the data is taken once; a length query before keeps nothing */
+	s->sign.len = 0;
+	rv = p11_op_append(&s->sign, pData, ulDataLen);
+	if (rv != CKR_OK) {
+		p11_op_end(&s->sign);
+		return p11_done(rv);
+	}
+	return p11_done(sign_final(s, tok, pSignature, pulSignatureLen));
+}
+
+CK_RV C_SignUpdate(CK_SESSION_HANDLE hSession, CK_BYTE_PTR pPart, CK_ULONG ulPartLen)
+{
+	struct p11_session *s;
+	struct p11_token *tok;
+	CK_RV rv = p11_enter();
+
+	if (rv != CKR_OK)
+		return rv;
+	rv = sign_op(hSession, &s, &tok, true);
+	if (rv != CKR_OK)
+		return p11_done(rv);
+	rv = p11_op_append(&s->sign, pPart, ulPartLen);
+	if (rv != CKR_OK)
+		p11_op_end(&s->sign);
+	else
+		s->sign.multi = true;
+	return p11_done(rv);
+}
+
+CK_RV C_SignFinal(CK_SESSION_HANDLE hSession, CK_BYTE_PTR pSignature,
+		  CK_ULONG_PTR pulSignatureLen)
+{
+	struct p11_session *s;
+	struct p11_token *tok;
+	CK_RV rv = p11_enter();
+
+	if (rv != CKR_OK)
+		return rv;
+	rv = sign_op(hSession, &s, &tok, true);
+	if (rv != CKR_OK)
+		return p11_done(rv);
+	if (!pulSignatureLen) {
+		p11_op_end(&s->sign);
+		return p11_done(CKR_ARGUMENTS_BAD);
+	}
+	return p11_done(sign_final(s, tok, pSignature, pulSignatureLen));
+}
+
+CK_RV C_VerifyInit(CK_SESSION_HANDLE hSession, CK_MECHANISM_PTR pMechanism,
+		   CK_OBJECT_HANDLE hKey)
+{
+	CK_RV rv = p11_enter();
+
+	if (rv != CKR_OK)
+		return rv;
+	return p11_done(op_init(hSession, false, pMechanism, hKey));
+}
+
+static CK_RV verify_final(struct p11_session *s, struct p11_token *tok, const uint8_t *sig,
+			  CK_ULONG len)
+{
+	struct p11_object *k;
+	CK_RV rv = p11_object_get(s, tok, s->verify.key, &k);
+
+	if (rv != CKR_OK)
+		rv = CKR_KEY_HANDLE_INVALID;
+	else if (!sig)
+		rv = CKR_ARGUMENTS_BAD;
+	else
+		rv = run_verify(&s->verify, k, sig, len);
+	p11_op_end(&s->verify);
+	return rv;
+}
+
+CK_RV C_Verify(CK_SESSION_HANDLE hSession, CK_BYTE_PTR pData, CK_ULONG ulDataLen,
+	       CK_BYTE_PTR pSignature, CK_ULONG ulSignatureLen)
+{
+	struct p11_session *s;
+	struct p11_token *tok;
+	CK_RV rv = p11_enter();
+
+	if (rv != CKR_OK)
+		return rv;
+	rv = sign_op(hSession, &s, &tok, false);
+	if (rv != CKR_OK)
+		return p11_done(rv);
+	if (s->verify.multi)
+		return p11_done(CKR_OPERATION_ACTIVE);
+	rv = p11_op_append(&s->verify, pData, ulDataLen);
+	if (rv != CKR_OK) {
+		p11_op_end(&s->verify);
+		return p11_done(rv);
+	}
+	return p11_done(verify_final(s, tok, pSignature, ulSignatureLen));
+}
+
+CK_RV C_VerifyUpdate(CK_SESSION_HANDLE hSession, CK_BYTE_PTR pPart, CK_ULONG ulPartLen)
+{
+	struct p11_session *s;
+	struct p11_token *tok;
+	CK_RV rv = p11_enter();
+
+	if (rv != CKR_OK)
+		return rv;
+	rv = sign_op(hSession, &s, &tok, false);
+	if (rv != CKR_OK)
+		return p11_done(rv);
+	rv = p11_op_append(&s->verify, pPart, ulPartLen);
+	if (rv != CKR_OK)
+		p11_op_end(&s->verify);
+	else
+		s->verify.multi = true;
+	return p11_done(rv);
+}
+
+CK_RV C_VerifyFinal(CK_SESSION_HANDLE hSession, CK_BYTE_PTR pSignature, CK_ULONG ulSignatureLen)
+{
+	struct p11_session *s;
+	struct p11_token *tok;
+	CK_RV rv = p11_enter();
+
+	if (rv != CKR_OK)
+		return rv;
+	rv = sign_op(hSession, &s, &tok, false);
+	if (rv != CKR_OK)
+		return p11_done(rv);
+	return p11_done(verify_final(s, tok, pSignature, ulSignatureLen));
+}

@@ -1,0 +1,125 @@
+/* The functions this module does not implement: CKR_FUNCTION_NOT_SUPPORTED, the answer the
+ * specification gives for them (a function moves out of this file when it is implemented). */
+#include "p11.h"
+
+#define NOT_SUPPORTED(name, args)                                                                  \
+	CK_RV name args                                                                            \
+	{                                                                                          \
+		return CKR_FUNCTION_NOT_SUPPORTED;                                                 \
+	}
+
+/* PKCS#11 2.40 */
+NOT_SUPPORTED(C_GetOperationState, (CK_SESSION_HANDLE session, CK_BYTE_PTR operation_state,
+				    CK_ULONG_PTR operation_state_len))
+NOT_SUPPORTED(C_SetOperationState,
+	      (CK_SESSION_HANDLE session, CK_BYTE_PTR operation_state, CK_ULONG operation_state_len,
+	       CK_OBJECT_HANDLE encryption_key, CK_OBJECT_HANDLE authentication_key))
+NOT_SUPPORTED(C_CopyObject,
+	      (CK_SESSION_HANDLE session, CK_OBJECT_HANDLE object, CK_ATTRIBUTE_PTR templ,
+	       CK_ULONG count, CK_OBJECT_HANDLE_PTR new_object))
+NOT_SUPPORTED(C_SetAttributeValue, (CK_SESSION_HANDLE session, CK_OBJECT_HANDLE object,
+				    CK_ATTRIBUTE_PTR templ, CK_ULONG count))
+NOT_SUPPORTED(C_EncryptInit,
+	      (CK_SESSION_HANDLE session, CK_MECHANISM_PTR mechanism, CK_OBJECT_HANDLE key))
+NOT_SUPPORTED(C_Encrypt, (CK_SESSION_HANDLE session, CK_BYTE_PTR data, CK_ULONG data_len,
+			  CK_BYTE_PTR encrypted_data, CK_ULONG_PTR encrypted_data_len))
+NOT_SUPPORTED(C_EncryptUpdate, (CK_SESSION_HANDLE session, CK_BYTE_PTR part, CK_ULONG part_len,
+				CK_BYTE_PTR encrypted_part, CK_ULONG_PTR encrypted_part_len))
+NOT_SUPPORTED(C_EncryptFinal, (CK_SESSION_HANDLE session, CK_BYTE_PTR last_encrypted_part,
+			       CK_ULONG_PTR last_encrypted_part_len))
+NOT_SUPPORTED(C_DecryptInit,
+	      (CK_SESSION_HANDLE session, CK_MECHANISM_PTR mechanism, CK_OBJECT_HANDLE key))
+NOT_SUPPORTED(C_Decrypt, (CK_SESSION_HANDLE session, CK_BYTE_PTR encrypted_data,
+			  CK_ULONG encrypted_data_len, CK_BYTE_PTR data, CK_ULONG_PTR data_len))
+NOT_SUPPORTED(C_DecryptUpdate,
+	      (CK_SESSION_HANDLE session, CK_BYTE_PTR encrypted_part, CK_ULONG encrypted_part_len,
+	       CK_BYTE_PTR part, CK_ULONG_PTR part_len))
+NOT_SUPPORTED(C_DecryptFinal,
+	      (CK_SESSION_HANDLE session, CK_BYTE_PTR last_part, CK_ULONG_PTR last_part_len))
+NOT_SUPPORTED(C_DigestKey, (CK_SESSION_HANDLE session, CK_OBJECT_HANDLE key))
+NOT_SUPPORTED(C_SignRecoverInit,
+	      (CK_SESSION_HANDLE session, CK_MECHANISM_PTR mechanism, CK_OBJECT_HANDLE key))
+NOT_SUPPORTED(C_SignRecover, (CK_SESSION_HANDLE session, CK_BYTE_PTR data, CK_ULONG data_len,
+			      CK_BYTE_PTR signature, CK_ULONG_PTR signature_len))
+NOT_SUPPORTED(C_VerifyRecoverInit,
+	      (CK_SESSION_HANDLE session, CK_MECHANISM_PTR mechanism, CK_OBJECT_HANDLE key))
+NOT_SUPPORTED(C_VerifyRecover, (CK_SESSION_HANDLE session, CK_BYTE_PTR signature,
+				CK_ULONG signature_len, CK_BYTE_PTR data, CK_ULONG_PTR data_len))
+NOT_SUPPORTED(C_DigestEncryptUpdate,
+	      (CK_SESSION_HANDLE session, CK_BYTE_PTR part, CK_ULONG part_len,
+	       CK_BYTE_PTR encrypted_part, CK_ULONG_PTR encrypted_part_len))
+NOT_SUPPORTED(C_DecryptDigestUpdate,
+	      (CK_SESSION_HANDLE session, CK_BYTE_PTR encrypted_part, CK_ULONG encrypted_part_len,
+	       CK_BYTE_PTR part, CK_ULONG_PTR part_len))
+NOT_SUPPORTED(C_SignEncryptUpdate, (CK_SESSION_HANDLE session, CK_BYTE_PTR part, CK_ULONG part_len,
+				    CK_BYTE_PTR encrypted_part, CK_ULONG_PTR encrypted_part_len))
+NOT_SUPPORTED(C_DecryptVerifyUpdate,
+	      (CK_SESSION_HANDLE session, CK_BYTE_PTR encrypted_part, CK_ULONG encrypted_part_len,
+	       CK_BYTE_PTR part, CK_ULONG_PTR part_len))
+NOT_SUPPORTED(C_GenerateKey, (CK_SESSION_HANDLE session, CK_MECHANISM_PTR mechanism,
+			      CK_ATTRIBUTE_PTR templ, CK_ULONG count, CK_OBJECT_HANDLE_PTR key))
+NOT_SUPPORTED(C_WrapKey,
+	      (CK_SESSION_HANDLE session, CK_MECHANISM_PTR mechanism, CK_OBJECT_HANDLE wrapping_key,
+	       CK_OBJECT_HANDLE key, CK_BYTE_PTR wrapped_key, CK_ULONG_PTR wrapped_key_len))
+NOT_SUPPORTED(C_UnwrapKey,
+	      (CK_SESSION_HANDLE session, CK_MECHANISM_PTR mechanism,
+	       CK_OBJECT_HANDLE unwrapping_key, CK_BYTE_PTR wrapped_key, CK_ULONG wrapped_key_len,
+	       CK_ATTRIBUTE_PTR templ, CK_ULONG attribute_count, CK_OBJECT_HANDLE_PTR key))
+NOT_SUPPORTED(C_DeriveKey,
+	      (CK_SESSION_HANDLE session, CK_MECHANISM_PTR mechanism, CK_OBJECT_HANDLE base_key,
+	       CK_ATTRIBUTE_PTR templ, CK_ULONG attribute_count, CK_OBJECT_HANDLE_PTR key))
+NOT_SUPPORTED(C_SeedRandom, (CK_SESSION_HANDLE session, CK_BYTE_PTR seed, CK_ULONG seed_len))
+NOT_SUPPORTED(C_WaitForSlotEvent, (CK_FLAGS flags, CK_SLOT_ID_PTR slot, CK_VOID_PTR reserved))
+
+/* PKCS#11 3.0 */
+NOT_SUPPORTED(C_LoginUser, (CK_SESSION_HANDLE session, CK_USER_TYPE user_type, CK_BYTE_PTR pin,
+			    CK_ULONG pin_len, CK_BYTE_PTR username, CK_ULONG username_len))
+NOT_SUPPORTED(C_SessionCancel, (CK_SESSION_HANDLE session, CK_FLAGS flags))
+NOT_SUPPORTED(C_MessageEncryptInit,
+	      (CK_SESSION_HANDLE session, CK_MECHANISM_PTR mechanism, CK_OBJECT_HANDLE key))
+NOT_SUPPORTED(C_MessageDecryptInit,
+	      (CK_SESSION_HANDLE session, CK_MECHANISM_PTR mechanism, CK_OBJECT_HANDLE key))
+NOT_SUPPORTED(C_MessageSignInit,
+	      (CK_SESSION_HANDLE session, CK_MECHANISM_PTR mechanism, CK_OBJECT_HANDLE key))
+NOT_SUPPORTED(C_MessageVerifyInit,
+	      (CK_SESSION_HANDLE session, CK_MECHANISM_PTR mechanism, CK_OBJECT_HANDLE key))
+NOT_SUPPORTED(C_EncryptMessage,
+	      (CK_SESSION_HANDLE session, CK_VOID_PTR parameter, CK_ULONG parameter_len,
+	       CK_BYTE_PTR associated_data, CK_ULONG associated_data_len, CK_BYTE_PTR in,
+	       CK_ULONG in_len, CK_BYTE_PTR out, CK_ULONG_PTR out_len))
+NOT_SUPPORTED(C_DecryptMessage,
+	      (CK_SESSION_HANDLE session, CK_VOID_PTR parameter, CK_ULONG parameter_len,
+	       CK_BYTE_PTR associated_data, CK_ULONG associated_data_len, CK_BYTE_PTR in,
+	       CK_ULONG in_len, CK_BYTE_PTR out, CK_ULONG_PTR out_len))
+NOT_SUPPORTED(C_EncryptMessageBegin,
+	      (CK_SESSION_HANDLE session, CK_VOID_PTR parameter, CK_ULONG parameter_len,
+	       CK_BYTE_PTR associated_data, CK_ULONG associated_data_len))
+NOT_SUPPORTED(C_DecryptMessageBegin,
+	      (CK_SESSION_HANDLE session, CK_VOID_PTR parameter, CK_ULONG parameter_len,
+	       CK_BYTE_PTR associated_data, CK_ULONG associated_data_len))
+NOT_SUPPORTED(C_EncryptMessageNext, (CK_SESSION_HANDLE session, CK_VOID_PTR parameter,
+				     CK_ULONG parameter_len, CK_BYTE_PTR in, CK_ULONG in_len,
+				     CK_BYTE_PTR out, CK_ULONG_PTR out_len, CK_FLAGS flags))
+NOT_SUPPORTED(C_DecryptMessageNext, (CK_SESSION_HANDLE session, CK_VOID_PTR parameter,
+				     CK_ULONG parameter_len, CK_BYTE_PTR in, CK_ULONG in_len,
+				     CK_BYTE_PTR out, CK_ULONG_PTR out_len, CK_FLAGS flags))
+NOT_SUPPORTED(C_MessageEncryptFinal, (CK_SESSION_HANDLE session))
+NOT_SUPPORTED(C_MessageDecryptFinal, (CK_SESSION_HANDLE session))
+NOT_SUPPORTED(C_MessageSignFinal, (CK_SESSION_HANDLE session))
+NOT_SUPPORTED(C_MessageVerifyFinal, (CK_SESSION_HANDLE session))
+NOT_SUPPORTED(C_SignMessage, (CK_SESSION_HANDLE session, CK_VOID_PTR parameter,
+			      CK_ULONG parameter_len, CK_BYTE_PTR data, CK_ULONG data_len,
+			      CK_BYTE_PTR signature, CK_ULONG_PTR signature_len))
+NOT_SUPPORTED(C_SignMessageNext, (CK_SESSION_HANDLE session, CK_VOID_PTR parameter,
+				  CK_ULONG parameter_len, CK_BYTE_PTR data, CK_ULONG data_len,
+				  CK_BYTE_PTR signature, CK_ULONG_PTR signature_len))
+NOT_SUPPORTED(C_SignMessageBegin,
+	      (CK_SESSION_HANDLE session, CK_VOID_PTR parameter, CK_ULONG parameter_len))
+NOT_SUPPORTED(C_VerifyMessageBegin,
+	      (CK_SESSION_HANDLE session, CK_VOID_PTR parameter, CK_ULONG parameter_len))
+NOT_SUPPORTED(C_VerifyMessage,
+	      (CK_SESSION_HANDLE session, CK_VOID_PTR parameter, CK_ULONG parameter_len,
+	       CK_BYTE_PTR data, CK_ULONG data_len, CK_BYTE_PTR signature, CK_ULONG signature_len))
+NOT_SUPPORTED(C_VerifyMessageNext,
+	      (CK_SESSION_HANDLE session, CK_VOID_PTR parameter, CK_ULONG parameter_len,
+	       CK_BYTE_PTR data, CK_ULONG data_len, CK_BYTE_PTR signature, CK_ULONG signature_len))
