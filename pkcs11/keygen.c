@@ -5,8 +5,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <pqtpm/tss_ecc.h>
-
 #include "p11.h"
 
 static const uint8_t OID_P256[] = { 0x06, 0x08, 0x2A, 0x86, 0x48, 0xCE, 0x3D, 0x03, 0x01, 0x07 };

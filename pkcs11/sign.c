@@ -6,8 +6,6 @@
  * the verify sequence). */
 #include <string.h>
 
-#include <pqtpm/tss_ecc.h>
-
 #include "mech.h"
 
 /* The DigestInfo prefixes of RFC 8017 §9.2 (note 1): CKM_RSA_PKCS signs a DigestInfo, which

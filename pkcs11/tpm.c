@@ -5,8 +5,6 @@
 #include <stdio.h>
 #include <string.h>
 
-#include <pqtpm/tss_seal.h>
-
 #include "p11.h"
 
 static struct pqtpm_tss *conn;

@@ -1,8 +1,6 @@
 /* Create of a sealed data object with the caller's data, and Unseal. */
 #include <string.h>
 
-#include <pqtpm/tss_seal.h>
-
 #include "crypto/crypto.h"
 #include "tss_int.h"
 

@@ -1,8 +1,6 @@
 /* ECC public areas and ECDSA signatures taken apart and made. */
 #include <string.h>
 
-#include <pqtpm/tss_ecc.h>
-
 #include "tss_int.h"
 
 #define MAX_COORD 128 /* struct pqtpm_tss_ecc_point's coordinates */

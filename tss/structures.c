@@ -133,7 +133,7 @@ TPM_RC tss_rd_ticket(struct rd *r, struct pqtpm_tss_ticket *t)
 	uint16_t tag;
 
 	TRY(walk_ticket(r, &tag, &hierarchy, &metadata));
-	return copy_span(r, start, t->b, sizeof(t->b), &t->size);
+	return t ? copy_span(r, start, t->b, sizeof(t->b), &t->size) : TPM_RC_SUCCESS;
 }
 
 /* Taken by its size: a TPM may return a type this library has no walker for, and the caller

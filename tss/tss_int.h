@@ -110,7 +110,8 @@ TPM_RC tss_run(struct tss_cmd *c, struct rd *rsp, TPM_HANDLE *rhandle);
 
 /* Response readers: any failure is PQTPM_TSS_RC_MALFORMED. */
 TPM_RC tss_rd_tpm2b(struct rd *r, uint8_t *buf, size_t max, uint16_t *size);
-/* A TPMT_SIGNATURE / ticket / TPM2B_PUBLIC copied as marshalled. */
+/* A TPMT_SIGNATURE / ticket / TPM2B_PUBLIC copied as marshalled (a NULL ticket: read past it,
+ * for callers that do not want it). */
 TPM_RC tss_rd_signature(struct rd *r, struct pqtpm_tss_signature *s);
 TPM_RC tss_rd_ticket(struct rd *r, struct pqtpm_tss_ticket *t);
 TPM_RC tss_rd_public(struct rd *r, struct pqtpm_tss_public *p);

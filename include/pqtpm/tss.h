@@ -13,7 +13,7 @@
  *
  * Structures cross this interface in their TPM wire form (a TPMT_PUBLIC, a TPMT_SIGNATURE, a
  * ticket as the TPM marshals them), with helpers to build and take apart the ones a caller
- * needs. Authorization is by password (TPM_RS_PW) for every authorized handle, or by the
+ * needs; a ticket a command returns may be passed as NULL by a caller that does not want it. Authorization is by password (TPM_RS_PW) for every authorized handle, or by the
  * sessions given with pqtpm_tss_use_sessions (see "sessions" below).
  *
  * Command functions return the TPM's response code, or one of PQTPM_TSS_RC_* (the TSS layer of
@@ -595,6 +595,37 @@ TPM_RC pqtpm_tss_policy_calc_secret(struct pqtpm_tss_digest *d, TPM_ALG_ID hash,
 #ifdef __cplusplus
 }
 #endif
+
+/* ---- commands: sealed data (tss/cmd_seal.c) ----
+ * A sealed data object is a keyedHash object without sign or decrypt whose sensitive area the
+ * caller gives (at most 128 bytes, Part 2's MAX_SYM_DATA); Unseal returns it to whoever knows
+ * the object's authValue. The PKCS#11 module seals each token's wrapping secret this way. */
+#define PQTPM_TSS_MAX_SEALED 128
+/* Create under parent a data object of public area tmpl (a TPM_ALG_KEYEDHASH template with
+ * the NULL scheme and neither sign nor decrypt) holding data (len bytes), with key_auth as its
+ * authValue: key->priv and key->pub, no handle (Load it). */
+TPM_RC pqtpm_tss_create_sealed(struct pqtpm_tss *t, TPM_HANDLE parent, const char *parent_auth,
+			       const struct pqtpm_tss_public *tmpl, const char *key_auth,
+			       const uint8_t *data, size_t len, struct pqtpm_tss_key *key);
+/* Unseal of a loaded data object: its data (at most cap bytes) in out, *len. */
+TPM_RC pqtpm_tss_unseal(struct pqtpm_tss *t, TPM_HANDLE object, const char *auth, uint8_t *out,
+			size_t cap, size_t *len);
+
+/* ---- ECC public keys and ECDSA signatures taken apart and made (tss/ecc_parts.c) ----
+ * For callers that speak other formats (X9.62 points, r || s). */
+/* The curve and the point (unique) of an ECC public area; PQTPM_TSS_RC_BAD_VALUE for another
+ * type. */
+TPM_RC pqtpm_tss_public_ecc(const struct pqtpm_tss_public *pub, uint16_t *curve,
+			    struct pqtpm_tss_ecc_point *point);
+/* An ECDSA signature's hash and its r and s (pointing into sig); PQTPM_TSS_RC_BAD_VALUE for
+ * another algorithm. */
+TPM_RC pqtpm_tss_signature_ecdsa(const struct pqtpm_tss_signature *sig, TPM_ALG_ID *hash,
+				 const uint8_t **r, size_t *rlen, const uint8_t **s,
+				 size_t *slen);
+/* An ECDSA TPMT_SIGNATURE from hash, r and s (each at most 128 bytes). */
+TPM_RC pqtpm_tss_signature_make_ecdsa(TPM_ALG_ID hash, const uint8_t *r, size_t rlen,
+				      const uint8_t *s, size_t slen,
+				      struct pqtpm_tss_signature *out);
 
 #pragma GCC visibility pop
 #endif

@@ -318,6 +318,10 @@ static void sign_verify(TPM_ALG_ID type, TPM_ALG_ID scheme)
 	CU_ASSERT_EQUAL(pqtpm_tss_verify_signature(t, k.handle, digest, sizeof(digest), &sig,
 						   &tk),
 			0);
+	/* a caller that does not want the ticket */
+	CU_ASSERT_EQUAL(pqtpm_tss_verify_signature(t, k.handle, digest, sizeof(digest), &sig,
+						   NULL),
+			0);
 	CU_ASSERT_EQUAL(pqtpm_tss_flush(t, k.handle), 0);
 }
 
