@@ -7,6 +7,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "endorse/endorse.h"
 #include "engine_int.h"
 #include "nv/nv.h"
 #include "pcr.h"
@@ -231,6 +232,9 @@ static int open_dir(struct pqtpm_engine *e, const struct pqtpm_engine_config *cf
 		if (rc && errlen)
 			snprintf(err, errlen, "%s: cannot create the state file", e->state_dir);
 	}
+	/* manufacturing: a new TPM, or one made before it had EK certificates */
+	if (rc == 0)
+		rc = endorse_ensure(e, err, errlen);
 	state_end(e);
 	if (rc)
 		return rc;
