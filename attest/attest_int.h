@@ -1,0 +1,41 @@
+/* Private to attest/: public areas and signatures taken apart, the algorithm table. */
+#ifndef PQTPM_ATTEST_INT_H
+#define PQTPM_ATTEST_INT_H
+
+#include <stdbool.h>
+
+#include <pqtpm/attest.h>
+
+#include "marshal.h"
+
+/* A TPMT_PUBLIC of an RSA, ECC or ML-DSA key, pointing into the bytes parsed. */
+struct ak_public {
+	TPM_ALG_ID type, name_alg;
+	uint32_t attributes;
+	TPM_ALG_ID scheme, scheme_hash; /* TPM_ALG_NULL when none */
+	uint16_t rsa_bits, curve, parameter_set;
+	uint32_t exponent;
+	const uint8_t *key, *y; /* RSA n, ECC x, ML-DSA pk; ECC y */
+	size_t key_len, y_len;
+};
+/* Bounded and whole (no trailing bytes): TPM_RC_SUCCESS, or the rd_* code / TPM_RC_TYPE for
+ * a type the verifier does not know. */
+TPM_RC ak_public_parse(const uint8_t *b, size_t len, struct ak_public *p);
+/* nameAlg || H_nameAlg(TPMT_PUBLIC) */
+TPM_RC public_name(const uint8_t *b, size_t len, TPM_ALG_ID name_alg, struct pqtpm_tss_name *n);
+
+/* The hash the quote's pcrDigest uses: the scheme's, for pure ML-DSA the nameAlg. */
+TPM_ALG_ID ak_quote_hash(const struct ak_public *p);
+/* Does sig (TPMT_SIGNATURE) over msg verify with the AK, in the AK's own scheme and hash?
+ * false with why in *why. */
+bool ak_signature_ok(const struct ak_public *p, const uint8_t *msg, size_t len,
+		     const uint8_t *sig, size_t sig_len, const char **why);
+
+/* The AK algorithms of the CLI: template. */
+TPM_RC ak_template(const char *alg, struct pqtpm_tss_public *tmpl);
+
+/* Hash names as documents hold them ("sha1", "sha256", "sha384", "sha512"). */
+const char *hash_name(TPM_ALG_ID h);
+TPM_ALG_ID hash_by_name(const char *name);
+
+#endif

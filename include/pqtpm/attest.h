@@ -1,0 +1,107 @@
+/* pqtpm attestation library (libpqtpm-attest): attestation keys under the EK, quotes as JSON
+ * evidence, and a verifier that trusts nothing in the evidence it has not checked
+ * (docs/attestation.md). A TPM client through libpqtpm-tss only: it runs against any TPM 2.0.
+ *
+ * JSON documents are jansson objects (json_t); the caller owns what a function returns
+ * (json_decref). Functions that talk to the TPM return its TPM_RC (or PQTPM_TSS_RC_*);
+ * PQTPM_ATTEST_RC_* name the attestation layer's own failures. */
+#ifndef PQTPM_ATTEST_H
+#define PQTPM_ATTEST_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <jansson.h>
+
+#include <pqtpm/tss.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define PQTPM_ATTEST_PROFILE "tag:pqtpm,2026:evidence:1"
+#define PQTPM_ATTEST_MAX_NONCE 64 /* TPMS_ATTEST.extraData holds at most a digest */
+#define PQTPM_ATTEST_MAX_CERT 2048
+
+/* The algorithm names of the CLI and the documents: EKs "rsa2048", "ecc-p256", "mlkem768";
+ * AKs "rsa2048", "ecc-p256", "ecc-p384", "mldsa44", "mldsa65", "mldsa87". */
+
+/* The default EK of an algorithm as a TPMT_PUBLIC template (the EK Credential Profile's low
+ * range templates; ML-KEM-768 after them: docs/pq-decisions.md), and the NV index of its
+ * certificate. PQTPM_TSS_RC_BAD_VALUE for an unknown name. */
+TPM_RC pqtpm_attest_ek_template(const char *ek_alg, struct pqtpm_tss_public *tmpl,
+				TPM_HANDLE *cert_index);
+/* CreatePrimary of that EK in the endorsement hierarchy (empty endorsement auth). */
+TPM_RC pqtpm_attest_ek_create(struct pqtpm_tss *t, const char *ek_alg, struct pqtpm_tss_key *ek);
+/* The EK certificate (DER) from its NV index: *len bytes into cert (cap bytes). */
+TPM_RC pqtpm_attest_ek_certificate(struct pqtpm_tss *t, const char *ek_alg, uint8_t *cert,
+				   size_t cap, size_t *len);
+
+/* An attestation key: a restricted signing key under the EK (fixedTPM, fixedParent,
+ * sensitiveDataOrigin, userWithAuth, restricted, sign). */
+struct pqtpm_attest_ak {
+	char alg[16];
+	char ek_alg[16];
+	struct pqtpm_tss_public pub;   /* TPMT_PUBLIC */
+	struct pqtpm_tss_private priv; /* TPM2B_PRIVATE content */
+	struct pqtpm_tss_name name;
+};
+/* Create (not loaded): the EK is made, used as parent through a policy session with
+ * PolicySecret(TPM_RH_ENDORSEMENT), as tpm2_createak does, and flushed. */
+TPM_RC pqtpm_attest_ak_create(struct pqtpm_tss *t, const char *alg, const char *ek_alg,
+			      struct pqtpm_attest_ak *ak);
+/* Load under a new EK: *ak_handle, *ek_handle (flush both when done). */
+TPM_RC pqtpm_attest_ak_load(struct pqtpm_tss *t, const struct pqtpm_attest_ak *ak,
+			    TPM_HANDLE *ek_handle, TPM_HANDLE *ak_handle);
+/* AK.json: {"alg", "ek_alg", "public" (TPMT_PUBLIC, base64url), "private" (TPM2B_PRIVATE
+ * content, base64url), "name" (hex)}. Write: 0 or a negative errno; read: 0, -EINVAL for a
+ * document that is not one (msg says what), or an errno. */
+json_t *pqtpm_attest_ak_json(const struct pqtpm_attest_ak *ak);
+int pqtpm_attest_ak_from_json(const json_t *doc, struct pqtpm_attest_ak *ak, char *msg,
+			      size_t msglen);
+
+/* PCR selections in tpm2-tools' form, "sha256:0,1,2,7+sha384:0": at most
+ * PQTPM_TSS_MAX_BANKS banks of PCRs 0-23. 0 or -EINVAL. */
+int pqtpm_attest_pcrs_parse(const char *text, struct pqtpm_tss_pcr_select *sel, size_t cap,
+			    size_t *n);
+
+/* A quote of the selected PCRs with the nonce by the AK (loaded at ak_handle), as evidence:
+ * PCRs read, quoted and read again until the values read are those quoted (at most 5
+ * tries: PQTPM_ATTEST_RC_PCRS_MOVED). ek_cert (NULL: none) goes into "ek". */
+#define PQTPM_ATTEST_RC_PCRS_MOVED (PQTPM_TSS_RC_LAYER | 0x0100u)
+TPM_RC pqtpm_attest_quote(struct pqtpm_tss *t, const struct pqtpm_attest_ak *ak,
+			  TPM_HANDLE ak_handle, const uint8_t *nonce, size_t nonce_len,
+			  const struct pqtpm_tss_pcr_select *sel, size_t nsel,
+			  const struct pqtpm_tss_public *ek_pub, const uint8_t *ek_cert,
+			  size_t ek_cert_len, json_t **evidence);
+
+/* The verifier. trusted_ak: the AK's TPMT_PUBLIC the verifier trusts; nonce: the one it
+ * gave. previous: an earlier result document of this TPM (NULL: none); max_age: seconds
+ * (0: no freshness check); now: the verifier's time (seconds since the epoch). The result
+ * document {"valid", "failures": [{"check", "detail"}], "claims": {...}}; every applicable
+ * check runs. Returns 1 valid, 0 invalid, -ENOMEM. */
+struct pqtpm_attest_verify_opts {
+	const uint8_t *trusted_ak;
+	size_t trusted_ak_len;
+	const uint8_t *nonce;
+	size_t nonce_len;
+	const json_t *previous;
+	uint64_t max_age;
+	int64_t now;
+};
+int pqtpm_attest_verify(const json_t *evidence, const struct pqtpm_attest_verify_opts *o,
+			json_t **result);
+
+/* base64url without padding (RFC 4648 §5) and lower-case hex, as the documents hold them.
+ * Decoders are strict (no padding, no white space, canonical last character): 0 or -EINVAL
+ * (also when the result would pass cap). Encoders return a malloc'd string or NULL. */
+char *pqtpm_attest_b64url(const uint8_t *data, size_t len);
+int pqtpm_attest_unb64url(const char *text, uint8_t *out, size_t cap, size_t *len);
+char *pqtpm_attest_hex(const uint8_t *data, size_t len);
+int pqtpm_attest_unhex(const char *text, uint8_t *out, size_t cap, size_t *len);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
