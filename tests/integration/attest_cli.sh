@@ -1,0 +1,157 @@
+#!/bin/bash
+# pqtpm-attest as a user drives it, one process per step, on one state directory: the CA and
+# the EK certificates (openssl verify, the key is the EK's), AKs of every algorithm under RSA,
+# ECC and ML-KEM EKs, quotes and their verification (a wrong nonce, another AK: invalid, exit
+# 1), PCRs extended through a running pqtpm-server and quoted by pqtpm-attest on the same
+# directory (with the server running and after it stopped), RSA and ECC quote signatures
+# checked by openssl and tpm2_checkquote, --help everywhere, and exit status 2 with a message
+# naming the flag or file for bad input.
+set -eu
+# shellcheck source=tests/integration/lib.sh
+. "$(dirname "$0")/lib.sh"
+
+A="$BUILD_DIR/bin/pqtpm-attest"
+H="$(dirname "$0")/helpers"
+K=$T/k
+S=$T/state
+mkdir -p "$K"
+NONCE=00112233445566778899aabbccddeeff
+export PQTPM_STATE_DIR=$S
+
+# attest NAME ARGS...: pqtpm-attest must succeed
+attest() {
+	local n=$1
+	shift
+	run "$n" "$A" "$@"
+}
+
+# rc_is NAME RC ARGS...: pqtpm-attest exits with RC
+rc_is() {
+	local n=$1 want=$2 got=0
+	shift 2
+	"$A" "$@" >"$T/out" 2>"$T/err" || got=$?
+	if [ "$got" = "$want" ]; then ok "$n"; else bad "$n (exit $got, want $want)"; show_tail "$T/err"; fi
+}
+
+attest "ca" ca --out "$K/ca.pem"
+for ek in rsa2048 ecc-p256 mlkem768; do
+	attest "ek $ek" ek --alg "$ek" --public "$K/ek_$ek.pub" --certificate "$K/ek_$ek.der"
+done
+for ek in rsa2048 ecc-p256; do
+	run "openssl verify the $ek EK certificate" openssl verify -CAfile "$K/ca.pem" \
+		-partial_chain -purpose any <(openssl x509 -inform DER -in "$K/ek_$ek.der")
+	check_eq "the $ek certificate's key is the EK's" \
+		"$(tpm2_print -t TPM2B_PUBLIC -f pem "$K/ek_$ek.pub" | openssl pkey -pubin -outform DER |
+			sha256sum)" \
+		"$(openssl x509 -inform DER -in "$K/ek_$ek.der" -pubkey -noout |
+			openssl pkey -pubin -outform DER | sha256sum)"
+done
+# the ML-KEM certificate's key: the last 1184 bytes of the public area's unique, somewhere in
+# the certificate
+if python3 - "$K/ek_mlkem768.pub" "$K/ek_mlkem768.der" <<'PY'; then ok "the ML-KEM certificate's key is the EK's"; else bad "the ML-KEM certificate's key is the EK's"; fi
+import sys
+pub, cert = open(sys.argv[1], "rb").read(), open(sys.argv[2], "rb").read()
+sys.exit(0 if len(pub) > 1184 and pub[-1184:] in cert else 1)
+PY
+
+# AKs of every algorithm, each quoted and verified in processes of their own
+n=0
+for alg in rsa2048 ecc-p256 ecc-p384 mldsa44 mldsa65 mldsa87; do
+	eks=(rsa2048 ecc-p256 mlkem768)
+	ek=${eks[$((n % 3))]}
+	n=$((n + 1))
+	attest "ak create $alg (EK $ek)" ak create --alg "$alg" --ek-alg "$ek" --out "$K/ak_$alg.json"
+	attest "ak public $alg" ak public --ak "$K/ak_$alg.json" --out "$K/ak_$alg.pub"
+	attest "quote $alg" --state-dir "$S" quote --ak "$K/ak_$alg.json" --nonce "$NONCE" \
+		--pcrs sha256:0,7,16+sha1:0 --out "$K/ev_$alg.json"
+	attest "verify $alg (AK.json)" verify --evidence "$K/ev_$alg.json" \
+		--ak-public "$K/ak_$alg.json" --nonce "$NONCE" --out "$K/res_$alg.json"
+	check_eq "$alg: valid" true "$(jq -r .valid "$K/res_$alg.json")"
+	attest "verify $alg (TPM2B_PUBLIC)" verify --evidence "$K/ev_$alg.json" \
+		--ak-public "$K/ak_$alg.pub" --nonce "$NONCE"
+	rc_is "$alg: a wrong nonce is invalid (exit 1)" 1 verify --evidence "$K/ev_$alg.json" \
+		--ak-public "$K/ak_$alg.json" --nonce 00112233445566778899aabbccddeef0
+	check_eq "$alg: the failing check is nonce" nonce "$(jq -r '.failures[0].check' "$T/out")"
+done
+rc_is "another AK is invalid (exit 1)" 1 verify --evidence "$K/ev_rsa2048.json" \
+	--ak-public "$K/ak_ecc-p256.json" --nonce "$NONCE"
+if jq -e '[.failures[].check] | index("ak-mismatch") and index("signature")' "$T/out" \
+	>/dev/null; then ok "another AK: ak-mismatch and signature"; else bad "another AK: ak-mismatch and signature"; fi
+
+# RSA and ECC quotes without pqtpm: openssl over the TPMS_ATTEST, tpm2_checkquote
+for alg in rsa2048 ecc-p256 ecc-p384; do
+	mkdir -p "$K/$alg"
+	run "split the $alg evidence" python3 "$H/tpm_sig.py" "$K/ev_$alg.json" "$K/$alg"
+	run "AK $alg to PEM" tpm2_print -t TPM2B_PUBLIC -f pem "$K/ak_$alg.pub"
+	cp "$T/out" "$K/$alg/ak.pem"
+	h=sha256
+	[ "$alg" = ecc-p384 ] && h=sha384
+	run "openssl verifies the $alg quote" openssl dgst "-$h" -verify "$K/$alg/ak.pem" \
+		-signature "$K/$alg/sig.openssl" "$K/$alg/attest.bin"
+	run "tpm2_checkquote $alg" tpm2_checkquote -u "$K/ak_$alg.pub" -m "$K/$alg/attest.bin" \
+		-s "$K/$alg/sig.tss" -q "$NONCE" -g "$h"
+done
+
+# PCRs extended through a server on the directory, quoted by another process
+tpm_start "$S"
+run "startup" tpm2_startup -c
+run "extend PCR 16" tpm2_pcrextend 16:sha256=$(printf 'boot' | sha256sum | cut -c1-64)
+run "tpm2_pcrread 16" tpm2_pcrread sha256:16
+want=$(sed -n 's/.*16 *: *0x\([0-9A-Fa-f]*\).*/\1/p' "$T/out" | tr 'A-F' 'a-f')
+attest "quote with the server running" quote --ak "$K/ak_ecc-p256.json" --nonce "$NONCE" \
+	--pcrs sha256:16 --out "$K/ev_served.json"
+check_eq "the quote sees the server's PCR 16" "$want" "$(jq -r '.pcrs.sha256."16"' "$K/ev_served.json")"
+attest "verify (server running)" verify --evidence "$K/ev_served.json" \
+	--ak-public "$K/ak_ecc-p256.json" --nonce "$NONCE" --out "$K/res_served.json"
+tpm_stop
+attest "quote after the server stopped" quote --ak "$K/ak_mldsa65.json" --nonce "$NONCE" \
+	--pcrs sha256:16 --out "$K/ev_after.json"
+check_eq "PCR 16 as the server left it" "$want" "$(jq -r '.pcrs.sha256."16"' "$K/ev_after.json")"
+attest "verify (no server)" verify --evidence "$K/ev_after.json" \
+	--ak-public "$K/ak_mldsa65.json" --nonce "$NONCE"
+attest "quote (ECC AK again)" quote --ak "$K/ak_ecc-p256.json" --nonce "$NONCE" \
+	--pcrs sha256:16 --out "$K/ev_later.json"
+attest "verify against the previous result" verify --evidence "$K/ev_later.json" \
+	--ak-public "$K/ak_ecc-p256.json" --nonce "$NONCE" --previous "$K/res_served.json"
+rc_is "an old quote against a later result: clock (exit 1)" 1 verify \
+	--evidence "$K/ev_served.json" --ak-public "$K/ak_ecc-p256.json" --nonce "$NONCE" \
+	--previous "$K/res_served.json"
+check_eq "the failing check is clock" clock "$(jq -r '.failures[0].check' "$T/out")"
+
+# usage
+for c in "" "ek" "ca" "ak" "ak create" "ak public" "quote" "verify"; do
+	# shellcheck disable=SC2086
+	rc_is "${c:-pqtpm-attest} --help" 0 $c --help
+	if grep -q "^Usage: pqtpm-attest" "$T/out"; then ok "${c:-pqtpm-attest} --help prints usage"; else bad "${c:-pqtpm-attest} --help prints usage"; fi
+done
+rc_is "a bad nonce: exit 2" 2 quote --ak "$K/ak_rsa2048.json" --nonce xyz --pcrs sha256:0 \
+	--out "$K/x.json"
+grep -q -- "--nonce" "$T/err" && ok "the message names --nonce" || bad "the message names --nonce"
+rc_is "a bad selection: exit 2" 2 quote --ak "$K/ak_rsa2048.json" --nonce 01 --pcrs sha256:24 \
+	--out "$K/x.json"
+grep -q -- "--pcrs" "$T/err" && ok "the message names --pcrs" || bad "the message names --pcrs"
+rc_is "a missing AK file: exit 2" 2 quote --ak "$K/none.json" --nonce 01 --pcrs sha256:0 \
+	--out "$K/x.json"
+grep -qF "$K/none.json" "$T/err" && ok "the message names the file" || bad "the message names the file"
+printf '{"alg": 1}' >"$K/bad.json"
+rc_is "not an AK file: exit 2" 2 verify --evidence "$K/ev_rsa2048.json" --ak-public "$K/bad.json" \
+	--nonce "$NONCE"
+rc_is "an unknown AK algorithm: exit 2" 2 ak create --alg rsa1024 --out "$K/x.json"
+rc_is "an unknown command: exit 2" 2 frobnicate
+rc_is "no TPM there: exit 2" 2 --tpm "mssim:host=127.0.0.1,port=1" ek --public "$K/x.pub"
+grep -q "port=1" "$T/err" && ok "the message names the transport" || bad "the message names the transport"
+rc_is "an unwritable output: exit 2" 2 --tpm "embedded:$S" ek --alg rsa2048 \
+	--certificate /nonexistent/dir/x.der
+grep -q "/nonexistent/dir/x.der" "$T/err" && ok "the message names the output" || bad "the message names the output"
+# another AK's private blob: the TPM refuses to load it, and the code is decoded
+jq --arg p "$(jq -r .private "$K/ak_ecc-p384.json")" '.private = $p' "$K/ak_ecc-p256.json" \
+	>"$K/swapped.json"
+rc_is "a TPM error: exit 2" 2 quote --ak "$K/swapped.json" --nonce 01 --pcrs sha256:0 \
+	--out "$K/x.json"
+if grep -q "loading the AK: 0x[0-9a-f]*: .*integrity" "$T/err"; then
+	ok "the message decodes the TPM_RC"
+else
+	bad "the message decodes the TPM_RC"
+	show_tail "$T/err"
+fi
+finish

@@ -1,0 +1,355 @@
+/* The verifier (attest/verify.c) on real evidence: quotes by RSA-2048, ECC P-256 and
+ * ML-DSA-44/65/87 AKs of an engine in memory, through the attestation library. Valid evidence
+ * passes; each tampered field fails with its check's name: signature, nonce (evidence and
+ * verifier), PCR values, PCR selection, AK attributes, another AK, each region of the
+ * TPMS_ATTEST (magic, type, extraData, clock safe, trailing bytes), malformed base64 and
+ * sizes, --previous (a TPM Reset, a clock that stood still) and freshness. */
+#include <stdlib.h>
+#include <string.h>
+
+#include <CUnit/Basic.h>
+#include <pqtpm/attest.h>
+
+#include "harness.h"
+#include "unit_main.h"
+
+static const uint8_t nonce[] = { 1, 2, 3, 4, 5, 6, 7, 8 };
+
+struct sample {
+	const char *alg;
+	struct pqtpm_attest_ak ak;
+	json_t *ev;
+};
+
+static struct sample samples[] = {
+	{ .alg = "rsa2048" }, { .alg = "ecc-p256" }, { .alg = "mldsa44" }, { .alg = "mldsa65" },
+	{ .alg = "mldsa87" },
+};
+#define NSAMPLES (sizeof(samples) / sizeof(samples[0]))
+static struct pqtpm_attest_ak other_ak;
+
+static int setup_all(void)
+{
+	static const uint8_t m[32] = { 0x6D };
+	struct pqtpm_tss_pcr_select sel[2];
+	struct harness h;
+	struct pqtpm_tss *t;
+	size_t nsel;
+
+	harness_open(&h);
+	if (pqtpm_tss_open_engine(&t, h.e) || pqtpm_tss_pcr_extend(t, 16, TPM_ALG_SHA256, m, 32) ||
+	    pqtpm_attest_pcrs_parse("sha256:0,16+sha1:7", sel, 2, &nsel))
+		return -1;
+	for (size_t i = 0; i < NSAMPLES; i++) {
+		TPM_HANDLE ek, ak;
+
+		if (pqtpm_attest_ak_create(t, samples[i].alg, "ecc-p256", &samples[i].ak) ||
+		    pqtpm_attest_ak_load(t, &samples[i].ak, &ek, &ak) ||
+		    pqtpm_attest_quote(t, &samples[i].ak, ak, nonce, sizeof(nonce), sel, nsel, NULL,
+				       NULL, 0, &samples[i].ev))
+			return -1;
+		pqtpm_tss_flush(t, ak);
+		pqtpm_tss_flush(t, ek);
+	}
+	if (pqtpm_attest_ak_create(t, "ecc-p256", "rsa2048", &other_ak))
+		return -1;
+	pqtpm_tss_close(t);
+	harness_close(&h);
+	return 0;
+}
+
+static int teardown_all(void)
+{
+	for (size_t i = 0; i < NSAMPLES; i++)
+		json_decref(samples[i].ev);
+	return 0;
+}
+
+static struct pqtpm_attest_verify_opts opts_for(const struct sample *s)
+{
+	struct pqtpm_attest_verify_opts o = { .trusted_ak = s->ak.pub.b,
+					      .trusted_ak_len = s->ak.pub.size,
+					      .nonce = nonce, .nonce_len = sizeof(nonce),
+					      .now = 0 };
+
+	return o;
+}
+
+/* verify; returns the result (valid or not as want_valid), the caller frees */
+static json_t *run(const json_t *ev, const struct pqtpm_attest_verify_opts *o, int want_valid)
+{
+	json_t *r = NULL;
+	int v = pqtpm_attest_verify(ev, o, &r);
+
+	CU_ASSERT_EQUAL(v, want_valid);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+	CU_ASSERT_EQUAL(json_is_true(json_object_get(r, "valid")), want_valid);
+	return r;
+}
+
+static bool failed(const json_t *r, const char *check)
+{
+	size_t i;
+	json_t *f;
+
+	json_array_foreach(json_object_get(r, "failures"), i, f)
+		if (strcmp(json_string_value(json_object_get(f, "check")), check) == 0)
+			return true;
+	return false;
+}
+
+/* expect invalid with check among the failures */
+static void expect(const json_t *ev, const struct pqtpm_attest_verify_opts *o, const char *check)
+{
+	json_t *r = run(ev, o, 0);
+
+	CU_ASSERT(failed(r, check));
+	if (!failed(r, check)) {
+		char *got = json_dumps(json_object_get(r, "failures"), 0);
+
+		fprintf(stderr, "\n  wanted %s in %s\n", check, got ? got : "?");
+		free(got);
+	}
+	json_decref(r);
+}
+
+/* a copy of the evidence with a base64url blob (quotes[0].KEY) changed by fn */
+static json_t *with_blob(const json_t *ev, const char *key,
+			 void (*fn)(uint8_t *b, size_t *len, size_t arg), size_t arg)
+{
+	json_t *c = json_deep_copy(ev), *q = json_array_get(json_object_get(c, "quotes"), 0);
+	static uint8_t b[8192];
+	size_t len;
+	char *s;
+
+	CU_ASSERT_EQUAL_FATAL(pqtpm_attest_unb64url(json_string_value(json_object_get(q, key)), b,
+						    sizeof(b) - 1, &len), 0);
+	fn(b, &len, arg);
+	s = pqtpm_attest_b64url(b, len);
+	json_object_set_new(q, key, json_string(s));
+	free(s);
+	return c;
+}
+
+static void flip(uint8_t *b, size_t *len, size_t at)
+{
+	b[at < *len ? at : *len - 1] ^= 0x01;
+}
+
+static void append(uint8_t *b, size_t *len, size_t v)
+{
+	b[(*len)++] = (uint8_t)v;
+}
+
+static void truncate_to(uint8_t *b, size_t *len, size_t n)
+{
+	(void)b;
+	*len = n;
+}
+
+static void test_valid(void)
+{
+	for (size_t i = 0; i < NSAMPLES; i++) {
+		struct pqtpm_attest_verify_opts o = opts_for(&samples[i]);
+		json_t *r = run(samples[i].ev, &o, 1);
+
+		CU_ASSERT_EQUAL(json_array_size(json_object_get(r, "failures")), 0);
+		CU_ASSERT(json_is_integer(json_object_get(json_object_get(r, "claims"), "clock")));
+		json_decref(r);
+	}
+}
+
+/* offsets in a TPMS_ATTEST: magic 0, type 4, qualifiedSigner size 6 then the Name (34 for
+ * SHA-256), extraData size, extraData, clock, resetCount, restartCount, safe */
+#define OFF_EXTRA (6 + 2 + 34 + 2)
+#define OFF_SAFE (OFF_EXTRA + sizeof(nonce) + 8 + 4 + 4)
+
+static void test_tampered_attest(void)
+{
+	for (size_t i = 0; i < NSAMPLES; i++) {
+		struct pqtpm_attest_verify_opts o = opts_for(&samples[i]);
+		json_t *c;
+
+		c = with_blob(samples[i].ev, "signature", flip, 40);
+		expect(c, &o, "signature");
+		json_decref(c);
+		c = with_blob(samples[i].ev, "attest", flip, 0);
+		expect(c, &o, "magic");
+		expect(c, &o, "signature");
+		json_decref(c);
+		c = with_blob(samples[i].ev, "attest", flip, 5);
+		expect(c, &o, "type");
+		json_decref(c);
+		c = with_blob(samples[i].ev, "attest", flip, OFF_EXTRA);
+		expect(c, &o, "nonce");
+		expect(c, &o, "signature");
+		json_decref(c);
+		c = with_blob(samples[i].ev, "attest", flip, OFF_SAFE);
+		expect(c, &o, "clock-safe");
+		json_decref(c);
+		c = with_blob(samples[i].ev, "attest", append, 0);
+		expect(c, &o, "format");
+		json_decref(c);
+		c = with_blob(samples[i].ev, "attest", truncate_to, 20);
+		expect(c, &o, "format");
+		json_decref(c);
+		/* the last byte is the pcrDigest's */
+		c = with_blob(samples[i].ev, "attest", flip, 10000);
+		expect(c, &o, "pcr-digest");
+		expect(c, &o, "signature");
+		json_decref(c);
+	}
+}
+
+static void test_nonce(void)
+{
+	static const uint8_t wrong[] = { 1, 2, 3, 4, 5, 6, 7, 9 };
+
+	for (size_t i = 0; i < NSAMPLES; i++) {
+		struct pqtpm_attest_verify_opts o = opts_for(&samples[i]);
+		json_t *c = json_deep_copy(samples[i].ev);
+
+		o.nonce = wrong;
+		expect(samples[i].ev, &o, "nonce");
+		o.nonce = nonce;
+		o.nonce_len = sizeof(nonce) - 1; /* a prefix is no match */
+		expect(samples[i].ev, &o, "nonce");
+		o.nonce_len = sizeof(nonce);
+		json_object_set_new(c, "nonce", json_string("0102030405060709"));
+		expect(c, &o, "nonce");
+		json_decref(c);
+	}
+}
+
+static void test_pcrs(void)
+{
+	for (size_t i = 0; i < NSAMPLES; i++) {
+		struct pqtpm_attest_verify_opts o = opts_for(&samples[i]);
+		json_t *c = json_deep_copy(samples[i].ev);
+		json_t *bank = json_object_get(json_object_get(c, "pcrs"), "sha256");
+
+		json_object_set_new(bank, "16", json_string("00000000000000000000000000000000"
+							    "00000000000000000000000000000001"));
+		expect(c, &o, "pcr-digest");
+		json_decref(c);
+		c = json_deep_copy(samples[i].ev);
+		bank = json_object_get(json_object_get(c, "pcrs"), "sha256");
+		json_object_set_new(bank, "5", json_string("00000000000000000000000000000000"
+							   "00000000000000000000000000000000"));
+		expect(c, &o, "pcr-selection");
+		json_decref(c);
+		c = json_deep_copy(samples[i].ev);
+		json_object_del(json_object_get(json_object_get(c, "pcrs"), "sha256"), "0");
+		expect(c, &o, "pcr-selection");
+		expect(c, &o, "pcr-digest");
+		json_decref(c);
+		c = json_deep_copy(samples[i].ev);
+		json_object_set_new(json_object_get(json_object_get(c, "pcrs"), "sha256"), "16",
+				    json_string("00"));
+		expect(c, &o, "format");
+		json_decref(c);
+	}
+}
+
+static void test_ak(void)
+{
+	for (size_t i = 0; i < NSAMPLES; i++) {
+		struct pqtpm_attest_verify_opts o = opts_for(&samples[i]);
+		struct pqtpm_tss_public pub = samples[i].ak.pub;
+
+		/* TPMA_OBJECT is at offset 4: restricted (bit 16) cleared */
+		pub.b[5] &= (uint8_t)~0x01;
+		o.trusted_ak = pub.b;
+		expect(samples[i].ev, &o, "ak-attributes");
+		expect(samples[i].ev, &o, "ak-mismatch");
+		/* another AK is trusted: neither its key nor its Name is the evidence's */
+		o.trusted_ak = other_ak.pub.b;
+		o.trusted_ak_len = other_ak.pub.size;
+		expect(samples[i].ev, &o, "ak-mismatch");
+		expect(samples[i].ev, &o, "signature");
+	}
+}
+
+static void test_format(void)
+{
+	struct pqtpm_attest_verify_opts o = opts_for(&samples[0]);
+	json_t *c = json_deep_copy(samples[0].ev), *q = json_array_get(json_object_get(c, "quotes"), 0);
+
+	json_object_set_new(q, "signature", json_string("AB=="));
+	expect(c, &o, "format");
+	json_object_set_new(q, "signature", json_string("A"));
+	expect(c, &o, "format");
+	json_decref(c);
+	c = json_deep_copy(samples[0].ev);
+	json_object_set_new(c, "profile", json_string("tag:other"));
+	expect(c, &o, "format");
+	json_decref(c);
+	c = json_array();
+	expect(c, &o, "format");
+	json_decref(c);
+}
+
+static void test_previous(void)
+{
+	struct pqtpm_attest_verify_opts o = opts_for(&samples[0]);
+	json_t *r = run(samples[0].ev, &o, 1), *prev = json_deep_copy(r),
+	       *claims = json_object_get(prev, "claims");
+	json_int_t reset = json_integer_value(json_object_get(claims, "reset_count"));
+
+	/* the same evidence again: Clock stood still */
+	o.previous = r;
+	expect(samples[0].ev, &o, "clock");
+	/* the previous one was before a TPM Reset: resetCount differs */
+	json_object_set_new(claims, "reset_count", json_integer(reset - 1));
+	o.previous = prev;
+	expect(samples[0].ev, &o, "reset-count");
+	json_object_set_new(claims, "reset_count", json_integer(reset));
+	json_object_set_new(claims, "restart_count", json_integer(5));
+	expect(samples[0].ev, &o, "restart-count");
+	json_object_set_new(claims, "restart_count", json_integer(0));
+	json_object_set_new(claims, "clock", json_integer(0));
+	json_decref(run(samples[0].ev, &o, 1));
+	json_decref(r);
+	json_decref(prev);
+}
+
+static void test_freshness(void)
+{
+	struct pqtpm_attest_verify_opts o = opts_for(&samples[0]);
+	json_t *c = json_deep_copy(samples[0].ev);
+
+	json_object_set_new(c, "issued_at", json_string("2026-01-01T00:00:00Z"));
+	o.max_age = 60;
+	o.now = 1767225600 + 30; /* 2026-01-01T00:00:30Z */
+	json_decref(run(c, &o, 1));
+	o.now = 1767225600 + 61;
+	expect(c, &o, "freshness");
+	o.now = 1767225600 - 600; /* issued in the verifier's future */
+	expect(c, &o, "freshness");
+	json_object_set_new(c, "issued_at", json_string("yesterday"));
+	expect(c, &o, "format");
+	json_decref(c);
+}
+
+int main(void)
+{
+	static const struct unit_test tests[] = {
+		{ "valid evidence of every AK", test_valid },
+		{ "tampered TPMS_ATTEST and signature", test_tampered_attest },
+		{ "nonce", test_nonce },
+		{ "PCR values and selection", test_pcrs },
+		{ "AK attributes and another AK", test_ak },
+		{ "format", test_format },
+		{ "previous result", test_previous },
+		{ "freshness", test_freshness },
+	};
+
+	if (setup_all()) {
+		fprintf(stderr, "test_verifier: making the evidence failed\n");
+		return 1;
+	}
+	int rc = UNIT_RUN("verifier", tests, NULL, NULL);
+
+	teardown_all();
+	return rc;
+}
