@@ -6,6 +6,8 @@ set -eu
 PKGS="build-essential pkg-config libwolfssl-dev libcunit1-dev libjansson-dev \
 libtss2-dev libtss2-tcti-mssim0 libtss2-tcti-swtpm0 tpm2-tools swtpm swtpm-tools \
 clang libclang-rt-14-dev valgrind faketime"
+# attestation tests (attest_ek.sh, attest_cli.sh): openssl, jq, python3 for the DER helpers
+PKGS="$PKGS openssl jq python3"
 # `install-deps.sh bench` (make bench): gnuplot as well, for the report's plot.
 [ "${1:-}" = bench ] && PKGS="$PKGS gnuplot-nox"
 
