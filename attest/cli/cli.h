@@ -57,6 +57,7 @@ int cli_nonce(const char *hex, uint8_t *out, size_t *len);
 int cmd_ek(const struct cli *c, int argc, char **argv);
 int cmd_ca(const struct cli *c, int argc, char **argv);
 int cmd_ak(const struct cli *c, int argc, char **argv);
+int cmd_credential(const struct cli *c, int argc, char **argv);
 int cmd_quote(const struct cli *c, int argc, char **argv);
 int cmd_verify(const struct cli *c, int argc, char **argv);
 

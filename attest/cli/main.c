@@ -17,6 +17,7 @@ static const char usage[] =
 	"  ek       the EK public key and its certificate\n"
 	"  ca       the manufacturer CA certificate\n"
 	"  ak       create an attestation key (ak create), its public area (ak public)\n"
+	"  credential  make (verifier, no TPM) and activate (the AK's binding to the EK)\n"
 	"  quote    a quote of PCRs as JSON evidence\n"
 	"  verify   check evidence (no TPM needed)\n"
 	"\n"
@@ -28,7 +29,8 @@ int main(int argc, char **argv)
 		const char *name;
 		int (*fn)(const struct cli *c, int argc, char **argv);
 	} cmds[] = {
-		{ "ek", cmd_ek }, { "ca", cmd_ca }, { "ak", cmd_ak }, { "quote", cmd_quote },
+		{ "ek", cmd_ek }, { "ca", cmd_ca }, { "ak", cmd_ak }, { "credential", cmd_credential },
+		{ "quote", cmd_quote },
 		{ "verify", cmd_verify },
 	};
 	struct cli c = { 0 };

@@ -60,6 +60,19 @@ json_t *pqtpm_attest_ak_json(const struct pqtpm_attest_ak *ak);
 int pqtpm_attest_ak_from_json(const json_t *doc, struct pqtpm_attest_ak *ak, char *msg,
 			      size_t msglen);
 
+/* Credentials, the AK's binding to the EK (Part 1 §24): the verifier makes one for the AK's
+ * Name under the EK's public area (RSA, ECC or ML-KEM; no TPM needed: a TPM of its own in
+ * memory computes it), the attester's TPM gives the secret back only if that AK is loaded
+ * beside that EK. secret: 1..64 bytes. */
+TPM_RC pqtpm_attest_credential_make(const struct pqtpm_tss_public *ek_pub,
+				    const struct pqtpm_tss_name *ak_name, const uint8_t *secret,
+				    size_t len, struct pqtpm_tss_id_object *blob,
+				    struct pqtpm_tss_ciphertext *enc);
+TPM_RC pqtpm_attest_credential_activate(struct pqtpm_tss *t, const struct pqtpm_attest_ak *ak,
+					const struct pqtpm_tss_id_object *blob,
+					const struct pqtpm_tss_ciphertext *enc,
+					struct pqtpm_tss_digest *secret);
+
 /* PCR selections in tpm2-tools' form, "sha256:0,1,2,7+sha384:0": at most
  * PQTPM_TSS_MAX_BANKS banks of PCRs 0-23. 0 or -EINVAL. */
 int pqtpm_attest_pcrs_parse(const char *text, struct pqtpm_tss_pcr_select *sel, size_t cap,

@@ -1,7 +1,8 @@
 #!/bin/bash
 # pqtpm-attest as a user drives it, one process per step, on one state directory: the CA and
 # the EK certificates (openssl verify, the key is the EK's), AKs of every algorithm under RSA,
-# ECC and ML-KEM EKs, quotes and their verification (a wrong nonce, another AK: invalid, exit
+# ECC and ML-KEM EKs, credentials made for them (no TPM) and activated, quotes and their
+# verification (a wrong nonce, another AK: invalid, exit
 # 1), PCRs extended through a running pqtpm-server and quoted by pqtpm-attest on the same
 # directory (with the server running and after it stopped), RSA and ECC quote signatures
 # checked by openssl and tpm2_checkquote, --help everywhere, and exit status 2 with a message
@@ -78,6 +79,21 @@ rc_is "another AK is invalid (exit 1)" 1 verify --evidence "$K/ev_rsa2048.json" 
 if jq -e '[.failures[].check] | index("ak-mismatch") and index("signature")' "$T/out" \
 	>/dev/null; then ok "another AK: ak-mismatch and signature"; else bad "another AK: ak-mismatch and signature"; fi
 
+# the AK's binding to the EK: a credential made for its Name under the EK (no TPM), activated
+head -c 32 /dev/urandom >"$K/secret"
+for ek in rsa2048 ecc-p256 mlkem768; do
+	attest "ak under $ek for a credential" ak create --alg ecc-p256 --ek-alg "$ek" \
+		--out "$K/akc_$ek.json"
+	attest "credential make ($ek EK)" --tpm "mssim:host=127.0.0.1,port=1" credential make \
+		--ek-public "$K/ek_$ek.pub" --ak-name "$(jq -r .name "$K/akc_$ek.json")" \
+		--secret "$K/secret" --out "$K/cred_$ek.json"
+	attest "credential activate ($ek EK)" credential activate --ak "$K/akc_$ek.json" \
+		--credential "$K/cred_$ek.json" --out "$K/got_$ek"
+	if cmp -s "$K/secret" "$K/got_$ek"; then ok "$ek: the secret comes back"; else bad "$ek: the secret comes back"; fi
+done
+rc_is "a credential for another AK's Name is refused (exit 2)" 2 credential activate \
+	--ak "$K/akc_ecc-p256.json" --credential "$K/cred_rsa2048.json" --out "$K/got_x"
+
 # RSA and ECC quotes without pqtpm: openssl over the TPMS_ATTEST, tpm2_checkquote
 for alg in rsa2048 ecc-p256 ecc-p384; do
 	mkdir -p "$K/$alg"
@@ -119,7 +135,8 @@ rc_is "an old quote against a later result: clock (exit 1)" 1 verify \
 check_eq "the failing check is clock" clock "$(jq -r '.failures[0].check' "$T/out")"
 
 # usage
-for c in "" "ek" "ca" "ak" "ak create" "ak public" "quote" "verify"; do
+for c in "" "ek" "ca" "ak" "ak create" "ak public" "credential" "credential make" \
+	"credential activate" "quote" "verify"; do
 	# shellcheck disable=SC2086
 	rc_is "${c:-pqtpm-attest} --help" 0 $c --help
 	if grep -q "^Usage: pqtpm-attest" "$T/out"; then ok "${c:-pqtpm-attest} --help prints usage"; else bad "${c:-pqtpm-attest} --help prints usage"; fi
