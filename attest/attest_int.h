@@ -8,14 +8,14 @@
 
 #include "marshal.h"
 
-/* A TPMT_PUBLIC of an RSA, ECC or ML-DSA key, pointing into the bytes parsed. */
+/* A TPMT_PUBLIC of an RSA, ECC, ML-DSA or ML-KEM key, pointing into the bytes parsed. */
 struct ak_public {
 	TPM_ALG_ID type, name_alg;
 	uint32_t attributes;
 	TPM_ALG_ID scheme, scheme_hash; /* TPM_ALG_NULL when none */
 	uint16_t rsa_bits, curve, parameter_set;
 	uint32_t exponent;
-	const uint8_t *key, *y; /* RSA n, ECC x, ML-DSA pk; ECC y */
+	const uint8_t *key, *y; /* RSA n, ECC x, ML-DSA pk, ML-KEM ek; ECC y */
 	size_t key_len, y_len;
 };
 /* Bounded and whole (no trailing bytes): TPM_RC_SUCCESS, or the rd_* code / TPM_RC_TYPE for
@@ -30,6 +30,11 @@ TPM_ALG_ID ak_quote_hash(const struct ak_public *p);
  * false with why in *why. */
 bool ak_signature_ok(const struct ak_public *p, const uint8_t *msg, size_t len,
 		     const uint8_t *sig, size_t sig_len, const char **why);
+
+/* NULL if the EK certificate (DER) is signed by the CA and certifies the EK (TPMT_PUBLIC),
+ * else why not. */
+const char *ek_cert_check(const uint8_t *cert, size_t len, const struct pqtpm_attest_ca *ca,
+			  const uint8_t *ek, size_t ek_len);
 
 /* The AK algorithms of the CLI: template. */
 TPM_RC ak_template(const char *alg, struct pqtpm_tss_public *tmpl);

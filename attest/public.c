@@ -1,4 +1,4 @@
-/* TPMT_PUBLIC of an attestation key, taken apart for the verifier (tolerant of any
+/* TPMT_PUBLIC of an attestation key or an EK, taken apart for the verifier (tolerant of any
  * symmetric or scheme layout a TPM may send, strict about sizes and trailing bytes). */
 #include <string.h>
 
@@ -75,6 +75,11 @@ TPM_RC ak_public_parse(const uint8_t *b, size_t len, struct ak_public *p)
 		TRY(rd_u8(&r, &ext_mu));
 		TRY(view2b(&r, &p->key, &p->key_len));
 		p->scheme = TPM_ALG_MLDSA;
+		break;
+	case TPM_ALG_MLKEM: /* an EK */
+		TRY(skip_sym(&r));
+		TRY(rd_u16(&r, &p->parameter_set));
+		TRY(view2b(&r, &p->key, &p->key_len));
 		break;
 	default:
 		return TPM_RC_TYPE;

@@ -284,13 +284,33 @@ static json_t *claims_json(const struct quote *q, const json_t *pcrs, const char
 			 "event_log_ok");
 }
 
+/* the EK certificate in the evidence comes from the trusted CA and certifies the EK there */
+static void check_ek(struct ctx *c, const struct pqtpm_attest_ca *ca, const json_t *ek)
+{
+	uint8_t *cert = malloc(PQTPM_ATTEST_MAX_CERT), *pub = malloc(PQTPM_TSS_MAX_PUBLIC);
+	size_t cert_len, pub_len;
+	const char *why;
+
+	if (!cert || !pub)
+		c->nomem = true;
+	else if (!json_is_object(ek))
+		failure(c, "ek-certificate", "the evidence has no EK");
+	else if (b64_field(ek, "certificate", cert, PQTPM_ATTEST_MAX_CERT, &cert_len) ||
+		 b64_field(ek, "public", pub, PQTPM_TSS_MAX_PUBLIC, &pub_len))
+		failure(c, "ek-certificate", "the evidence's EK has no certificate or public area");
+	else if ((why = ek_cert_check(cert, cert_len, ca, pub, pub_len)))
+		failure(c, "ek-certificate", "%s", why);
+	free(cert);
+	free(pub);
+}
+
 /* Everything past the format: the document parsed; q, the AK and the PCRs in hand. */
 static void check_all(struct ctx *c, const struct pqtpm_attest_verify_opts *o,
 		      const struct quote *q, const uint8_t *attest, size_t attest_len,
 		      const uint8_t *sig, size_t sig_len, const uint8_t *ev_ak, size_t ev_ak_len,
 		      const char *ev_name, const uint8_t *ev_nonce, size_t ev_nonce_len,
 		      const json_t *pcrs, const struct pqtpm_tss_pcr_select *psel, size_t npsel,
-		      int64_t issued)
+		      int64_t issued, const json_t *ek)
 {
 	struct pqtpm_tss_name name;
 	struct ak_public p;
@@ -329,6 +349,8 @@ static void check_all(struct ctx *c, const struct pqtpm_attest_verify_opts *o,
 		failure(c, "clock-safe", "safe is NO: Clock may have gone back (a crash)");
 	if (o->previous)
 		check_previous(c, q, o->previous);
+	if (o->ca)
+		check_ek(c, o->ca, ek);
 	if (o->max_age && (issued > o->now + FUTURE_SKEW || o->now - issued > (int64_t)o->max_age))
 		failure(c, "freshness", "issued_at is %lld s from now, more than %llu allowed",
 			(long long)(o->now - issued), (unsigned long long)o->max_age);
@@ -383,7 +405,7 @@ int pqtpm_attest_verify(const json_t *ev, const struct pqtpm_attest_verify_opts 
 		goto out;
 	}
 	check_all(&c, o, &q, attest, attest_len, sig, sig_len, ev_ak, ev_ak_len, ev_name, ev_nonce,
-		  ev_nonce_len, pcrs, psel, npsel, issued);
+		  ev_nonce_len, pcrs, psel, npsel, issued, json_object_get(ev, "ek"));
 out:
 	free(attest);
 	free(sig);

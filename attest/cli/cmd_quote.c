@@ -75,18 +75,21 @@ int cmd_quote(const struct cli *c, int argc, char **argv)
 
 static const char verify_usage[] =
 	"Usage: pqtpm-attest verify --evidence EVIDENCE.json --ak-public FILE --nonce HEX\n"
-	"                           [--previous RESULT.json] [--max-age SECONDS] [--out RESULT.json]\n"
+	"                           [--previous RESULT.json] [--max-age SECONDS] [--ca CA.pem]\n"
+	"                           [--out RESULT.json]\n"
 	"Check evidence against the trusted AK (FILE: AK.json or a TPM2B_PUBLIC as tpm2-tools\n"
-	"writes it) and the nonce the verifier gave. No TPM needed. The result (to --out or\n"
-	"stdout) lists every check that failed; exit 0 when valid, 1 when not.\n";
+	"writes it) and the nonce the verifier gave; with --ca, also that the evidence's EK\n"
+	"certificate comes from that manufacturer CA and certifies its EK. No TPM needed. The\n"
+	"result (to --out or stdout) lists every check that failed; exit 0 when valid, 1 when not.\n";
 
 int cmd_verify(const struct cli *c, int argc, char **argv)
 {
 	const char *ev_path = NULL, *ak_path = NULL, *nonce_hex = NULL, *prev_path = NULL,
-		   *max_age = NULL, *out = NULL;
+		   *max_age = NULL, *out = NULL, *ca_path = NULL;
 	struct flag flags[] = { { "--evidence", &ev_path }, { "--ak-public", &ak_path },
 				{ "--nonce", &nonce_hex }, { "--previous", &prev_path },
-				{ "--max-age", &max_age }, { "--out", &out } };
+				{ "--max-age", &max_age }, { "--out", &out }, { "--ca", &ca_path } };
+	struct pqtpm_attest_ca ca;
 	struct pqtpm_attest_verify_opts o = { 0 };
 	uint8_t nonce[PQTPM_ATTEST_MAX_NONCE];
 	struct pqtpm_tss_public pub;
@@ -94,7 +97,7 @@ int cmd_verify(const struct cli *c, int argc, char **argv)
 	int ret, valid;
 
 	(void)c;
-	ret = cli_flags(argc, argv, flags, 6, verify_usage);
+	ret = cli_flags(argc, argv, flags, 7, verify_usage);
 	if (ret)
 		return ret < 0 ? EXIT_OK : ret;
 	if (!ev_path || !ak_path || !nonce_hex)
@@ -112,6 +115,18 @@ int cmd_verify(const struct cli *c, int argc, char **argv)
 			return cli_error("verify: --max-age: expected a number of seconds, got '%s'",
 					 max_age);
 		o.max_age = v;
+	}
+	if (ca_path) {
+		uint8_t *pem;
+		size_t len;
+
+		if (cli_read_file(ca_path, 16384, &pem, &len))
+			return EXIT_ERROR;
+		ret = pqtpm_attest_ca_load((const char *)pem, len, &ca);
+		free(pem);
+		if (ret)
+			return cli_error("%s: no PEM certificate of a P-256 CA", ca_path);
+		o.ca = &ca;
 	}
 	if (cli_read_ak_public(ak_path, &pub) || cli_read_json(ev_path, &ev))
 		return EXIT_ERROR;

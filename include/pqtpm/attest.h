@@ -88,9 +88,17 @@ TPM_RC pqtpm_attest_quote(struct pqtpm_tss *t, const struct pqtpm_attest_ak *ak,
 			  const struct pqtpm_tss_public *ek_pub, const uint8_t *ek_cert,
 			  size_t ek_cert_len, json_t **evidence);
 
+/* The manufacturer CA a verifier trusts: its P-256 key, from its PEM certificate (as
+ * pqtpm-attest ca writes it). 0 or -EINVAL. */
+struct pqtpm_attest_ca {
+	uint8_t x[32], y[32];
+};
+int pqtpm_attest_ca_load(const char *pem, size_t len, struct pqtpm_attest_ca *ca);
+
 /* The verifier. trusted_ak: the AK's TPMT_PUBLIC the verifier trusts; nonce: the one it
  * gave. previous: an earlier result document of this TPM (NULL: none); max_age: seconds
- * (0: no freshness check); now: the verifier's time (seconds since the epoch). The result
+ * (0: no freshness check); now: the verifier's time (seconds since the epoch); ca: the CA
+ * the evidence's EK certificate must come from (NULL: not checked). The result
  * document {"valid", "failures": [{"check", "detail"}], "claims": {...}}; every applicable
  * check runs. Returns 1 valid, 0 invalid, -ENOMEM. */
 struct pqtpm_attest_verify_opts {
@@ -101,6 +109,7 @@ struct pqtpm_attest_verify_opts {
 	const json_t *previous;
 	uint64_t max_age;
 	int64_t now;
+	const struct pqtpm_attest_ca *ca;
 };
 int pqtpm_attest_verify(const json_t *evidence, const struct pqtpm_attest_verify_opts *o,
 			json_t **result);

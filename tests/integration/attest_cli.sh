@@ -74,6 +74,13 @@ for alg in rsa2048 ecc-p256 ecc-p384 mldsa44 mldsa65 mldsa87; do
 		--ak-public "$K/ak_$alg.json" --nonce 00112233445566778899aabbccddeef0
 	check_eq "$alg: the failing check is nonce" nonce "$(jq -r '.failures[0].check' "$T/out")"
 done
+attest "verify with the EK certificate chain (--ca)" verify --evidence "$K/ev_mldsa44.json" \
+	--ak-public "$K/ak_mldsa44.json" --nonce "$NONCE" --ca "$K/ca.pem"
+attest "another TPM's CA" --state-dir "$T/other" ca --out "$K/other_ca.pem"
+rc_is "the EK certificate of another CA is invalid (exit 1)" 1 verify \
+	--evidence "$K/ev_rsa2048.json" --ak-public "$K/ak_rsa2048.json" --nonce "$NONCE" \
+	--ca "$K/other_ca.pem"
+check_eq "the failing check is ek-certificate" ek-certificate "$(jq -r '.failures[0].check' "$T/out")"
 rc_is "another AK is invalid (exit 1)" 1 verify --evidence "$K/ev_rsa2048.json" \
 	--ak-public "$K/ak_ecc-p256.json" --nonce "$NONCE"
 if jq -e '[.failures[].check] | index("ak-mismatch") and index("signature")' "$T/out" \

@@ -3,9 +3,13 @@
  * passes; each tampered field fails with its check's name: signature, nonce (evidence and
  * verifier), PCR values, PCR selection, AK attributes, another AK, each region of the
  * TPMS_ATTEST (magic, type, extraData, clock safe, trailing bytes), malformed base64 and
- * sizes, --previous (a TPM Reset, a clock that stood still) and freshness. */
+ * sizes, --previous (a TPM Reset, a clock that stood still), freshness, and the EK certificate
+ * chain (RSA, ECC and ML-KEM EKs of a manufactured state directory: another CA, another EK's
+ * certificate, a flipped bit, none). */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <CUnit/Basic.h>
 #include <pqtpm/attest.h>
@@ -16,17 +20,56 @@
 static const uint8_t nonce[] = { 1, 2, 3, 4, 5, 6, 7, 8 };
 
 struct sample {
-	const char *alg;
+	const char *alg, *ek_alg;
 	struct pqtpm_attest_ak ak;
 	json_t *ev;
 };
 
 static struct sample samples[] = {
-	{ .alg = "rsa2048" }, { .alg = "ecc-p256" }, { .alg = "mldsa44" }, { .alg = "mldsa65" },
-	{ .alg = "mldsa87" },
+	{ .alg = "rsa2048", .ek_alg = "rsa2048" }, { .alg = "ecc-p256", .ek_alg = "ecc-p256" },
+	{ .alg = "mldsa44", .ek_alg = "mlkem768" }, { .alg = "mldsa65", .ek_alg = "rsa2048" },
+	{ .alg = "mldsa87", .ek_alg = "mlkem768" },
 };
 #define NSAMPLES (sizeof(samples) / sizeof(samples[0]))
 static struct pqtpm_attest_ak other_ak;
+/* the manufacturer CA of the TPM that quoted, and of another */
+static struct pqtpm_attest_ca ca, other_ca;
+static char dir[64], other_dir[64];
+
+static int load_ca(const char *d, struct pqtpm_attest_ca *out)
+{
+	char path[128], pem[4096];
+	FILE *f;
+	size_t n;
+
+	snprintf(path, sizeof(path), "%s/" PQTPM_CA_CERT_NAME, d);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	n = fread(pem, 1, sizeof(pem), f);
+	fclose(f);
+	return pqtpm_attest_ca_load(pem, n, out);
+}
+
+static int quote_sample(struct pqtpm_tss *t, struct sample *s,
+			const struct pqtpm_tss_pcr_select *sel, size_t nsel)
+{
+	static uint8_t cert[PQTPM_ATTEST_MAX_CERT];
+	struct pqtpm_tss_key ekey;
+	TPM_HANDLE ek, ak;
+	size_t cert_len;
+
+	if (pqtpm_attest_ak_create(t, s->alg, s->ek_alg, &s->ak) ||
+	    pqtpm_attest_ek_create(t, s->ek_alg, &ekey) || pqtpm_tss_flush(t, ekey.handle) ||
+	    pqtpm_attest_ek_certificate(t, s->ek_alg, cert, sizeof(cert), &cert_len) ||
+	    pqtpm_attest_ak_load(t, &s->ak, &ek, &ak) ||
+	    pqtpm_attest_quote(t, &s->ak, ak, nonce, sizeof(nonce), sel, nsel, &ekey.pub, cert,
+			       cert_len, &s->ev))
+		return -1;
+	pqtpm_tss_flush(t, ak);
+	pqtpm_tss_flush(t, ek);
+	return 0;
+}
 
 static int setup_all(void)
 {
@@ -36,25 +79,26 @@ static int setup_all(void)
 	struct pqtpm_tss *t;
 	size_t nsel;
 
-	harness_open(&h);
-	if (pqtpm_tss_open_engine(&t, h.e) || pqtpm_tss_pcr_extend(t, 16, TPM_ALG_SHA256, m, 32) ||
+	snprintf(dir, sizeof(dir), "/tmp/pqtpm-verifier.%d", (int)getpid());
+	snprintf(other_dir, sizeof(other_dir), "/tmp/pqtpm-verifier-other.%d", (int)getpid());
+	harness_rm_tree(dir);
+	harness_rm_tree(other_dir);
+	harness_open_dir(&h, other_dir);
+	harness_close(&h);
+	harness_open_dir(&h, dir);
+	if (load_ca(dir, &ca) || load_ca(other_dir, &other_ca) ||
+	    pqtpm_tss_open_engine(&t, h.e) || pqtpm_tss_pcr_extend(t, 16, TPM_ALG_SHA256, m, 32) ||
 	    pqtpm_attest_pcrs_parse("sha256:0,16+sha1:7", sel, 2, &nsel))
 		return -1;
-	for (size_t i = 0; i < NSAMPLES; i++) {
-		TPM_HANDLE ek, ak;
-
-		if (pqtpm_attest_ak_create(t, samples[i].alg, "ecc-p256", &samples[i].ak) ||
-		    pqtpm_attest_ak_load(t, &samples[i].ak, &ek, &ak) ||
-		    pqtpm_attest_quote(t, &samples[i].ak, ak, nonce, sizeof(nonce), sel, nsel, NULL,
-				       NULL, 0, &samples[i].ev))
+	for (size_t i = 0; i < NSAMPLES; i++)
+		if (quote_sample(t, &samples[i], sel, nsel))
 			return -1;
-		pqtpm_tss_flush(t, ak);
-		pqtpm_tss_flush(t, ek);
-	}
 	if (pqtpm_attest_ak_create(t, "ecc-p256", "rsa2048", &other_ak))
 		return -1;
 	pqtpm_tss_close(t);
 	harness_close(&h);
+	harness_rm_tree(dir);
+	harness_rm_tree(other_dir);
 	return 0;
 }
 
@@ -270,6 +314,45 @@ static void test_ak(void)
 	}
 }
 
+static void test_ek_certificate(void)
+{
+	for (size_t i = 0; i < NSAMPLES; i++) {
+		struct pqtpm_attest_verify_opts o = opts_for(&samples[i]);
+		json_t *c, *ek;
+		char *s;
+		size_t len;
+		static uint8_t b[4096];
+
+		o.ca = &ca;
+		json_decref(run(samples[i].ev, &o, 1));
+		/* another manufacturer's CA */
+		o.ca = &other_ca;
+		expect(samples[i].ev, &o, "ek-certificate");
+		o.ca = &ca;
+		/* the certificate of another EK */
+		c = json_deep_copy(samples[i].ev);
+		json_object_set(json_object_get(c, "ek"), "certificate",
+				json_object_get(json_object_get(samples[(i + 1) % NSAMPLES].ev, "ek"),
+						"certificate"));
+		expect(c, &o, "ek-certificate");
+		json_decref(c);
+		/* one bit of the certificate (its key, near the middle) */
+		c = json_deep_copy(samples[i].ev);
+		ek = json_object_get(c, "ek");
+		CU_ASSERT_EQUAL_FATAL(pqtpm_attest_unb64url(
+			json_string_value(json_object_get(ek, "certificate")), b, sizeof(b), &len), 0);
+		b[len / 2] ^= 0x10;
+		s = pqtpm_attest_b64url(b, len);
+		json_object_set_new(ek, "certificate", json_string(s));
+		free(s);
+		expect(c, &o, "ek-certificate");
+		/* no EK at all */
+		json_object_del(c, "ek");
+		expect(c, &o, "ek-certificate");
+		json_decref(c);
+	}
+}
+
 static void test_format(void)
 {
 	struct pqtpm_attest_verify_opts o = opts_for(&samples[0]);
@@ -339,6 +422,7 @@ int main(void)
 		{ "nonce", test_nonce },
 		{ "PCR values and selection", test_pcrs },
 		{ "AK attributes and another AK", test_ak },
+		{ "EK certificate chain", test_ek_certificate },
 		{ "format", test_format },
 		{ "previous result", test_previous },
 		{ "freshness", test_freshness },
