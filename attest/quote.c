@@ -1,5 +1,6 @@
 /* Evidence: PCRs read and quoted so that they agree, as the JSON document of
  * docs/attestation.md. */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -162,6 +163,11 @@ static json_t *evidence_json(const struct pqtpm_attest_ak *ak, const uint8_t *no
 		return NULL;
 	}
 	return doc;
+}
+
+int pqtpm_attest_evidence_add_log(json_t *ev, const uint8_t *log, size_t len)
+{
+	return set_b64(ev, "event_log", log, len) ? -ENOMEM : 0;
 }
 
 TPM_RC pqtpm_attest_quote(struct pqtpm_tss *t, const struct pqtpm_attest_ak *ak,

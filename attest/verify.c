@@ -275,13 +275,72 @@ static void check_previous(struct ctx *c, const struct quote *q, const json_t *p
 			(unsigned long long)q->clock, (long long)clock);
 }
 
-static json_t *claims_json(const struct quote *q, const json_t *pcrs, const char *ak_name)
+/* log_ok: -1 no event log, else whether it replayed to the PCRs */
+static json_t *claims_json(const struct quote *q, const json_t *pcrs, const char *ak_name,
+			   int log_ok)
 {
-	return json_pack("{s:s, s:O, s:I, s:I, s:I, s:I, s:b, s:n}", "ak_name", ak_name, "pcrs",
+	return json_pack("{s:s, s:O, s:I, s:I, s:I, s:I, s:b, s:o}", "ak_name", ak_name, "pcrs",
 			 pcrs, "clock", (json_int_t)q->clock, "reset_count",
 			 (json_int_t)q->reset, "restart_count", (json_int_t)q->restart,
 			 "firmware_version", (json_int_t)q->firmware, "safe", q->safe != 0,
-			 "event_log_ok");
+			 "event_log_ok", log_ok < 0 ? json_null() : json_boolean(log_ok));
+}
+
+#define MAX_EVENT_LOG (1u << 20)
+
+/* The log replayed per bank gives every quoted PCR it touches; *ok says whether it did. */
+static void check_log(struct ctx *c, const struct quote *q, const json_t *pcrs, const char *b64,
+		      int *ok)
+{
+	struct pqtpm_attest_replay *rp = malloc(sizeof(*rp));
+	uint8_t *log = malloc(MAX_EVENT_LOG);
+	size_t len, before = json_array_size(c->failures);
+	char why[160];
+
+	if (!rp || !log) {
+		c->nomem = true;
+	} else if (pqtpm_attest_unb64url(b64, log, MAX_EVENT_LOG, &len)) {
+		failure(c, "format", "\"event_log\" is no base64url of at most 1 MiB");
+	} else if (pqtpm_attest_log_replay(log, len, rp, why, sizeof(why))) {
+		failure(c, "event-log", "%s", why);
+	} else {
+		for (size_t i = 0; i < q->nsel; i++) {
+			const char *bank = hash_name(q->sel[i].hash);
+			size_t b = 0, hl = crypto_hash_size(q->sel[i].hash);
+
+			while (b < rp->nbanks && rp->bank[b] != q->sel[i].hash)
+				b++;
+			for (unsigned pcr = 0; pcr < 24; pcr++) {
+				char num[4];
+				uint8_t v[64];
+				size_t vl;
+				const char *hex;
+
+				if (!(q->sel[i].pcrs & (1u << pcr)))
+					continue;
+				snprintf(num, sizeof(num), "%u", pcr);
+				hex = json_string_value(json_object_get(json_object_get(pcrs, bank), num));
+				if (b == rp->nbanks) {
+					if (rp->nbanks && (rp->touched[0] & (1u << pcr)))
+						failure(c, "event-log", "the log has no %s digests for "
+							"PCR %u", bank ? bank : "?", pcr);
+					continue;
+				}
+				if (!(rp->touched[b] & (1u << pcr)))
+					continue;
+				if (rp->missing[b] & (1u << pcr))
+					failure(c, "event-log", "an event of PCR %s:%u has no digest of "
+						"that bank", bank, pcr);
+				else if (!hex || pqtpm_attest_unhex(hex, v, sizeof(v), &vl) ||
+					 vl != hl || memcmp(v, rp->value[b][pcr], hl) != 0)
+					failure(c, "event-log", "the log replayed does not give PCR "
+						"%s:%u", bank, pcr);
+			}
+		}
+	}
+	*ok = json_array_size(c->failures) == before;
+	free(rp);
+	free(log);
 }
 
 /* the EK certificate in the evidence comes from the trusted CA and certifies the EK there */
@@ -310,7 +369,7 @@ static void check_all(struct ctx *c, const struct pqtpm_attest_verify_opts *o,
 		      const uint8_t *sig, size_t sig_len, const uint8_t *ev_ak, size_t ev_ak_len,
 		      const char *ev_name, const uint8_t *ev_nonce, size_t ev_nonce_len,
 		      const json_t *pcrs, const struct pqtpm_tss_pcr_select *psel, size_t npsel,
-		      int64_t issued, const json_t *ek)
+		      int64_t issued, const json_t *ek, const char *log, int *log_ok)
 {
 	struct pqtpm_tss_name name;
 	struct ak_public p;
@@ -339,6 +398,8 @@ static void check_all(struct ctx *c, const struct pqtpm_attest_verify_opts *o,
 			failure(c, "pcr-selection",
 				"the PCRs quoted are not the PCRs presented");
 		check_digest(c, q, pcrs, ak_quote_hash(&p));
+		if (log)
+			check_log(c, q, pcrs, log, log_ok);
 	}
 	if (q->extra_size != o->nonce_len || o->nonce_len == 0 ||
 	    !crypto_ct_equal(q->extra, o->nonce, o->nonce_len))
@@ -371,7 +432,10 @@ int pqtpm_attest_verify(const json_t *ev, const struct pqtpm_attest_verify_opts 
 		   *nonce = json_string_value(json_object_get(ev, "nonce")),
 		   *issued_at = json_string_value(json_object_get(ev, "issued_at"));
 	struct quote q;
+	const json_t *jlog = json_object_get(ev, "event_log");
+	const char *event_log = json_string_value(jlog);
 	int64_t issued = 0;
+	int log_ok = -1;
 	bool parsed = false;
 
 	memset(&q, 0, sizeof(q));
@@ -387,6 +451,8 @@ int pqtpm_attest_verify(const json_t *ev, const struct pqtpm_attest_verify_opts 
 		why = "\"nonce\" is no hex of at most 64 bytes";
 	else if (!issued_at || parse_time(issued_at, &issued))
 		why = "\"issued_at\" is no RFC 3339 UTC time";
+	else if (jlog && !event_log)
+		why = "\"event_log\" is not a string";
 	else if (!json_is_object(akj) || !ev_name)
 		why = "\"ak\" is not an object with a name";
 	else if ((why = b64_field(akj, "public", ev_ak, PQTPM_TSS_MAX_PUBLIC, &ev_ak_len)))
@@ -405,7 +471,8 @@ int pqtpm_attest_verify(const json_t *ev, const struct pqtpm_attest_verify_opts 
 		goto out;
 	}
 	check_all(&c, o, &q, attest, attest_len, sig, sig_len, ev_ak, ev_ak_len, ev_name, ev_nonce,
-		  ev_nonce_len, pcrs, psel, npsel, issued, json_object_get(ev, "ek"));
+		  ev_nonce_len, pcrs, psel, npsel, issued, json_object_get(ev, "ek"), event_log,
+		  &log_ok);
 out:
 	free(attest);
 	free(sig);
@@ -416,7 +483,7 @@ out:
 	}
 	*result = json_pack("{s:b, s:O, s:o}", "valid", json_array_size(c.failures) == 0,
 			    "failures", c.failures, "claims",
-			    parsed ? claims_json(&q, pcrs, ev_name) : json_object());
+			    parsed ? claims_json(&q, pcrs, ev_name, log_ok) : json_object());
 	json_decref(c.failures);
 	if (!*result)
 		return -ENOMEM;

@@ -8,16 +8,20 @@
 #include "cli.h"
 
 static const char quote_usage[] =
-	"Usage: pqtpm-attest quote --ak AK.json --nonce HEX --pcrs SEL --out EVIDENCE.json\n"
+	"Usage: pqtpm-attest quote --ak AK.json --nonce HEX --pcrs SEL [--event-log FILE]\n"
+	"                          --out EVIDENCE.json\n"
 	"A quote of the PCRs SEL (tpm2-tools' form: sha256:0,1,2,7+sha384:0) with the verifier's\n"
 	"nonce, signed by the AK, as JSON evidence with the PCR values (read so that they agree\n"
-	"with the quote), the AK's public area and the EK's with its certificate.\n";
+	"with the quote), the AK's public area, the EK's with its certificate, and the event log\n"
+	"(as measure writes it) for the verifier to replay.\n";
 
 int cmd_quote(const struct cli *c, int argc, char **argv)
 {
-	const char *ak_path = NULL, *nonce_hex = NULL, *pcrs = NULL, *out = NULL;
+	const char *ak_path = NULL, *nonce_hex = NULL, *pcrs = NULL, *out = NULL, *log_path = NULL;
 	struct flag flags[] = { { "--ak", &ak_path }, { "--nonce", &nonce_hex },
-				{ "--pcrs", &pcrs }, { "--out", &out } };
+				{ "--pcrs", &pcrs }, { "--out", &out }, { "--event-log", &log_path } };
+	uint8_t *log = NULL;
+	size_t log_len = 0;
 	struct pqtpm_tss_pcr_select sel[PQTPM_TSS_MAX_BANKS];
 	uint8_t nonce[PQTPM_ATTEST_MAX_NONCE], cert[PQTPM_ATTEST_MAX_CERT];
 	size_t nonce_len, nsel, cert_len = 0;
@@ -29,7 +33,7 @@ int cmd_quote(const struct cli *c, int argc, char **argv)
 	TPM_RC rc;
 	int ret;
 
-	ret = cli_flags(argc, argv, flags, 4, quote_usage);
+	ret = cli_flags(argc, argv, flags, 5, quote_usage);
 	if (ret)
 		return ret < 0 ? EXIT_OK : ret;
 	if (!ak_path || !nonce_hex || !pcrs || !out)
@@ -42,12 +46,17 @@ int cmd_quote(const struct cli *c, int argc, char **argv)
 		return cli_error("quote: --pcrs: '%s' is no selection such as sha256:0,1,7", pcrs);
 	if (cli_read_ak(ak_path, &ak))
 		return EXIT_ERROR;
-	t = cli_open(c);
-	if (!t)
+	if (log_path && cli_read_file(log_path, 1u << 20, &log, &log_len))
 		return EXIT_ERROR;
+	t = cli_open(c);
+	if (!t) {
+		free(log);
+		return EXIT_ERROR;
+	}
 	rc = pqtpm_attest_ek_create(t, ak.ek_alg, &ek);
 	if (rc != TPM_RC_SUCCESS) {
 		pqtpm_tss_close(t);
+		free(log);
 		return cli_tpm_error("quote: the EK", rc);
 	}
 	pqtpm_tss_flush(t, ek.handle);
@@ -57,6 +66,7 @@ int cmd_quote(const struct cli *c, int argc, char **argv)
 	rc = pqtpm_attest_ak_load(t, &ak, &ek_h, &ak_h);
 	if (rc != TPM_RC_SUCCESS) {
 		pqtpm_tss_close(t);
+		free(log);
 		return cli_tpm_error("quote: loading the AK", rc);
 	}
 	rc = pqtpm_attest_quote(t, &ak, ak_h, nonce, nonce_len, sel, nsel, &ek.pub,
@@ -64,10 +74,15 @@ int cmd_quote(const struct cli *c, int argc, char **argv)
 	pqtpm_tss_flush(t, ak_h);
 	pqtpm_tss_flush(t, ek_h);
 	pqtpm_tss_close(t);
+	if (rc == TPM_RC_SUCCESS && log && pqtpm_attest_evidence_add_log(ev, log, log_len))
+		rc = PQTPM_TSS_RC_IO;
+	free(log);
 	if (rc == PQTPM_ATTEST_RC_PCRS_MOVED)
 		return cli_error("quote: the PCRs kept changing between read and quote (5 tries)");
-	if (rc != TPM_RC_SUCCESS)
+	if (rc != TPM_RC_SUCCESS) {
+		json_decref(ev);
 		return cli_tpm_error("quote", rc);
+	}
 	ret = cli_write_json(out, ev);
 	json_decref(ev);
 	return ret;

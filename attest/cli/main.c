@@ -18,7 +18,8 @@ static const char usage[] =
 	"  ca       the manufacturer CA certificate\n"
 	"  ak       create an attestation key (ak create), its public area (ak public)\n"
 	"  credential  make (verifier, no TPM) and activate (the AK's binding to the EK)\n"
-	"  quote    a quote of PCRs as JSON evidence\n"
+	"  measure  extend a PCR and append the event to a TCG event log\n"
+	"  quote    a quote of PCRs (and an event log) as JSON evidence\n"
 	"  verify   check evidence (no TPM needed)\n"
 	"\n"
 	"Exit status: 0 success (verify: valid), 1 verify: invalid, 2 usage, I/O or TPM error.\n";
@@ -29,7 +30,7 @@ int main(int argc, char **argv)
 		const char *name;
 		int (*fn)(const struct cli *c, int argc, char **argv);
 	} cmds[] = {
-		{ "ek", cmd_ek }, { "ca", cmd_ca }, { "ak", cmd_ak }, { "credential", cmd_credential },
+		{ "ek", cmd_ek }, { "ca", cmd_ca }, { "ak", cmd_ak }, { "credential", cmd_credential }, { "measure", cmd_measure },
 		{ "quote", cmd_quote },
 		{ "verify", cmd_verify },
 	};

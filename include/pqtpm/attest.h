@@ -88,6 +88,9 @@ TPM_RC pqtpm_attest_quote(struct pqtpm_tss *t, const struct pqtpm_attest_ak *ak,
 			  const struct pqtpm_tss_public *ek_pub, const uint8_t *ek_cert,
 			  size_t ek_cert_len, json_t **evidence);
 
+/* The event log (binary, as measure writes it) into the evidence: "event_log". 0 or -ENOMEM. */
+int pqtpm_attest_evidence_add_log(json_t *ev, const uint8_t *log, size_t len);
+
 /* The manufacturer CA a verifier trusts: its P-256 key, from its PEM certificate (as
  * pqtpm-attest ca writes it). 0 or -EINVAL. */
 struct pqtpm_attest_ca {
@@ -113,6 +116,32 @@ struct pqtpm_attest_verify_opts {
 };
 int pqtpm_attest_verify(const json_t *evidence, const struct pqtpm_attest_verify_opts *o,
 			json_t **result);
+
+/* The TCG PC Client crypto-agile event log (/sys/kernel/security/tpm0/binary_bios_measurements):
+ * the Spec ID header naming banks (n of them), and one TCG_PCR_EVENT2 of n digests and its
+ * data. TPM_RC_SIZE when out is too small. */
+TPM_RC pqtpm_attest_log_header(const TPM_ALG_ID *banks, size_t n, uint8_t *out, size_t cap,
+			       size_t *len);
+TPM_RC pqtpm_attest_log_event(uint32_t pcr, uint32_t type, const struct pqtpm_tss_ha *d,
+			      size_t n, const uint8_t *event, size_t len, uint8_t *out, size_t cap,
+			      size_t *outlen);
+/* A log replayed: per bank the header names (and pqtpm hashes), the value of each PCR, the
+ * PCRs events touched, and those touched by an event without this bank's digest. 0, or
+ * -EINVAL with why. */
+struct pqtpm_attest_replay {
+	size_t nbanks;
+	TPM_ALG_ID bank[PQTPM_TSS_MAX_BANKS];
+	uint8_t value[PQTPM_TSS_MAX_BANKS][24][64];
+	uint32_t touched[PQTPM_TSS_MAX_BANKS], missing[PQTPM_TSS_MAX_BANKS];
+};
+int pqtpm_attest_log_replay(const uint8_t *log, size_t len, struct pqtpm_attest_replay *rp,
+			    char *why, size_t whylen);
+/* measure: extend PCR pcr in every allocated bank with H_bank(data), or (digest not NULL)
+ * that bank only with the digest given, and the log record of it (after the log header of
+ * the allocated banks when header is nonzero) into out. */
+TPM_RC pqtpm_attest_measure(struct pqtpm_tss *t, uint32_t pcr, uint32_t type, const uint8_t *data,
+			    size_t len, const struct pqtpm_tss_ha *digest, int header,
+			    uint8_t *out, size_t cap, size_t *outlen);
 
 /* base64url without padding (RFC 4648 §5) and lower-case hex, as the documents hold them.
  * Decoders are strict (no padding, no white space, canonical last character): 0 or -EINVAL

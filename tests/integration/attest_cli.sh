@@ -141,9 +141,44 @@ rc_is "an old quote against a later result: clock (exit 1)" 1 verify \
 	--previous "$K/res_served.json"
 check_eq "the failing check is clock" clock "$(jq -r '.failures[0].check' "$T/out")"
 
+# measure in one process, quote in the next, verify in a third: the log replays to the PCRs
+printf 'vmlinuz-6.1' >"$K/kernel"
+printf 'initrd.img' >"$K/initrd"
+attest "measure the kernel" measure --pcr 9 --data "$K/kernel" --event-log "$K/boot.log"
+attest "measure the initrd (EV_IPL_PARTITION_DATA)" measure --pcr 9 --data "$K/initrd" \
+	--type EV_IPL_PARTITION_DATA --event-log "$K/boot.log"
+attest "measure a digest (sha256 only, PCR 10)" measure --pcr 10 --bank sha256 \
+	--digest "$(sha256sum <"$K/kernel" | cut -c1-64)" --event-log "$K/boot.log"
+attest "quote with the event log" quote --ak "$K/ak_mldsa87.json" --nonce "$NONCE" \
+	--pcrs sha256:9,10+sha1:9 --event-log "$K/boot.log" --out "$K/ev_log.json"
+attest "verify with the event log" verify --evidence "$K/ev_log.json" \
+	--ak-public "$K/ak_mldsa87.json" --nonce "$NONCE" --out "$K/res_log.json"
+check_eq "the log replays" true "$(jq -r .claims.event_log_ok "$K/res_log.json")"
+check_eq "PCR 9 as the kernel and initrd give it" \
+	"$(python3 -c 'import hashlib,sys
+v=bytes(32)
+for f in sys.argv[1:]:
+    v=hashlib.sha256(v+hashlib.sha256(open(f,"rb").read()).digest()).digest()
+print(v.hex())' "$K/kernel" "$K/initrd")" "$(jq -r '.pcrs.sha256."9"' "$K/ev_log.json")"
+attest "quote sha1:10, which the log's PCR 10 event has no digest of" quote \
+	--ak "$K/ak_mldsa87.json" --nonce "$NONCE" --pcrs sha1:10 --event-log "$K/boot.log" \
+	--out "$K/ev_log10.json"
+rc_is "its verification fails (exit 1)" 1 verify --evidence "$K/ev_log10.json" \
+	--ak-public "$K/ak_mldsa87.json" --nonce "$NONCE"
+check_eq "the failing check is event-log" event-log "$(jq -r '.failures[0].check' "$T/out")"
+attest "a measurement the log does not have" measure --pcr 9 --data "$K/kernel" \
+	--event-log "$K/other.log"
+attest "quote after it" quote --ak "$K/ak_rsa2048.json" --nonce "$NONCE" --pcrs sha256:9 \
+	--event-log "$K/boot.log" --out "$K/ev_log2.json"
+rc_is "the log no longer replays to PCR 9 (exit 1)" 1 verify --evidence "$K/ev_log2.json" \
+	--ak-public "$K/ak_rsa2048.json" --nonce "$NONCE"
+check_eq "the failing check is event-log" event-log "$(jq -r '.failures[0].check' "$T/out")"
+rc_is "measure: a PCR out of range (exit 2)" 2 measure --pcr 24 --data "$K/kernel" \
+	--event-log "$K/x.log"
+
 # usage
 for c in "" "ek" "ca" "ak" "ak create" "ak public" "credential" "credential make" \
-	"credential activate" "quote" "verify"; do
+	"credential activate" "measure" "quote" "verify"; do
 	# shellcheck disable=SC2086
 	rc_is "${c:-pqtpm-attest} --help" 0 $c --help
 	if grep -q "^Usage: pqtpm-attest" "$T/out"; then ok "${c:-pqtpm-attest} --help prints usage"; else bad "${c:-pqtpm-attest} --help prints usage"; fi

@@ -32,6 +32,10 @@ static struct sample samples[] = {
 };
 #define NSAMPLES (sizeof(samples) / sizeof(samples[0]))
 static struct pqtpm_attest_ak other_ak;
+/* evidence of PCR 9 (sha256, sha1) with the event log of two measurements of it */
+static json_t *log_ev;
+static uint8_t log_buf[2048];
+static size_t log_len, log_head, log_event1;
 /* the manufacturer CA of the TPM that quoted, and of another */
 static struct pqtpm_attest_ca ca, other_ca;
 static char dir[64], other_dir[64];
@@ -71,6 +75,29 @@ static int quote_sample(struct pqtpm_tss *t, struct sample *s,
 	return 0;
 }
 
+static int measured_sample(struct pqtpm_tss *t, const struct sample *s)
+{
+	struct pqtpm_tss_pcr_select sel[2];
+	TPM_HANDLE ek, ak;
+	size_t n, nsel;
+
+	if (pqtpm_attest_measure(t, 9, 0xD, (const uint8_t *)"kernel", 6, NULL, 1, log_buf,
+				 sizeof(log_buf), &log_event1) ||
+	    pqtpm_attest_measure(t, 9, 0xD, (const uint8_t *)"initrd", 6, NULL, 0,
+				 log_buf + log_event1, sizeof(log_buf) - log_event1, &n) ||
+	    pqtpm_attest_pcrs_parse("sha256:9+sha1:9", sel, 2, &nsel) ||
+	    pqtpm_attest_ak_load(t, &s->ak, &ek, &ak) ||
+	    pqtpm_attest_quote(t, &s->ak, ak, nonce, sizeof(nonce), sel, nsel, NULL, NULL, 0,
+			       &log_ev))
+		return -1;
+	log_len = log_event1 + n;
+	/* the first event of the SHA-1 and SHA-256 banks: 12 + 2 + 20 + 2 + 32 + 4 + 6 bytes */
+	log_head = log_event1 - 78;
+	pqtpm_tss_flush(t, ak);
+	pqtpm_tss_flush(t, ek);
+	return pqtpm_attest_evidence_add_log(log_ev, log_buf, log_len);
+}
+
 static int setup_all(void)
 {
 	static const uint8_t m[32] = { 0x6D };
@@ -93,7 +120,8 @@ static int setup_all(void)
 	for (size_t i = 0; i < NSAMPLES; i++)
 		if (quote_sample(t, &samples[i], sel, nsel))
 			return -1;
-	if (pqtpm_attest_ak_create(t, "ecc-p256", "rsa2048", &other_ak))
+	if (pqtpm_attest_ak_create(t, "ecc-p256", "rsa2048", &other_ak) ||
+	    measured_sample(t, &samples[1]))
 		return -1;
 	pqtpm_tss_close(t);
 	harness_close(&h);
@@ -106,6 +134,7 @@ static int teardown_all(void)
 {
 	for (size_t i = 0; i < NSAMPLES; i++)
 		json_decref(samples[i].ev);
+	json_decref(log_ev);
 	return 0;
 }
 
@@ -353,6 +382,62 @@ static void test_ek_certificate(void)
 	}
 }
 
+/* the evidence with log bytes changed by fn */
+static json_t *with_log(void (*fn)(uint8_t *b, size_t *len, size_t arg), size_t arg)
+{
+	static uint8_t b[sizeof(log_buf) + 1];
+	json_t *c = json_deep_copy(log_ev);
+	size_t len = log_len;
+	char *s;
+
+	memcpy(b, log_buf, log_len);
+	fn(b, &len, arg);
+	s = pqtpm_attest_b64url(b, len);
+	json_object_set_new(c, "event_log", json_string(s));
+	free(s);
+	return c;
+}
+
+static void test_event_log(void)
+{
+	struct pqtpm_attest_verify_opts o = opts_for(&samples[1]);
+	/* the events: pcr, type, count, then sha1 (2 + 20) and sha256 (2 + 32), size, data */
+	const size_t ev1 = log_head, ev2 = log_event1, digests[] = { 12 + 2, 12 + 2 + 20 + 2 };
+	json_t *r = run(log_ev, &o, 1), *c;
+
+	CU_ASSERT(json_is_true(json_object_get(json_object_get(r, "claims"), "event_log_ok")));
+	json_decref(r);
+	for (size_t e = 0; e < 2; e++) {
+		size_t at = e ? ev2 : ev1;
+
+		c = with_log(flip, at); /* the PCR index */
+		expect(c, &o, "event-log");
+		json_decref(c);
+		for (size_t d = 0; d < 2; d++)
+			for (size_t k = 0; k < (d ? 32u : 20u); k++) {
+				c = with_log(flip, at + digests[d] + k);
+				expect(c, &o, "event-log");
+				json_decref(c);
+			}
+	}
+	c = with_log(truncate_to, ev2); /* the last event left out */
+	expect(c, &o, "event-log");
+	json_decref(c);
+	c = with_log(truncate_to, log_len - 1);
+	expect(c, &o, "event-log");
+	json_decref(c);
+	c = with_log(append, 0);
+	expect(c, &o, "event-log");
+	json_decref(c);
+	c = with_log(flip, 40); /* the Spec ID signature */
+	expect(c, &o, "event-log");
+	json_decref(c);
+	c = json_deep_copy(log_ev);
+	json_object_set_new(c, "event_log", json_string("@@"));
+	expect(c, &o, "format");
+	json_decref(c);
+}
+
 static void test_format(void)
 {
 	struct pqtpm_attest_verify_opts o = opts_for(&samples[0]);
@@ -423,6 +508,7 @@ int main(void)
 		{ "PCR values and selection", test_pcrs },
 		{ "AK attributes and another AK", test_ak },
 		{ "EK certificate chain", test_ek_certificate },
+		{ "event log", test_event_log },
 		{ "format", test_format },
 		{ "previous result", test_previous },
 		{ "freshness", test_freshness },
