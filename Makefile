@@ -140,6 +140,12 @@ $(ATTEST_A): $(ATTEST_SRC:%.c=$(BUILD)/obj/%.o)
 $(ATTEST_CLI): $(ATTEST_CLI_SRC:%.c=$(BUILD)/obj/%.o) $(ATTEST_A) $(TSS_A) $(LIB_A)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS_SAN) -o $@ $^ -ljansson $(LIBS)
+.PHONY: install-attest
+install: install-attest
+install-attest: $(ATTEST_A) $(ATTEST_CLI)
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib
+	install -m 0755 $(ATTEST_CLI) $(DESTDIR)$(PREFIX)/bin/
+	install -m 0644 $(ATTEST_A) $(DESTDIR)$(PREFIX)/lib/
 $(BUILD)/tests/test_verifier: $(BUILD)/obj/tests/unit/test_verifier.o $(UNIT_SUPPORT_OBJ) \
 		$(ATTEST_A) $(TSS_A) $(MSSIM_A) $(LIB_A)
 	@mkdir -p $(dir $@)
