@@ -36,6 +36,22 @@ bool ak_signature_ok(const struct ak_public *p, const uint8_t *msg, size_t len,
 const char *ek_cert_check(const uint8_t *cert, size_t len, const struct pqtpm_attest_ca *ca,
 			  const uint8_t *ek, size_t ek_len);
 
+/* PCR values per bank of a selection: the values of its PCRs in order, concatenated. */
+struct pcr_values {
+	size_t len[PQTPM_TSS_MAX_BANKS];
+	uint8_t v[PQTPM_TSS_MAX_BANKS][24 * 64];
+};
+/* Evidence documents (quote.c): the "pcrs" object of a selection's values, and the whole
+ * document (pcrs is taken as is; ek_pub, ek_cert may be NULL). NULL when out of memory. */
+json_t *pcrs_json(const struct pqtpm_tss_pcr_select *sel, size_t nsel,
+		  const struct pcr_values *pv);
+json_t *evidence_json(const struct pqtpm_attest_ak *ak, const uint8_t *nonce, size_t nonce_len,
+		      const struct pqtpm_tss_attest *q, const struct pqtpm_tss_signature *sig,
+		      json_t *pcrs, const struct pqtpm_tss_public *ek_pub, const uint8_t *ek_cert,
+		      size_t ek_cert_len);
+/* The CLI's name of an AK's algorithm ("rsa2048" ...), NULL for another key. */
+const char *ak_alg_name(const struct ak_public *p);
+
 /* The AK algorithms of the CLI: template. */
 TPM_RC ak_template(const char *alg, struct pqtpm_tss_public *tmpl);
 

@@ -11,11 +11,6 @@
 
 #define QUOTE_TRIES 5 /* a PCR that moved between read and quote: read and quote again */
 
-struct pcr_values {
-	size_t len[PQTPM_TSS_MAX_BANKS];
-	uint8_t v[PQTPM_TSS_MAX_BANKS][24 * 64];
-};
-
 static TPM_RC read_pcrs(struct pqtpm_tss *t, const struct pqtpm_tss_pcr_select *sel,
 			size_t nsel, struct pcr_values *pv)
 {
@@ -70,8 +65,8 @@ static int set_hex(json_t *o, const char *key, const uint8_t *b, size_t len)
 	return rc;
 }
 
-static json_t *pcrs_json(const struct pqtpm_tss_pcr_select *sel, size_t nsel,
-			 const struct pcr_values *pv)
+json_t *pcrs_json(const struct pqtpm_tss_pcr_select *sel, size_t nsel,
+		  const struct pcr_values *pv)
 {
 	json_t *all = json_object();
 
@@ -127,7 +122,7 @@ static int rfc3339_now(char *out, size_t cap)
 	return gmtime_r(&now, &tm) && strftime(out, cap, "%Y-%m-%dT%H:%M:%SZ", &tm) ? 0 : -1;
 }
 
-static json_t *evidence_json(const struct pqtpm_attest_ak *ak, const uint8_t *nonce,
+json_t *evidence_json(const struct pqtpm_attest_ak *ak, const uint8_t *nonce,
 			     size_t nonce_len, const struct pqtpm_tss_attest *q,
 			     const struct pqtpm_tss_signature *sig, json_t *pcrs,
 			     const struct pqtpm_tss_public *ek_pub, const uint8_t *ek_cert,

@@ -92,3 +92,20 @@ TPM_RC ak_template(const char *alg, struct pqtpm_tss_public *tmpl)
 	}
 	return PQTPM_TSS_RC_BAD_VALUE;
 }
+
+const char *ak_alg_name(const struct ak_public *p)
+{
+	if (p->type == TPM_ALG_RSA && p->rsa_bits == 2048)
+		return "rsa2048";
+	if (p->type == TPM_ALG_ECC && p->curve == TPM_ECC_NIST_P256)
+		return "ecc-p256";
+	if (p->type == TPM_ALG_ECC && p->curve == TPM_ECC_NIST_P384)
+		return "ecc-p384";
+	if (p->type == TPM_ALG_MLDSA && p->parameter_set == TPM_MLDSA_44)
+		return "mldsa44";
+	if (p->type == TPM_ALG_MLDSA && p->parameter_set == TPM_MLDSA_65)
+		return "mldsa65";
+	if (p->type == TPM_ALG_MLDSA && p->parameter_set == TPM_MLDSA_87)
+		return "mldsa87";
+	return NULL;
+}

@@ -59,6 +59,7 @@ int cmd_ca(const struct cli *c, int argc, char **argv);
 int cmd_ak(const struct cli *c, int argc, char **argv);
 int cmd_credential(const struct cli *c, int argc, char **argv);
 int cmd_measure(const struct cli *c, int argc, char **argv);
+int cmd_import(const struct cli *c, int argc, char **argv);
 int cmd_quote(const struct cli *c, int argc, char **argv);
 int cmd_verify(const struct cli *c, int argc, char **argv);
 

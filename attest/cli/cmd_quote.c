@@ -163,3 +163,56 @@ int cmd_verify(const struct cli *c, int argc, char **argv)
 	json_decref(result);
 	return ret != EXIT_OK ? ret : valid ? EXIT_OK : EXIT_INVALID;
 }
+
+static const char import_usage[] =
+	"Usage: pqtpm-attest import --message Q.MSG --signature Q.SIG --pcrs Q.PCRS --nonce HEX\n"
+	"                           --ak-public FILE --out EVIDENCE.json\n"
+	"Evidence from the files tpm2_quote -m -s -o writes (its PCR file: tpm2-tools' structure\n"
+	"dump, parsed strictly), the nonce the quote was made with and the AK (FILE: AK.json or a\n"
+	"TPM2B_PUBLIC, as tpm2_createak -u writes it), for verify. No TPM needed.\n";
+
+int cmd_import(const struct cli *c, int argc, char **argv)
+{
+	const char *msg_path = NULL, *sig_path = NULL, *pcrs_path = NULL, *nonce_hex = NULL,
+		   *ak_path = NULL, *out = NULL;
+	struct flag flags[] = { { "--message", &msg_path },   { "--signature", &sig_path },
+				{ "--pcrs", &pcrs_path },     { "--nonce", &nonce_hex },
+				{ "--ak-public", &ak_path }, { "--out", &out } };
+	uint8_t nonce[PQTPM_ATTEST_MAX_NONCE], *msg = NULL, *sig = NULL, *pcrs = NULL;
+	size_t nonce_len, msg_len, sig_len, pcrs_len;
+	struct pqtpm_tss_public pub;
+	json_t *ev = NULL;
+	char why[160];
+	int ret;
+
+	(void)c;
+	ret = cli_flags(argc, argv, flags, 6, import_usage);
+	if (ret)
+		return ret < 0 ? EXIT_OK : ret;
+	if (!msg_path || !sig_path || !pcrs_path || !nonce_hex || !ak_path || !out)
+		return cli_missing("import", !msg_path ? "--message" : !sig_path ? "--signature"
+					   : !pcrs_path ? "--pcrs" : !nonce_hex ? "--nonce"
+					   : !ak_path ? "--ak-public" : "--out");
+	if (cli_nonce(nonce_hex, nonce, &nonce_len) || cli_read_ak_public(ak_path, &pub))
+		return EXIT_ERROR;
+	ret = cli_read_file(msg_path, PQTPM_TSS_MAX_ATTEST, &msg, &msg_len);
+	if (!ret)
+		ret = cli_read_file(sig_path, PQTPM_TSS_MAX_SIGNATURE, &sig, &sig_len);
+	if (!ret)
+		ret = cli_read_file(pcrs_path, 1u << 16, &pcrs, &pcrs_len);
+	if (!ret) {
+		int rc = pqtpm_attest_import_tpm2tools(msg, msg_len, sig, sig_len, pcrs, pcrs_len,
+						       nonce, nonce_len, &pub, &ev, why,
+						       sizeof(why));
+
+		ret = rc == -EINVAL ? cli_error("import: %s (%s, %s, %s)", why, msg_path, sig_path,
+						pcrs_path)
+		      : rc	    ? cli_error("out of memory")
+				    : cli_write_json(out, ev);
+	}
+	json_decref(ev);
+	free(msg);
+	free(sig);
+	free(pcrs);
+	return ret;
+}

@@ -20,6 +20,7 @@ static const char usage[] =
 	"  credential  make (verifier, no TPM) and activate (the AK's binding to the EK)\n"
 	"  measure  extend a PCR and append the event to a TCG event log\n"
 	"  quote    a quote of PCRs (and an event log) as JSON evidence\n"
+	"  import   evidence from tpm2_quote's files\n"
 	"  verify   check evidence (no TPM needed)\n"
 	"\n"
 	"Exit status: 0 success (verify: valid), 1 verify: invalid, 2 usage, I/O or TPM error.\n";
@@ -31,7 +32,7 @@ int main(int argc, char **argv)
 		int (*fn)(const struct cli *c, int argc, char **argv);
 	} cmds[] = {
 		{ "ek", cmd_ek }, { "ca", cmd_ca }, { "ak", cmd_ak }, { "credential", cmd_credential }, { "measure", cmd_measure },
-		{ "quote", cmd_quote },
+		{ "quote", cmd_quote }, { "import", cmd_import },
 		{ "verify", cmd_verify },
 	};
 	struct cli c = { 0 };

@@ -91,6 +91,15 @@ TPM_RC pqtpm_attest_quote(struct pqtpm_tss *t, const struct pqtpm_attest_ak *ak,
 /* The event log (binary, as measure writes it) into the evidence: "event_log". 0 or -ENOMEM. */
 int pqtpm_attest_evidence_add_log(json_t *ev, const uint8_t *log, size_t len);
 
+/* Evidence from tpm2_quote's files: -m (the TPMS_ATTEST), -s (TPMT_SIGNATURE, the tss format)
+ * and -o (tpm2-tools' PCR structure dump), with the nonce the quote was asked for and the AK's
+ * public area. 0, -EINVAL with why (the files do not parse strictly), -ENOMEM. */
+int pqtpm_attest_import_tpm2tools(const uint8_t *msg, size_t msg_len, const uint8_t *sig,
+				  size_t sig_len, const uint8_t *pcrs, size_t pcrs_len,
+				  const uint8_t *nonce, size_t nonce_len,
+				  const struct pqtpm_tss_public *ak_pub, json_t **evidence,
+				  char *why, size_t whylen);
+
 /* The manufacturer CA a verifier trusts: its P-256 key, from its PEM certificate (as
  * pqtpm-attest ca writes it). 0 or -EINVAL. */
 struct pqtpm_attest_ca {
