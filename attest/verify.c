@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 
 #include "attest_int.h"
@@ -343,6 +344,61 @@ static void check_log(struct ctx *c, const struct quote *q, const json_t *pcrs, 
 	free(log);
 }
 
+/* Every PCR the policy names ({"pcrs": {BANK: {PCR: HEX or [HEX, ...]}}}) is quoted, and its
+ * value is one of those allowed. A policy that is not of that form fails the check. */
+static void check_policy(struct ctx *c, const struct quote *q, const json_t *pcrs,
+			 const json_t *policy)
+{
+	const json_t *banks = json_object_get(policy, "pcrs"), *values, *allowed;
+	const char *bank, *num;
+
+	if (!json_is_object(banks)) {
+		failure(c, "reference-values", "the policy has no \"pcrs\" object");
+		return;
+	}
+	json_object_foreach((json_t *)banks, bank, values) {
+		TPM_ALG_ID h = hash_by_name(bank);
+		uint32_t quoted = 0;
+
+		for (size_t i = 0; i < q->nsel; i++)
+			if (q->sel[i].hash == h)
+				quoted = q->sel[i].pcrs;
+		if (h == TPM_ALG_NULL || !json_is_object(values)) {
+			failure(c, "reference-values", "the policy's bank \"%s\" is unknown", bank);
+			continue;
+		}
+		json_object_foreach((json_t *)values, num, allowed) {
+			const char *have = json_string_value(
+				json_object_get(json_object_get(pcrs, bank), num));
+			char *end;
+			long pcr = strtol(num, &end, 10);
+			bool match = false;
+			size_t k;
+			json_t *v;
+
+			if (*end || end == num || pcr < 0 || pcr > 23 ||
+			    !(quoted & (1u << pcr)) || !have) {
+				failure(c, "reference-values", "PCR %s:%s is not quoted", bank, num);
+				continue;
+			}
+			if (json_is_string(allowed)) {
+				match = strcasecmp(json_string_value(allowed), have) == 0;
+			} else if (json_is_array(allowed)) {
+				json_array_foreach(allowed, k, v)
+					match |= json_is_string(v) &&
+						 strcasecmp(json_string_value(v), have) == 0;
+			} else {
+				failure(c, "reference-values", "PCR %s:%s: the policy's values are "
+					"neither a string nor a list", bank, num);
+				continue;
+			}
+			if (!match)
+				failure(c, "reference-values", "PCR %s:%s has none of the policy's "
+					"values", bank, num);
+		}
+	}
+}
+
 /* the EK certificate in the evidence comes from the trusted CA and certifies the EK there */
 static void check_ek(struct ctx *c, const struct pqtpm_attest_ca *ca, const json_t *ek)
 {
@@ -412,6 +468,8 @@ static void check_all(struct ctx *c, const struct pqtpm_attest_verify_opts *o,
 		check_previous(c, q, o->previous);
 	if (o->ca)
 		check_ek(c, o->ca, ek);
+	if (o->policy && q->type == TPM_ST_ATTEST_QUOTE)
+		check_policy(c, q, pcrs, o->policy);
 	if (o->max_age && (issued > o->now + FUTURE_SKEW || o->now - issued > (int64_t)o->max_age))
 		failure(c, "freshness", "issued_at is %lld s from now, more than %llu allowed",
 			(long long)(o->now - issued), (unsigned long long)o->max_age);

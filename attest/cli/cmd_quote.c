@@ -91,28 +91,31 @@ int cmd_quote(const struct cli *c, int argc, char **argv)
 static const char verify_usage[] =
 	"Usage: pqtpm-attest verify --evidence EVIDENCE.json --ak-public FILE --nonce HEX\n"
 	"                           [--previous RESULT.json] [--max-age SECONDS] [--ca CA.pem]\n"
-	"                           [--out RESULT.json]\n"
+	"                           [--policy REFERENCE.json] [--out RESULT.json]\n"
 	"Check evidence against the trusted AK (FILE: AK.json or a TPM2B_PUBLIC as tpm2-tools\n"
 	"writes it) and the nonce the verifier gave; with --ca, also that the evidence's EK\n"
-	"certificate comes from that manufacturer CA and certifies its EK. No TPM needed. The\n"
+	"certificate comes from that manufacturer CA and certifies its EK; with --policy, that\n"
+	"every PCR it names ({\"pcrs\": {\"sha256\": {\"7\": HEX or [HEX, ...]}}}) has one of\n"
+	"its values. No TPM needed. The\n"
 	"result (to --out or stdout) lists every check that failed; exit 0 when valid, 1 when not.\n";
 
 int cmd_verify(const struct cli *c, int argc, char **argv)
 {
 	const char *ev_path = NULL, *ak_path = NULL, *nonce_hex = NULL, *prev_path = NULL,
-		   *max_age = NULL, *out = NULL, *ca_path = NULL;
+		   *max_age = NULL, *out = NULL, *ca_path = NULL, *policy_path = NULL;
 	struct flag flags[] = { { "--evidence", &ev_path }, { "--ak-public", &ak_path },
 				{ "--nonce", &nonce_hex }, { "--previous", &prev_path },
-				{ "--max-age", &max_age }, { "--out", &out }, { "--ca", &ca_path } };
+				{ "--max-age", &max_age }, { "--out", &out }, { "--ca", &ca_path },
+				{ "--policy", &policy_path } };
 	struct pqtpm_attest_ca ca;
 	struct pqtpm_attest_verify_opts o = { 0 };
 	uint8_t nonce[PQTPM_ATTEST_MAX_NONCE];
 	struct pqtpm_tss_public pub;
-	json_t *ev = NULL, *prev = NULL, *result = NULL;
+	json_t *ev = NULL, *prev = NULL, *result = NULL, *policy = NULL;
 	int ret, valid;
 
 	(void)c;
-	ret = cli_flags(argc, argv, flags, 7, verify_usage);
+	ret = cli_flags(argc, argv, flags, 8, verify_usage);
 	if (ret)
 		return ret < 0 ? EXIT_OK : ret;
 	if (!ev_path || !ak_path || !nonce_hex)
@@ -145,10 +148,13 @@ int cmd_verify(const struct cli *c, int argc, char **argv)
 	}
 	if (cli_read_ak_public(ak_path, &pub) || cli_read_json(ev_path, &ev))
 		return EXIT_ERROR;
-	if (prev_path && cli_read_json(prev_path, &prev)) {
+	if ((prev_path && cli_read_json(prev_path, &prev)) ||
+	    (policy_path && cli_read_json(policy_path, &policy))) {
 		json_decref(ev);
+		json_decref(prev);
 		return EXIT_ERROR;
 	}
+	o.policy = policy;
 	o.trusted_ak = pub.b;
 	o.trusted_ak_len = pub.size;
 	o.nonce = nonce;
@@ -157,6 +163,7 @@ int cmd_verify(const struct cli *c, int argc, char **argv)
 	valid = pqtpm_attest_verify(ev, &o, &result);
 	json_decref(ev);
 	json_decref(prev);
+	json_decref(policy);
 	if (valid < 0)
 		return cli_error("verify: out of memory");
 	ret = cli_write_json(out, result);

@@ -122,6 +122,8 @@ struct pqtpm_attest_verify_opts {
 	uint64_t max_age;
 	int64_t now;
 	const struct pqtpm_attest_ca *ca;
+	/* reference values {"pcrs": {BANK: {PCR: HEX or [HEX, ...]}}} (NULL: none) */
+	const json_t *policy;
 };
 int pqtpm_attest_verify(const json_t *evidence, const struct pqtpm_attest_verify_opts *o,
 			json_t **result);

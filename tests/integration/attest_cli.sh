@@ -166,6 +166,16 @@ attest "quote sha1:10, which the log's PCR 10 event has no digest of" quote \
 rc_is "its verification fails (exit 1)" 1 verify --evidence "$K/ev_log10.json" \
 	--ak-public "$K/ak_mldsa87.json" --nonce "$NONCE"
 check_eq "the failing check is event-log" event-log "$(jq -r '.failures[0].check' "$T/out")"
+jq -n --arg v "$(jq -r '.pcrs.sha256."9"' "$K/ev_log.json")" \
+	'{pcrs: {sha256: {"9": [$v, "00"], "10": $v}}}' >"$K/policy.json"
+rc_is "reference values: PCR 10 is not as the policy says (exit 1)" 1 verify \
+	--evidence "$K/ev_log.json" --ak-public "$K/ak_mldsa87.json" --nonce "$NONCE" \
+	--policy "$K/policy.json"
+check_eq "the failing check is reference-values" "reference-values sha256:10" \
+	"$(jq -r '.failures[0] | .check + " " + (.detail | split(" ")[1])' "$T/out")"
+jq 'del(.pcrs.sha256."10")' "$K/policy.json" >"$K/policy9.json"
+attest "reference values: PCR 9 is one of the policy's" verify --evidence "$K/ev_log.json" \
+	--ak-public "$K/ak_mldsa87.json" --nonce "$NONCE" --policy "$K/policy9.json"
 attest "a measurement the log does not have" measure --pcr 9 --data "$K/kernel" \
 	--event-log "$K/other.log"
 attest "quote after it" quote --ak "$K/ak_rsa2048.json" --nonce "$NONCE" --pcrs sha256:9 \

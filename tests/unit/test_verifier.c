@@ -5,7 +5,8 @@
  * TPMS_ATTEST (magic, type, extraData, clock safe, trailing bytes), malformed base64 and
  * sizes, --previous (a TPM Reset, a clock that stood still), freshness, and the EK certificate
  * chain (RSA, ECC and ML-KEM EKs of a manufactured state directory: another CA, another EK's
- * certificate, a flipped bit, none). */
+ * certificate, a flipped bit, none), the event log (each digest and PCR index of each event,
+ * an event left out, truncated, extended) and reference values. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -438,6 +439,37 @@ static void test_event_log(void)
 	json_decref(c);
 }
 
+static void test_policy(void)
+{
+	struct pqtpm_attest_verify_opts o = opts_for(&samples[0]);
+	const char *pcr16 = json_string_value(
+		json_object_get(json_object_get(json_object_get(samples[0].ev, "pcrs"), "sha256"),
+				"16"));
+	static const char zero[] = "0000000000000000000000000000000000000000000000000000000000000000";
+	json_t *pol;
+
+	pol = json_pack("{s:{s:{s:s, s:[s, s]}}}", "pcrs", "sha256", "0", zero, "16", zero, pcr16);
+	o.policy = pol;
+	json_decref(run(samples[0].ev, &o, 1));
+	json_decref(pol);
+	pol = json_pack("{s:{s:{s:[s]}}}", "pcrs", "sha256", "16", zero);
+	o.policy = pol;
+	expect(samples[0].ev, &o, "reference-values");
+	json_decref(pol);
+	pol = json_pack("{s:{s:{s:s}}}", "pcrs", "sha256", "7", zero); /* not quoted */
+	o.policy = pol;
+	expect(samples[0].ev, &o, "reference-values");
+	json_decref(pol);
+	pol = json_pack("{s:{s:{s:i}}}", "pcrs", "sha256", "0", 0);
+	o.policy = pol;
+	expect(samples[0].ev, &o, "reference-values");
+	json_decref(pol);
+	pol = json_pack("{s:s}", "pcrs", "all");
+	o.policy = pol;
+	expect(samples[0].ev, &o, "reference-values");
+	json_decref(pol);
+}
+
 static void test_format(void)
 {
 	struct pqtpm_attest_verify_opts o = opts_for(&samples[0]);
@@ -509,6 +541,7 @@ int main(void)
 		{ "AK attributes and another AK", test_ak },
 		{ "EK certificate chain", test_ek_certificate },
 		{ "event log", test_event_log },
+		{ "reference values", test_policy },
 		{ "format", test_format },
 		{ "previous result", test_previous },
 		{ "freshness", test_freshness },
