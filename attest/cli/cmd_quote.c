@@ -96,8 +96,8 @@ static const char verify_usage[] =
 	"writes it) and the nonce the verifier gave; with --ca, also that the evidence's EK\n"
 	"certificate comes from that manufacturer CA and certifies its EK; with --policy, that\n"
 	"every PCR it names ({\"pcrs\": {\"sha256\": {\"7\": HEX or [HEX, ...]}}}) has one of\n"
-	"its values. No TPM needed. The\n"
-	"result (to --out or stdout) lists every check that failed; exit 0 when valid, 1 when not.\n";
+	"its values. No TPM needed. The result (to --out or stdout) lists every check that\n"
+	"failed; exit 0 when valid, 1 when not.\n";
 
 int cmd_verify(const struct cli *c, int argc, char **argv)
 {
