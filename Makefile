@@ -140,6 +140,10 @@ $(ATTEST_A): $(ATTEST_SRC:%.c=$(BUILD)/obj/%.o)
 $(ATTEST_CLI): $(ATTEST_CLI_SRC:%.c=$(BUILD)/obj/%.o) $(ATTEST_A) $(TSS_A) $(LIB_A)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS_SAN) -o $@ $^ -ljansson $(LIBS)
+$(BUILD)/bench/attest_bench: $(BUILD)/obj/tests/bench/attest_bench.o $(BENCH_SUPPORT_OBJ) \
+		$(ATTEST_A) $(TSS_A) $(LIB_A)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS_SAN) -o $@ $^ -ljansson $(LIBS)
 .PHONY: install-attest
 install: install-attest
 install-attest: $(ATTEST_A) $(ATTEST_CLI)
