@@ -5,39 +5,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <time.h>
 
-#include "attest_int.h"
 #include "crypto/crypto.h"
+#include "verify_int.h"
 
 #define MAX_QUOTE 2048
 #define MAX_SIGNATURE PQTPM_TSS_MAX_SIGNATURE
 #define FUTURE_SKEW 60 /* seconds an issued_at may be ahead of the verifier's clock */
 
-struct quote {			 /* TPMS_ATTEST of a quote, parsed strictly */
-	uint32_t magic;
-	uint16_t type;
-	uint8_t extra[64];
-	uint16_t extra_size;
-	uint64_t clock, firmware;
-	uint32_t reset, restart;
-	uint8_t safe;
-	struct pqtpm_tss_pcr_select sel[PQTPM_TSS_MAX_BANKS];
-	size_t nsel;
-	uint8_t digest[64];
-	uint16_t digest_size;
-};
-
-struct ctx {
-	json_t *failures;
-	bool nomem;
-};
-
-static void failure(struct ctx *c, const char *check, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static void failure(struct ctx *c, const char *check, const char *fmt, ...)
+void verify_failure(struct ctx *c, const char *check, const char *fmt, ...)
 {
 	char detail[256];
 	va_list ap;
@@ -87,7 +64,7 @@ static const char *parse_attest(const uint8_t *b, size_t len, struct quote *q)
 	return rd_left(&r) ? "bytes after the TPMS_ATTEST" : NULL;
 }
 
-static const char *b64_field(const json_t *o, const char *key, uint8_t *out, size_t cap,
+const char *verify_b64_field(const json_t *o, const char *key, uint8_t *out, size_t cap,
 			     size_t *len)
 {
 	const char *s = json_string_value(json_object_get(o, key));
@@ -156,24 +133,24 @@ static void check_ak(struct ctx *c, const struct ak_public *p)
 			      TPMA_OBJECT_SIGN_ENCRYPT;
 
 	if ((p->attributes & must) != must || (p->attributes & TPMA_OBJECT_DECRYPT))
-		failure(c, "ak-attributes",
+		verify_failure(c, "ak-attributes",
 			"TPMA_OBJECT 0x%08x: fixedTPM, fixedParent, sensitiveDataOrigin, "
 			"restricted and sign needed, decrypt not allowed", p->attributes);
 	if (p->type == TPM_ALG_RSA &&
 	    (p->rsa_bits < 2048 || p->key_len != p->rsa_bits / 8u ||
 	     (p->scheme != TPM_ALG_RSASSA && p->scheme != TPM_ALG_RSAPSS)))
-		failure(c, "ak-attributes", "RSA key of %u bits or without RSASSA/RSAPSS",
+		verify_failure(c, "ak-attributes", "RSA key of %u bits or without RSASSA/RSAPSS",
 			p->rsa_bits);
 	if (p->type == TPM_ALG_ECC &&
 	    ((p->curve != TPM_ECC_NIST_P256 && p->curve != TPM_ECC_NIST_P384) ||
 	     p->scheme != TPM_ALG_ECDSA))
-		failure(c, "ak-attributes", "ECC curve 0x%04x or scheme 0x%04x: a NIST curve of "
+		verify_failure(c, "ak-attributes", "ECC curve 0x%04x or scheme 0x%04x: a NIST curve of "
 			"at least 256 bits with ECDSA needed", p->curve, p->scheme);
 	if (p->type == TPM_ALG_MLDSA && (p->parameter_set < TPM_MLDSA_44 ||
 					 p->parameter_set > TPM_MLDSA_87))
-		failure(c, "ak-attributes", "ML-DSA parameter set %u", p->parameter_set);
+		verify_failure(c, "ak-attributes", "ML-DSA parameter set %u", p->parameter_set);
 	if (p->scheme != TPM_ALG_MLDSA && crypto_hash_size(p->scheme_hash) == 0)
-		failure(c, "ak-attributes", "scheme hash 0x%04x", p->scheme_hash);
+		verify_failure(c, "ak-attributes", "scheme hash 0x%04x", p->scheme_hash);
 }
 
 static bool same_selection(const struct pqtpm_tss_pcr_select *a, size_t na,
@@ -213,7 +190,7 @@ static void check_digest(struct ctx *c, const struct quote *q, const json_t *pcr
 	uint8_t mine[64];
 
 	if (crypto_hash_start(&h, hash) != TPM_RC_SUCCESS) {
-		failure(c, "pcr-digest", "the AK's hash 0x%04x is not supported", hash);
+		verify_failure(c, "pcr-digest", "the AK's hash 0x%04x is not supported", hash);
 		return;
 	}
 	for (size_t i = 0; i < q->nsel; i++) {
@@ -230,7 +207,7 @@ static void check_digest(struct ctx *c, const struct quote *q, const json_t *pcr
 			snprintf(num, sizeof(num), "%u", pcr);
 			v = json_string_value(json_object_get(bank, num));
 			if (!v || pqtpm_attest_unhex(v, d, sizeof(d), &len)) {
-				failure(c, "pcr-digest", "PCR %s:%u is quoted but not presented",
+				verify_failure(c, "pcr-digest", "PCR %s:%u is quoted but not presented",
 					hash_name(q->sel[i].hash) ? hash_name(q->sel[i].hash) : "?",
 					pcr);
 				return;
@@ -241,7 +218,7 @@ static void check_digest(struct ctx *c, const struct quote *q, const json_t *pcr
 	crypto_hash_finish(&h, mine);
 	if (q->digest_size != crypto_hash_size(hash) ||
 	    memcmp(mine, q->digest, q->digest_size) != 0)
-		failure(c, "pcr-digest", "the PCR values presented do not give the quoted digest");
+		verify_failure(c, "pcr-digest", "the PCR values presented do not give the quoted digest");
 }
 
 /* against the previous result of this TPM: counts never go back, a TPM Reset shows, and
@@ -254,25 +231,25 @@ static void check_previous(struct ctx *c, const struct quote *q, const json_t *p
 	json_int_t reset, restart, clock;
 
 	if (!json_is_integer(jr) || !json_is_integer(js) || !json_is_integer(jc)) {
-		failure(c, "format", "the previous result has no reset_count, restart_count, clock");
+		verify_failure(c, "format", "the previous result has no reset_count, restart_count, clock");
 		return;
 	}
 	reset = json_integer_value(jr);
 	restart = json_integer_value(js);
 	clock = json_integer_value(jc);
 	if ((json_int_t)q->reset != reset) {
-		failure(c, "reset-count", "resetCount %u, %lld before: %s", q->reset,
+		verify_failure(c, "reset-count", "resetCount %u, %lld before: %s", q->reset,
 			(long long)reset,
 			(json_int_t)q->reset < reset ? "it went back" : "a TPM Reset since");
 		return;
 	}
 	if ((json_int_t)q->restart < restart) {
-		failure(c, "restart-count", "restartCount %u went back from %lld", q->restart,
+		verify_failure(c, "restart-count", "restartCount %u went back from %lld", q->restart,
 			(long long)restart);
 		return;
 	}
 	if ((json_int_t)q->restart == restart && (json_int_t)q->clock <= clock)
-		failure(c, "clock", "clock %llu does not move on from %lld",
+		verify_failure(c, "clock", "clock %llu does not move on from %lld",
 			(unsigned long long)q->clock, (long long)clock);
 }
 
@@ -285,138 +262,6 @@ static json_t *claims_json(const struct quote *q, const json_t *pcrs, const char
 			 (json_int_t)q->reset, "restart_count", (json_int_t)q->restart,
 			 "firmware_version", (json_int_t)q->firmware, "safe", q->safe != 0,
 			 "event_log_ok", log_ok < 0 ? json_null() : json_boolean(log_ok));
-}
-
-#define MAX_EVENT_LOG (1u << 20)
-
-/* The log replayed per bank gives every quoted PCR it touches; *ok says whether it did. */
-static void check_log(struct ctx *c, const struct quote *q, const json_t *pcrs, const char *b64,
-		      int *ok)
-{
-	struct pqtpm_attest_replay *rp = malloc(sizeof(*rp));
-	uint8_t *log = malloc(MAX_EVENT_LOG);
-	size_t len, before = json_array_size(c->failures);
-	char why[160];
-
-	if (!rp || !log) {
-		c->nomem = true;
-	} else if (pqtpm_attest_unb64url(b64, log, MAX_EVENT_LOG, &len)) {
-		failure(c, "format", "\"event_log\" is no base64url of at most 1 MiB");
-	} else if (pqtpm_attest_log_replay(log, len, rp, why, sizeof(why))) {
-		failure(c, "event-log", "%s", why);
-	} else {
-		for (size_t i = 0; i < q->nsel; i++) {
-			const char *bank = hash_name(q->sel[i].hash);
-			size_t b = 0, hl = crypto_hash_size(q->sel[i].hash);
-
-			while (b < rp->nbanks && rp->bank[b] != q->sel[i].hash)
-				b++;
-			for (unsigned pcr = 0; pcr < 24; pcr++) {
-				char num[4];
-				uint8_t v[64];
-				size_t vl;
-				const char *hex;
-
-				if (!(q->sel[i].pcrs & (1u << pcr)))
-					continue;
-				snprintf(num, sizeof(num), "%u", pcr);
-				hex = json_string_value(json_object_get(json_object_get(pcrs, bank), num));
-				if (b == rp->nbanks) {
-					if (rp->nbanks && (rp->touched[0] & (1u << pcr)))
-						failure(c, "event-log", "the log has no %s digests for "
-							"PCR %u", bank ? bank : "?", pcr);
-					continue;
-				}
-				if (!(rp->touched[b] & (1u << pcr)))
-					continue;
-				if (rp->missing[b] & (1u << pcr))
-					failure(c, "event-log", "an event of PCR %s:%u has no digest of "
-						"that bank", bank, pcr);
-				else if (!hex || pqtpm_attest_unhex(hex, v, sizeof(v), &vl) ||
-					 vl != hl || memcmp(v, rp->value[b][pcr], hl) != 0)
-					failure(c, "event-log", "the log replayed does not give PCR "
-						"%s:%u", bank, pcr);
-			}
-		}
-	}
-	*ok = json_array_size(c->failures) == before;
-	free(rp);
-	free(log);
-}
-
-/* Every PCR the policy names ({"pcrs": {BANK: {PCR: HEX or [HEX, ...]}}}) is quoted, and its
- * value is one of those allowed. A policy that is not of that form fails the check. */
-static void check_policy(struct ctx *c, const struct quote *q, const json_t *pcrs,
-			 const json_t *policy)
-{
-	const json_t *banks = json_object_get(policy, "pcrs"), *values, *allowed;
-	const char *bank, *num;
-
-	if (!json_is_object(banks)) {
-		failure(c, "reference-values", "the policy has no \"pcrs\" object");
-		return;
-	}
-	json_object_foreach((json_t *)banks, bank, values) {
-		TPM_ALG_ID h = hash_by_name(bank);
-		uint32_t quoted = 0;
-
-		for (size_t i = 0; i < q->nsel; i++)
-			if (q->sel[i].hash == h)
-				quoted = q->sel[i].pcrs;
-		if (h == TPM_ALG_NULL || !json_is_object(values)) {
-			failure(c, "reference-values", "the policy's bank \"%s\" is unknown", bank);
-			continue;
-		}
-		json_object_foreach((json_t *)values, num, allowed) {
-			const char *have = json_string_value(
-				json_object_get(json_object_get(pcrs, bank), num));
-			char *end;
-			long pcr = strtol(num, &end, 10);
-			bool match = false;
-			size_t k;
-			json_t *v;
-
-			if (*end || end == num || pcr < 0 || pcr > 23 ||
-			    !(quoted & (1u << pcr)) || !have) {
-				failure(c, "reference-values", "PCR %s:%s is not quoted", bank, num);
-				continue;
-			}
-			if (json_is_string(allowed)) {
-				match = strcasecmp(json_string_value(allowed), have) == 0;
-			} else if (json_is_array(allowed)) {
-				json_array_foreach(allowed, k, v)
-					match |= json_is_string(v) &&
-						 strcasecmp(json_string_value(v), have) == 0;
-			} else {
-				failure(c, "reference-values", "PCR %s:%s: the policy's values are "
-					"neither a string nor a list", bank, num);
-				continue;
-			}
-			if (!match)
-				failure(c, "reference-values", "PCR %s:%s has none of the policy's "
-					"values", bank, num);
-		}
-	}
-}
-
-/* the EK certificate in the evidence comes from the trusted CA and certifies the EK there */
-static void check_ek(struct ctx *c, const struct pqtpm_attest_ca *ca, const json_t *ek)
-{
-	uint8_t *cert = malloc(PQTPM_ATTEST_MAX_CERT), *pub = malloc(PQTPM_TSS_MAX_PUBLIC);
-	size_t cert_len, pub_len;
-	const char *why;
-
-	if (!cert || !pub)
-		c->nomem = true;
-	else if (!json_is_object(ek))
-		failure(c, "ek-certificate", "the evidence has no EK");
-	else if (b64_field(ek, "certificate", cert, PQTPM_ATTEST_MAX_CERT, &cert_len) ||
-		 b64_field(ek, "public", pub, PQTPM_TSS_MAX_PUBLIC, &pub_len))
-		failure(c, "ek-certificate", "the evidence's EK has no certificate or public area");
-	else if ((why = ek_cert_check(cert, cert_len, ca, pub, pub_len)))
-		failure(c, "ek-certificate", "%s", why);
-	free(cert);
-	free(pub);
 }
 
 /* Everything past the format: the document parsed; q, the AK and the PCRs in hand. */
@@ -434,7 +279,7 @@ static void check_all(struct ctx *c, const struct pqtpm_attest_verify_opts *o,
 	size_t nlen;
 
 	if (ak_public_parse(o->trusted_ak, o->trusted_ak_len, &p) != TPM_RC_SUCCESS) {
-		failure(c, "ak-attributes", "the trusted AK is no TPMT_PUBLIC of RSA, ECC, ML-DSA");
+		verify_failure(c, "ak-attributes", "the trusted AK is no TPMT_PUBLIC of RSA, ECC, ML-DSA");
 		return;
 	}
 	check_ak(c, &p);
@@ -442,36 +287,36 @@ static void check_all(struct ctx *c, const struct pqtpm_attest_verify_opts *o,
 	    public_name(o->trusted_ak, o->trusted_ak_len, p.name_alg, &name) ||
 	    pqtpm_attest_unhex(ev_name, nb, sizeof(nb), &nlen) || nlen != name.size ||
 	    memcmp(nb, name.b, nlen) != 0)
-		failure(c, "ak-mismatch", "the evidence's AK (public or name) is not the trusted one");
+		verify_failure(c, "ak-mismatch", "the evidence's AK (public or name) is not the trusted one");
 	if (!ak_signature_ok(&p, attest, attest_len, sig, sig_len, &why))
-		failure(c, "signature", "%s", why);
+		verify_failure(c, "signature", "%s", why);
 	if (q->magic != TPM_GENERATED_VALUE)
-		failure(c, "magic", "0x%08x is not TPM_GENERATED_VALUE", q->magic);
+		verify_failure(c, "magic", "0x%08x is not TPM_GENERATED_VALUE", q->magic);
 	if (q->type != TPM_ST_ATTEST_QUOTE) {
-		failure(c, "type", "0x%04x is not TPM_ST_ATTEST_QUOTE", q->type);
+		verify_failure(c, "type", "0x%04x is not TPM_ST_ATTEST_QUOTE", q->type);
 	} else {
 		if (!same_selection(q->sel, q->nsel, psel, npsel))
-			failure(c, "pcr-selection",
+			verify_failure(c, "pcr-selection",
 				"the PCRs quoted are not the PCRs presented");
 		check_digest(c, q, pcrs, ak_quote_hash(&p));
 		if (log)
-			check_log(c, q, pcrs, log, log_ok);
+			verify_log(c, q, pcrs, log, log_ok);
 	}
 	if (q->extra_size != o->nonce_len || o->nonce_len == 0 ||
 	    !crypto_ct_equal(q->extra, o->nonce, o->nonce_len))
-		failure(c, "nonce", "the quote's extraData is not the verifier's nonce");
+		verify_failure(c, "nonce", "the quote's extraData is not the verifier's nonce");
 	if (ev_nonce_len != o->nonce_len || !crypto_ct_equal(ev_nonce, o->nonce, o->nonce_len))
-		failure(c, "nonce", "the evidence's nonce field is not the verifier's nonce");
+		verify_failure(c, "nonce", "the evidence's nonce field is not the verifier's nonce");
 	if (q->safe != 1)
-		failure(c, "clock-safe", "safe is NO: Clock may have gone back (a crash)");
+		verify_failure(c, "clock-safe", "safe is NO: Clock may have gone back (a crash)");
 	if (o->previous)
 		check_previous(c, q, o->previous);
 	if (o->ca)
-		check_ek(c, o->ca, ek);
+		verify_ek(c, o->ca, ek);
 	if (o->policy && q->type == TPM_ST_ATTEST_QUOTE)
-		check_policy(c, q, pcrs, o->policy);
+		verify_policy(c, q, pcrs, o->policy);
 	if (o->max_age && (issued > o->now + FUTURE_SKEW || o->now - issued > (int64_t)o->max_age))
-		failure(c, "freshness", "issued_at is %lld s from now, more than %llu allowed",
+		verify_failure(c, "freshness", "issued_at is %lld s from now, more than %llu allowed",
 			(long long)(o->now - issued), (unsigned long long)o->max_age);
 }
 
@@ -513,19 +358,19 @@ int pqtpm_attest_verify(const json_t *ev, const struct pqtpm_attest_verify_opts 
 		why = "\"event_log\" is not a string";
 	else if (!json_is_object(akj) || !ev_name)
 		why = "\"ak\" is not an object with a name";
-	else if ((why = b64_field(akj, "public", ev_ak, PQTPM_TSS_MAX_PUBLIC, &ev_ak_len)))
+	else if ((why = verify_b64_field(akj, "public", ev_ak, PQTPM_TSS_MAX_PUBLIC, &ev_ak_len)))
 		;
 	else if (!json_is_array(quotes) || json_array_size(quotes) != 1 || !json_is_object(q0))
 		why = "\"quotes\" is not an array of one quote";
-	else if ((why = b64_field(q0, "attest", attest, MAX_QUOTE, &attest_len)) ||
-		 (why = b64_field(q0, "signature", sig, MAX_SIGNATURE, &sig_len)) ||
+	else if ((why = verify_b64_field(q0, "attest", attest, MAX_QUOTE, &attest_len)) ||
+		 (why = verify_b64_field(q0, "signature", sig, MAX_SIGNATURE, &sig_len)) ||
 		 (why = parse_attest(attest, attest_len, &q)) ||
 		 (why = parse_pcrs(pcrs, psel, &npsel)))
 		;
 	else
 		parsed = true;
 	if (!parsed) {
-		failure(&c, "format", "%s", why);
+		verify_failure(&c, "format", "%s", why);
 		goto out;
 	}
 	check_all(&c, o, &q, attest, attest_len, sig, sig_len, ev_ak, ev_ak_len, ev_name, ev_nonce,
