@@ -234,7 +234,7 @@ static int open_dir(struct pqtpm_engine *e, const struct pqtpm_engine_config *cf
 	}
 	/* manufacturing: a new TPM, or one made before it had EK certificates */
 	if (rc == 0)
-		rc = endorse_ensure(e, err, errlen);
+		endorse_ensure(e);
 	state_end(e);
 	if (rc)
 		return rc;

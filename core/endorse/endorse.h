@@ -28,8 +28,9 @@ TPM_RC ek_certificate(const struct endorse_ca *ca, const struct tpmt_public *ek,
 		      size_t cap, size_t *len);
 
 /* Every EK certificate index that is missing is made (the CA with it when it is missing too)
- * and the state saved. For open_dir, inside state_begin/state_end. Returns 0 or a negative
- * errno with a message in err. */
-int endorse_ensure(struct pqtpm_engine *e, char *err, size_t errlen);
+ * and the state saved. For open_dir, inside state_begin/state_end. A certificate that cannot
+ * be made (the CA's files cannot be written, NV is full) is logged and left out: the TPM
+ * opens without it. */
+void endorse_ensure(struct pqtpm_engine *e);
 
 #endif

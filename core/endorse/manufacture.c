@@ -1,5 +1,4 @@
 /* Manufacturing: the EK certificates into their NV indices (endorse.h). */
-#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -57,34 +56,36 @@ static TPM_RC certify_ek(struct pqtpm_engine *e, const struct endorse_ca *ca, en
 	return store_cert(e, ek_cert_index(kind), cert, len);
 }
 
-int endorse_ensure(struct pqtpm_engine *e, char *err, size_t errlen)
+void endorse_ensure(struct pqtpm_engine *e)
 {
 	struct endorse_ca ca;
-	bool missing[EK_KINDS], any = false;
-	TPM_RC trc = TPM_RC_SUCCESS;
-	int rc;
-
+	bool missing[EK_KINDS], any = false, added = false;
+	char why[256] = "";
 	for (int k = 0; k < EK_KINDS; k++) {
 		missing[k] = !nv_find(e->ps.nv, ek_cert_index(k));
 		any |= missing[k];
 	}
 	if (!any)
-		return 0;
-	rc = endorse_ca_open(e->state_dir, &ca, err, errlen);
-	if (rc)
-		return rc;
-	for (int k = 0; k < EK_KINDS && trc == TPM_RC_SUCCESS; k++)
-		if (missing[k])
-			trc = certify_ek(e, &ca, k);
-	endorse_ca_wipe(&ca);
-	if (trc != TPM_RC_SUCCESS) {
-		if (errlen)
-			snprintf(err, errlen, "%s: cannot make the EK certificates: 0x%03x",
-				 e->state_dir, trc);
-		return -EIO;
+		return;
+	/* a TPM that cannot be given its certificates (a CA file that cannot be written, NV
+	 * full of the owner's indices) still works: the certificates are missing, not the TPM */
+	if (endorse_ca_open(e->state_dir, &ca, why, sizeof(why)) != 0) {
+		pqtpm_log(PQTPM_LOG_WARN, "no EK certificates: %s", why);
+		return;
 	}
-	rc = state_save(e);
-	if (rc && errlen)
-		snprintf(err, errlen, "%s: cannot save the EK certificates", e->state_dir);
-	return rc;
+	for (int k = 0; k < EK_KINDS; k++) {
+		TPM_RC trc;
+
+		if (!missing[k])
+			continue;
+		trc = certify_ek(e, &ca, k);
+		if (trc != TPM_RC_SUCCESS)
+			pqtpm_log(PQTPM_LOG_WARN, "%s: no EK certificate at 0x%08x: 0x%03x",
+				  e->state_dir, ek_cert_index(k), trc);
+		added |= trc == TPM_RC_SUCCESS;
+	}
+	endorse_ca_wipe(&ca);
+	/* not saved now: the next save writes them */
+	if (added && state_save(e) != 0)
+		pqtpm_log(PQTPM_LOG_WARN, "%s: cannot save the EK certificates", e->state_dir);
 }

@@ -1,7 +1,7 @@
 /* Endorsement (core/endorse): the DER writer's length forms and bounds, PEM, and the
  * manufacturing of a state directory: three EK certificate indices with the profile's
- * attributes, made once (a second open keeps them and the CA), and made again when one is
- * missing, for the same EK (the seeds untouched). */
+ * attributes, made once (a second open keeps them and the CA), and made at a later open when
+ * they could not be made at the first (the TPM opens without them). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -218,6 +218,34 @@ static void test_manufacture(void)
 	harness_rm_tree(dir);
 }
 
+/* A TPM whose CA cannot be written still opens, without certificates, and gets them at the
+ * next open that can write it. */
+static void test_manufacture_later(void)
+{
+	static uint8_t data[NV_INDEX_MAX_RELEASED];
+	struct harness h;
+	uint32_t attrs;
+	uint16_t size;
+	char block[128];
+
+	snprintf(dir, sizeof(dir), "/tmp/pqtpm-endorse2.%d", (int)getpid());
+	harness_rm_tree(dir);
+	CU_ASSERT_EQUAL_FATAL(mkdir(dir, 0700), 0);
+	/* the CA key's temporary file cannot be made: a directory stands in its place */
+	snprintf(block, sizeof(block), "%s/pqtpm.ca.key.tmp", dir);
+	CU_ASSERT_EQUAL_FATAL(mkdir(block, 0700), 0);
+	open_dir(&h);
+	CU_ASSERT_EQUAL(read_index(&h, EK_CERT_ECC_P256, &attrs, data, &size),
+			RC_H(TPM_RC_HANDLE, 1));
+	harness_close(&h);
+	CU_ASSERT_EQUAL_FATAL(rmdir(block), 0);
+	open_dir(&h);
+	CU_ASSERT_EQUAL(read_index(&h, EK_CERT_ECC_P256, &attrs, data, &size), TPM_RC_SUCCESS);
+	CU_ASSERT_EQUAL(data[0], 0x30);
+	harness_close(&h);
+	harness_rm_tree(dir);
+}
+
 int main(void)
 {
 	static const struct unit_test tests[] = {
@@ -227,6 +255,7 @@ int main(void)
 		{ "der integers and bits", test_der_integers_bits },
 		{ "pem", test_pem },
 		{ "manufacture", test_manufacture },
+		{ "manufacture at a later open", test_manufacture_later },
 	};
 
 	return UNIT_RUN("endorse", tests, NULL, NULL);
