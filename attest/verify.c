@@ -168,7 +168,8 @@ static bool same_selection(const struct pqtpm_tss_pcr_select *a, size_t na,
 		for (size_t j = 0; j < i; j++)
 			if (a[j].hash == a[i].hash)
 				return false;
-		if (seen != 1 || other != a[i].pcrs)
+		/* a bank quoted without PCRs needs none presented */
+		if (seen > 1 || other != a[i].pcrs)
 			return false;
 	}
 	/* and every presented bank (not empty) is quoted */

@@ -79,6 +79,8 @@ int cmd_quote(const struct cli *c, int argc, char **argv)
 	free(log);
 	if (rc == PQTPM_ATTEST_RC_PCRS_MOVED)
 		return cli_error("quote: the PCRs kept changing between read and quote (5 tries)");
+	if (rc == PQTPM_TSS_RC_BAD_VALUE) /* PCR_Read gave none of a bank */
+		return cli_error("quote: --pcrs: '%s' names a bank this TPM has not allocated", pcrs);
 	if (rc != TPM_RC_SUCCESS) {
 		json_decref(ev);
 		return cli_tpm_error("quote", rc);

@@ -199,6 +199,9 @@ grep -q -- "--nonce" "$T/err" && ok "the message names --nonce" || bad "the mess
 rc_is "a bad selection: exit 2" 2 quote --ak "$K/ak_rsa2048.json" --nonce 01 --pcrs sha256:24 \
 	--out "$K/x.json"
 grep -q -- "--pcrs" "$T/err" && ok "the message names --pcrs" || bad "the message names --pcrs"
+rc_is "a bank the TPM has not allocated: exit 2" 2 quote --ak "$K/ak_rsa2048.json" --nonce 01 \
+	--pcrs sha384:0 --out "$K/x.json"
+grep -q "not allocated" "$T/err" && ok "the message says so" || bad "the message says so"
 rc_is "a missing AK file: exit 2" 2 quote --ak "$K/none.json" --nonce 01 --pcrs sha256:0 \
 	--out "$K/x.json"
 grep -qF "$K/none.json" "$T/err" && ok "the message names the file" || bad "the message names the file"
