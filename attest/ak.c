@@ -123,8 +123,15 @@ static int set_blob(json_t *o, const char *key, const uint8_t *b, size_t len, bo
 
 json_t *pqtpm_attest_ak_json(const struct pqtpm_attest_ak *ak)
 {
+	char pem[PQTPM_ATTEST_MAX_PEM];
 	json_t *o = json_object();
+	size_t len;
 
+	if (o && pqtpm_attest_public_pem(&ak->pub, pem, sizeof(pem), &len) == 0 &&
+	    json_object_set_new(o, "public_pem", json_string(pem))) {
+		json_decref(o);
+		return NULL;
+	}
 	if (!o || json_object_set_new(o, "alg", json_string(ak->alg)) ||
 	    json_object_set_new(o, "ek_alg", json_string(ak->ek_alg)) ||
 	    set_blob(o, "public", ak->pub.b, ak->pub.size, false) ||

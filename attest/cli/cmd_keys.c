@@ -18,18 +18,39 @@ static int write_tpm2b_public(const char *path, const struct pqtpm_tss_public *p
 	return cli_write_file(path, buf, w.off);
 }
 
+/* --format: tpm2b (a TPM2B_PUBLIC, as tpm2-tools writes it) or pem (RSA and ECC keys) */
+static int write_public(const char *path, const char *format, const struct pqtpm_tss_public *pub)
+{
+	char pem[PQTPM_ATTEST_MAX_PEM];
+	size_t len;
+
+	if (!format || strcmp(format, "tpm2b") == 0)
+		return write_tpm2b_public(path, pub);
+	if (pqtpm_attest_public_pem(pub, pem, sizeof(pem), &len))
+		return cli_error("%s: --format pem: the key has no PEM form (RSA and ECC only)", path);
+	return cli_write_file(path, pem, len);
+}
+
+static int check_format(const char *cmd, const char *format)
+{
+	if (format && strcmp(format, "tpm2b") != 0 && strcmp(format, "pem") != 0)
+		return cli_error("%s: --format: '%s' is neither tpm2b nor pem", cmd, format);
+	return EXIT_OK;
+}
+
 static const char ek_usage[] =
 	"Usage: pqtpm-attest ek [--alg rsa2048|ecc-p256|mlkem768] [--public FILE]\n"
-	"                       [--certificate FILE]\n"
+	"                       [--format tpm2b|pem] [--certificate FILE]\n"
 	"The EK (default rsa2048) as CreatePrimary makes it from the profile's template:\n"
-	"its public area (TPM2B_PUBLIC, as tpm2-tools writes it) and its certificate (DER,\n"
-	"from the EK certificate NV index).\n";
+	"its public area (--format tpm2b, the default: a TPM2B_PUBLIC as tpm2-tools writes it;\n"
+	"pem: the RSA or ECC key as a SubjectPublicKeyInfo) and its certificate (DER, from the\n"
+	"EK certificate NV index).\n";
 
 int cmd_ek(const struct cli *c, int argc, char **argv)
 {
-	const char *alg = NULL, *pub_path = NULL, *cert_path = NULL;
+	const char *alg = NULL, *pub_path = NULL, *cert_path = NULL, *format = NULL;
 	struct flag flags[] = { { "--alg", &alg }, { "--public", &pub_path },
-				{ "--certificate", &cert_path } };
+				{ "--certificate", &cert_path }, { "--format", &format } };
 	uint8_t cert[PQTPM_ATTEST_MAX_CERT];
 	struct pqtpm_tss_key ek;
 	struct pqtpm_tss *t;
@@ -37,9 +58,11 @@ int cmd_ek(const struct cli *c, int argc, char **argv)
 	TPM_RC rc;
 	int ret;
 
-	ret = cli_flags(argc, argv, flags, 3, ek_usage);
+	ret = cli_flags(argc, argv, flags, 4, ek_usage);
 	if (ret)
 		return ret < 0 ? EXIT_OK : ret;
+	if (check_format("ek", format))
+		return EXIT_ERROR;
 	alg = alg ? alg : "rsa2048";
 	if (pqtpm_attest_ek_template(alg, &ek.pub, NULL))
 		return cli_error("ek: --alg: unknown EK algorithm '%s'", alg);
@@ -55,7 +78,7 @@ int cmd_ek(const struct cli *c, int argc, char **argv)
 			ret = cli_tpm_error("ek: CreatePrimary", rc);
 		else {
 			pqtpm_tss_flush(t, ek.handle);
-			ret = write_tpm2b_public(pub_path, &ek.pub);
+			ret = write_public(pub_path, format, &ek.pub);
 		}
 	}
 	if (ret == EXIT_OK && cert_path) {
@@ -105,12 +128,13 @@ int cmd_ca(const struct cli *c, int argc, char **argv)
 
 static const char ak_usage[] =
 	"Usage: pqtpm-attest ak create --alg ALG [--ek-alg EK] --out AK.json\n"
-	"       pqtpm-attest ak public --ak AK.json --out FILE [--format tpm2b]\n"
+	"       pqtpm-attest ak public --ak AK.json --out FILE [--format tpm2b|pem]\n"
 	"create: a restricted signing key under the EK (as tpm2_createak makes it): ALG one of\n"
 	"rsa2048 (RSASSA-SHA256), ecc-p256 (ECDSA-SHA256), ecc-p384 (ECDSA-SHA384), mldsa44,\n"
 	"mldsa65, mldsa87 (pure ML-DSA); EK rsa2048 (default), ecc-p256, mlkem768. AK.json keeps\n"
 	"what a later process needs to load it.\n"
-	"public: the AK's public area as a TPM2B_PUBLIC (what verify --ak-public takes).\n";
+	"public: the AK's public area as a TPM2B_PUBLIC (tpm2b, the default: what verify\n"
+	"--ak-public takes) or its RSA or ECC key as PEM (for openssl).\n";
 
 static int ak_create(const struct cli *c, int argc, char **argv)
 {
@@ -164,11 +188,9 @@ static int ak_public(int argc, char **argv)
 		return cli_missing("ak public", "--ak");
 	if (!out)
 		return cli_missing("ak public", "--out");
-	if (format && strcmp(format, "tpm2b") != 0)
-		return cli_error("ak public: --format: '%s' is not tpm2b", format);
-	if (cli_read_ak(ak_path, &ak))
+	if (check_format("ak public", format) || cli_read_ak(ak_path, &ak))
 		return EXIT_ERROR;
-	return write_tpm2b_public(out, &ak.pub);
+	return write_public(out, format, &ak.pub);
 }
 
 int cmd_ak(const struct cli *c, int argc, char **argv)

@@ -8,7 +8,7 @@
 
 #include "crypto/crypto.h"
 #include "endorse/ca.h"
-#include "endorse/pem.h"
+#include "crypto/pem.h"
 
 static const uint8_t oid_subject_key_id[] = { 0x55, 0x1D, 0x0E };
 
@@ -69,7 +69,7 @@ static TPM_RC self_signed(const struct endorse_ca *ca, uint8_t *cert, size_t cap
 	static const uint8_t ca_true[] = { DER_BOOLEAN, 1, 0xFF };
 	static const uint8_t cert_sign_crl_sign = 0x06; /* keyCertSign (5), cRLSign (6) */
 	uint8_t tbs[1024], serial[16];
-	struct x509_key k = { .kind = X509_KEY_ECC_P256, .a = ca->x, .alen = sizeof(ca->x),
+	struct spki_key k = { .kind = SPKI_ECC_P256, .a = ca->x, .alen = sizeof(ca->x),
 			      .b = ca->y, .blen = sizeof(ca->y) };
 	struct der d;
 	size_t tbs_len;
@@ -78,7 +78,7 @@ static TPM_RC self_signed(const struct endorse_ca *ca, uint8_t *cert, size_t cap
 	der_init(&d, tbs, sizeof(tbs));
 	x509_tbs_start(&d, serial);
 	x509_ca_name(&d); /* subject = issuer */
-	x509_spki(&d, &k);
+	spki_write(&d, &k);
 	der_open(&d, DER_CONTEXT(3));
 	der_open(&d, DER_SEQUENCE);
 	x509_ext_start(&d, x509_oid_basic_constraints, sizeof(x509_oid_basic_constraints), true);

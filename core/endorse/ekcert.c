@@ -98,21 +98,21 @@ static void tpm_specification(struct der *d)
 	der_close(d);
 }
 
-static TPM_RC ek_key(const struct tpmt_public *ek, struct x509_key *k, uint8_t *usage,
+static TPM_RC ek_key(const struct tpmt_public *ek, struct spki_key *k, uint8_t *usage,
 		     unsigned *unused)
 {
 	static const uint8_t key_encipherment = 0x20, key_agreement = 0x08; /* bits 2, 4 */
 
 	memset(k, 0, sizeof(*k));
 	if (ek->type == TPM_ALG_RSA && ek->key_bits == 2048) {
-		k->kind = X509_KEY_RSA;
+		k->kind = SPKI_RSA;
 		k->a = ek->unique.b;
 		k->alen = ek->unique.size;
 		k->exponent = ek->exponent;
 		*usage = key_encipherment;
 		*unused = 5;
 	} else if (ek->type == TPM_ALG_ECC && ek->curve_id == TPM_ECC_NIST_P256) {
-		k->kind = X509_KEY_ECC_P256;
+		k->kind = SPKI_ECC_P256;
 		k->a = ek->x.b;
 		k->alen = ek->x.size;
 		k->b = ek->y.b;
@@ -120,7 +120,7 @@ static TPM_RC ek_key(const struct tpmt_public *ek, struct x509_key *k, uint8_t *
 		*usage = key_agreement;
 		*unused = 3;
 	} else if (ek->type == TPM_ALG_MLKEM && ek->parameter_set == TPM_MLKEM_768) {
-		k->kind = X509_KEY_MLKEM768;
+		k->kind = SPKI_MLKEM768;
 		k->a = ek->unique.b;
 		k->alen = ek->unique.size;
 		*usage = key_encipherment;
@@ -136,7 +136,7 @@ TPM_RC ek_certificate(const struct endorse_ca *ca, const struct tpmt_public *ek,
 {
 	static const uint8_t empty_name[] = { DER_SEQUENCE, 0 };
 	uint8_t tbs[X509_MAX_CERT], serial[16], usage;
-	struct x509_key k;
+	struct spki_key k;
 	unsigned unused;
 	struct der d;
 	size_t tbs_len;
@@ -146,7 +146,7 @@ TPM_RC ek_certificate(const struct endorse_ca *ca, const struct tpmt_public *ek,
 	der_init(&d, tbs, sizeof(tbs));
 	x509_tbs_start(&d, serial);
 	der_raw(&d, empty_name, sizeof(empty_name));
-	x509_spki(&d, &k);
+	spki_write(&d, &k);
 	der_open(&d, DER_CONTEXT(3));
 	der_open(&d, DER_SEQUENCE);
 	x509_ext_start(&d, x509_oid_basic_constraints, sizeof(x509_oid_basic_constraints), true);

@@ -6,12 +6,6 @@
 #include "endorse/x509.h"
 
 static const uint8_t oid_ecdsa_sha256[] = { 0x2A, 0x86, 0x48, 0xCE, 0x3D, 0x04, 0x03, 0x02 };
-static const uint8_t oid_ec_public_key[] = { 0x2A, 0x86, 0x48, 0xCE, 0x3D, 0x02, 0x01 };
-static const uint8_t oid_prime256v1[] = { 0x2A, 0x86, 0x48, 0xCE, 0x3D, 0x03, 0x01, 0x07 };
-static const uint8_t oid_rsa_encryption[] = { 0x2A, 0x86, 0x48, 0x86, 0xF7, 0x0D, 0x01, 0x01,
-					      0x01 };
-/* id-alg-ml-kem-768, 2.16.840.1.101.3.4.4.2 (draft-ietf-lamps-kyber-certificates) */
-static const uint8_t oid_ml_kem_768[] = { 0x60, 0x86, 0x48, 0x01, 0x65, 0x03, 0x04, 0x04, 0x02 };
 static const uint8_t oid_organization[] = { 0x55, 0x04, 0x0A };
 static const uint8_t oid_common_name[] = { 0x55, 0x04, 0x03 };
 const uint8_t x509_oid_basic_constraints[3] = { 0x55, 0x1D, 0x13 };
@@ -76,47 +70,6 @@ void x509_tbs_start(struct der *d, const uint8_t serial[16])
 	alg_id(d, oid_ecdsa_sha256, sizeof(oid_ecdsa_sha256));
 	x509_ca_name(d);
 	validity(d);
-}
-
-void x509_spki(struct der *d, const struct x509_key *k)
-{
-	static const uint8_t uncompressed = 0x04, no_unused_bits = 0;
-
-	der_open(d, DER_SEQUENCE);
-	switch (k->kind) {
-	case X509_KEY_RSA:
-		der_open(d, DER_SEQUENCE);
-		der_tlv(d, DER_OID, oid_rsa_encryption, sizeof(oid_rsa_encryption));
-		der_tlv(d, DER_NULL, NULL, 0);
-		der_close(d);
-		der_open(d, DER_BIT_STRING); /* RSAPublicKey (RFC 8017 A.1.1) */
-		der_raw(d, &no_unused_bits, 1);
-		der_open(d, DER_SEQUENCE);
-		der_uint(d, k->a, k->alen);
-		der_uint32(d, k->exponent ? k->exponent : 65537u);
-		der_close(d);
-		der_close(d);
-		break;
-	case X509_KEY_ECC_P256:
-		der_open(d, DER_SEQUENCE);
-		der_tlv(d, DER_OID, oid_ec_public_key, sizeof(oid_ec_public_key));
-		der_tlv(d, DER_OID, oid_prime256v1, sizeof(oid_prime256v1));
-		der_close(d);
-		der_open(d, DER_BIT_STRING); /* ECPoint, uncompressed (RFC 5480 2.2) */
-		der_raw(d, &no_unused_bits, 1);
-		der_raw(d, &uncompressed, 1);
-		der_raw(d, k->a, k->alen);
-		der_raw(d, k->b, k->blen);
-		der_close(d);
-		break;
-	case X509_KEY_MLKEM768: /* parameters absent; the key is the raw encapsulation key */
-		alg_id(d, oid_ml_kem_768, sizeof(oid_ml_kem_768));
-		der_bits(d, k->a, k->alen, 0);
-		break;
-	default:
-		d->failed = true;
-	}
-	der_close(d);
 }
 
 void x509_ext_start(struct der *d, const uint8_t *oid, size_t oid_len, bool critical)

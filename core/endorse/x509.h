@@ -1,24 +1,15 @@
 /* X.509 pieces (RFC 5280) of the certificates the manufacturer CA issues: names, validity,
- * SubjectPublicKeyInfo, extensions, and the ECDSA P-256 signature that closes a certificate. */
+ * extensions, and the ECDSA P-256 signature that closes a certificate (the keys'
+ * SubjectPublicKeyInfo: crypto/spki.h). */
 #ifndef PQTPM_ENDORSE_X509_H
 #define PQTPM_ENDORSE_X509_H
 
-#include "endorse/der.h"
+#include "crypto/der.h"
+#include "crypto/spki.h"
 
 #define X509_CA_KEY_BYTES 32 /* P-256 */
 #define X509_SKID_BYTES 20   /* SHA-1 of the key's BIT STRING content (RFC 5280 4.2.1.2) */
 #define X509_MAX_CERT 4096
-
-enum x509_key_kind { X509_KEY_RSA, X509_KEY_ECC_P256, X509_KEY_MLKEM768 };
-
-struct x509_key {
-	enum x509_key_kind kind;
-	const uint8_t *a; /* RSA modulus, ECC x, ML-KEM encapsulation key */
-	size_t alen;
-	const uint8_t *b; /* ECC y */
-	size_t blen;
-	uint32_t exponent; /* RSA */
-};
 
 /* The TBSCertificate's opening: version 3, a random positive serial, the signature algorithm
  * (ecdsa-with-SHA256), the CA as issuer, validity from now to 99991231235959Z (no expiry,
@@ -26,7 +17,6 @@ struct x509_key {
 void x509_tbs_start(struct der *d, const uint8_t serial[16]);
 /* The manufacturer CA's distinguished name. */
 void x509_ca_name(struct der *d);
-void x509_spki(struct der *d, const struct x509_key *k);
 /* An extension: extnID (encoded OID content), critical flag, and the open extnValue's
  * OCTET STRING: the caller writes the value and calls x509_ext_end. */
 void x509_ext_start(struct der *d, const uint8_t *oid, size_t oid_len, bool critical);

@@ -54,7 +54,8 @@ TPM_RC pqtpm_attest_ak_create(struct pqtpm_tss *t, const char *alg, const char *
 TPM_RC pqtpm_attest_ak_load(struct pqtpm_tss *t, const struct pqtpm_attest_ak *ak,
 			    TPM_HANDLE *ek_handle, TPM_HANDLE *ak_handle);
 /* AK.json: {"alg", "ek_alg", "public" (TPMT_PUBLIC, base64url), "private" (TPM2B_PRIVATE
- * content, base64url), "name" (hex)}. Write: 0 or a negative errno; read: 0, -EINVAL for a
+ * content, base64url), "name" (hex), and for RSA and ECC "public_pem" (informative: reading
+ * takes the key from "public")}. Write: 0 or a negative errno; read: 0, -EINVAL for a
  * document that is not one (msg says what), or an errno. */
 json_t *pqtpm_attest_ak_json(const struct pqtpm_attest_ak *ak);
 int pqtpm_attest_ak_from_json(const json_t *doc, struct pqtpm_attest_ak *ak, char *msg,
@@ -153,6 +154,13 @@ int pqtpm_attest_log_replay(const uint8_t *log, size_t len, struct pqtpm_attest_
 TPM_RC pqtpm_attest_measure(struct pqtpm_tss *t, uint32_t pcr, uint32_t type, const uint8_t *data,
 			    size_t len, const struct pqtpm_tss_ha *digest, int header,
 			    uint8_t *out, size_t cap, size_t *outlen);
+
+/* The key of an RSA or ECC (P-256, P-384) public area (TPMT_PUBLIC) as a PEM
+ * SubjectPublicKeyInfo ("-----BEGIN PUBLIC KEY-----"), NUL-terminated: 0, or -EINVAL for a
+ * key without that form (ML-DSA, ML-KEM) or cap too small. */
+#define PQTPM_ATTEST_MAX_PEM 1024
+int pqtpm_attest_public_pem(const struct pqtpm_tss_public *pub, char *out, size_t cap,
+			    size_t *len);
 
 /* base64url without padding (RFC 4648 §5) and lower-case hex, as the documents hold them.
  * Decoders are strict (no padding, no white space, canonical last character): 0 or -EINVAL

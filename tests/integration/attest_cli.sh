@@ -39,6 +39,11 @@ for ek in rsa2048 ecc-p256 mlkem768; do
 	attest "ek $ek" ek --alg "$ek" --public "$K/ek_$ek.pub" --certificate "$K/ek_$ek.der"
 done
 for ek in rsa2048 ecc-p256; do
+	attest "ek $ek --format pem" ek --alg "$ek" --public "$K/ek_$ek.pem" --format pem
+	check_eq "the $ek certificate's key is ek --format pem's" \
+		"$(openssl pkey -pubin -in "$K/ek_$ek.pem" -outform DER | sha256sum)" \
+		"$(openssl x509 -inform DER -in "$K/ek_$ek.der" -pubkey -noout |
+			openssl pkey -pubin -outform DER | sha256sum)"
 	run "openssl verify the $ek EK certificate" openssl verify -CAfile "$K/ca.pem" \
 		-partial_chain -purpose any <(openssl x509 -inform DER -in "$K/ek_$ek.der")
 	check_eq "the $ek certificate's key is the EK's" \
@@ -105,8 +110,14 @@ rc_is "a credential for another AK's Name is refused (exit 2)" 2 credential acti
 for alg in rsa2048 ecc-p256 ecc-p384; do
 	mkdir -p "$K/$alg"
 	run "split the $alg evidence" python3 "$H/tpm_sig.py" "$K/ev_$alg.json" "$K/$alg"
-	run "AK $alg to PEM" tpm2_print -t TPM2B_PUBLIC -f pem "$K/ak_$alg.pub"
-	cp "$T/out" "$K/$alg/ak.pem"
+	attest "ak public $alg --format pem" ak public --ak "$K/ak_$alg.json" --format pem \
+		--out "$K/$alg/ak.pem"
+	run "AK $alg to PEM by tpm2_print" tpm2_print -t TPM2B_PUBLIC -f pem "$K/ak_$alg.pub"
+	check_eq "$alg: our PEM is tpm2_print's key" \
+		"$(openssl pkey -pubin -in "$K/$alg/ak.pem" -outform DER | sha256sum)" \
+		"$(openssl pkey -pubin -in "$T/out" -outform DER | sha256sum)"
+	check_eq "$alg: AK.json's public_pem is that key" "$(cat "$K/$alg/ak.pem")" \
+		"$(jq -r .public_pem "$K/ak_$alg.json")"
 	h=sha256
 	[ "$alg" = ecc-p384 ] && h=sha384
 	run "openssl verifies the $alg quote" openssl dgst "-$h" -verify "$K/$alg/ak.pem" \
@@ -208,6 +219,8 @@ grep -qF "$K/none.json" "$T/err" && ok "the message names the file" || bad "the 
 printf '{"alg": 1}' >"$K/bad.json"
 rc_is "not an AK file: exit 2" 2 verify --evidence "$K/ev_rsa2048.json" --ak-public "$K/bad.json" \
 	--nonce "$NONCE"
+rc_is "no PEM of an ML-DSA key: exit 2" 2 ak public --ak "$K/ak_mldsa44.json" --format pem \
+	--out "$K/x.pem"
 rc_is "an unknown AK algorithm: exit 2" 2 ak create --alg rsa1024 --out "$K/x.json"
 rc_is "an unknown command: exit 2" 2 frobnicate
 rc_is "no TPM there: exit 2" 2 --tpm "mssim:host=127.0.0.1,port=1" ek --public "$K/x.pub"

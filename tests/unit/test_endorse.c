@@ -10,9 +10,9 @@
 
 #include <CUnit/Basic.h>
 
-#include "endorse/der.h"
+#include "crypto/der.h"
 #include "endorse/endorse.h"
-#include "endorse/pem.h"
+#include "crypto/pem.h"
 #include "harness.h"
 #include "nv/nv.h"
 #include "unit_main.h"

@@ -1,6 +1,6 @@
 /* PEM (RFC 7468) text of a DER structure. */
-#ifndef PQTPM_ENDORSE_PEM_H
-#define PQTPM_ENDORSE_PEM_H
+#ifndef PQTPM_CRYPTO_PEM_H
+#define PQTPM_CRYPTO_PEM_H
 
 #include <stddef.h>
 #include <stdint.h>

@@ -1,12 +1,13 @@
 /* The one DER writer (X.690 distinguished encoding) of the project: certificates of the
- * manufacturer CA and the EKs. Bounded by its buffer; a failure is sticky, so a builder
+ * manufacturer CA and the EKs (core/endorse), public keys as PEM (attest/). A bottom-layer
+ * service beside the crypto wrappers, so that TPM clients may use it too. Bounded by its buffer; a failure is sticky, so a builder
  * writes a whole structure and checks once with der_finish.
  *
  * Constructed values nest: der_open writes the tag and a one-byte placeholder for the length,
  * der_close fills the length in (moving the content up when the length needs more bytes).
  * Lengths up to 65535 bytes. */
-#ifndef PQTPM_ENDORSE_DER_H
-#define PQTPM_ENDORSE_DER_H
+#ifndef PQTPM_CRYPTO_DER_H
+#define PQTPM_CRYPTO_DER_H
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -2,7 +2,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "endorse/pem.h"
+#include "crypto/pem.h"
 
 static const char b64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 

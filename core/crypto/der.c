@@ -1,7 +1,7 @@
 /* DER writer: see der.h. */
 #include <string.h>
 
-#include "endorse/der.h"
+#include "crypto/der.h"
 
 void der_init(struct der *d, uint8_t *buf, size_t cap)
 {
