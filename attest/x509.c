@@ -3,6 +3,7 @@
  * SubjectPublicKeyInfo is the evidence's EK). A bounded DER reader: definite lengths in
  * minimal form only, every length against what remains. */
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "attest_int.h"
@@ -131,18 +132,22 @@ static int fixed_uint(struct der_rd *r, uint8_t *out, size_t n)
 
 static const char b64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 
-/* The base64 between the first BEGIN CERTIFICATE and END CERTIFICATE lines */
-static int pem_cert(const char *pem, size_t len, uint8_t *out, size_t cap, size_t *outlen)
+/* The base64 between the first "-----BEGIN label-----" and "-----END label-----" lines */
+static int pem_body(const char *pem, size_t len, const char *label, uint8_t *out, size_t cap,
+		    size_t *outlen)
 {
-	static const char begin[] = "-----BEGIN CERTIFICATE-----", end[] = "-----END CERTIFICATE-----";
-	const char *p = memmem(pem, len, begin, sizeof(begin) - 1), *e;
+	char begin[64], end[64];
+	const char *p, *e;
 	uint32_t acc = 0;
 	int bitsn = 0, pad = 0;
 
+	snprintf(begin, sizeof(begin), "-----BEGIN %s-----", label);
+	snprintf(end, sizeof(end), "-----END %s-----", label);
+	p = memmem(pem, len, begin, strlen(begin));
 	if (!p)
 		return -1;
-	p += sizeof(begin) - 1;
-	e = memmem(p, len - (size_t)(p - pem), end, sizeof(end) - 1);
+	p += strlen(begin);
+	e = memmem(p, len - (size_t)(p - pem), end, strlen(end));
 	if (!e)
 		return -1;
 	*outlen = 0;
@@ -177,7 +182,7 @@ int pqtpm_attest_ca_load(const char *pem, size_t len, struct pqtpm_attest_ca *ca
 	struct der_rd curve;
 	size_t n;
 
-	if (pem_cert(pem, len, der, sizeof(der), &n) || parse_cert(der, n, &c) ||
+	if (pem_body(pem, len, "CERTIFICATE", der, sizeof(der), &n) || parse_cert(der, n, &c) ||
 	    !is_oid(&c.spki_alg, oid_ec_public_key, sizeof(oid_ec_public_key)) ||
 	    der_next(&c.spki_params, 0x06, &curve, NULL, NULL) ||
 	    !is_oid(&curve, oid_prime256v1, sizeof(oid_prime256v1)) || c.spki_key.len != 65 ||
@@ -245,4 +250,76 @@ const char *ek_cert_check(const uint8_t *cert, size_t len, const struct pqtpm_at
 				rs + 32, 32))
 		return "the EK certificate is not signed by the trusted CA";
 	return same_key(&c, ek, ek_len);
+}
+
+/* The EK template of the key's type with the key as unique: the RSA-2048 modulus (exponent
+ * 65537), the P-256 point, the ML-KEM-768 encapsulation key. */
+static int ek_from_spki(const struct der_rd *alg, const struct der_rd *params,
+			const struct der_rd *key, struct pqtpm_tss_public *pub)
+{
+	struct der_rd k = *key, rsa, p = *params, curve;
+	uint8_t exp[4];
+
+	if (is_oid(alg, oid_rsa_encryption, sizeof(oid_rsa_encryption))) {
+		if (pqtpm_attest_ek_template("rsa2048", pub, NULL) ||
+		    der_next(&k, 0x30, &rsa, NULL, NULL) ||
+		    fixed_uint(&rsa, pub->b + pub->size - 256, 256) || fixed_uint(&rsa, exp, 4) ||
+		    !der_done(&rsa) || exp[0] || exp[1] != 1 || exp[2] || exp[3] != 1)
+			return -EINVAL;
+		return 0;
+	}
+	if (is_oid(alg, oid_ec_public_key, sizeof(oid_ec_public_key))) {
+		if (pqtpm_attest_ek_template("ecc-p256", pub, NULL) ||
+		    der_next(&p, 0x06, &curve, NULL, NULL) ||
+		    !is_oid(&curve, oid_prime256v1, sizeof(oid_prime256v1)) || k.len != 65 ||
+		    k.p[0] != 4)
+			return -EINVAL;
+		memcpy(pub->b + pub->size - 66, k.p + 1, 32);
+		memcpy(pub->b + pub->size - 32, k.p + 33, 32);
+		return 0;
+	}
+	if (is_oid(alg, oid_ml_kem_768, sizeof(oid_ml_kem_768))) {
+		struct wr w;
+
+		if (pqtpm_attest_ek_template("mlkem768", pub, NULL) || k.len != 1184)
+			return -EINVAL;
+		/* the template ends in an empty unique */
+		wr_init(&w, pub->b, sizeof(pub->b));
+		w.off = pub->size - 2u;
+		if (wr_tpm2b(&w, k.p, (uint16_t)k.len))
+			return -EINVAL;
+		pub->size = (uint16_t)w.off;
+		return 0;
+	}
+	return -EINVAL;
+}
+
+int pqtpm_attest_ek_public_from_x509(const uint8_t *data, size_t len,
+				     struct pqtpm_tss_public *pub)
+{
+	static const char cert_begin[] = "-----BEGIN CERTIFICATE-----";
+	static const char key_begin[] = "-----BEGIN PUBLIC KEY-----";
+	uint8_t der[4096];
+	struct der_rd top, spki, alg, params, key;
+	struct cert c;
+	size_t n;
+
+	if (memmem(data, len, cert_begin, sizeof(cert_begin) - 1)) {
+		if (pem_body((const char *)data, len, "CERTIFICATE", der, sizeof(der), &n) ||
+		    parse_cert(der, n, &c))
+			return -EINVAL;
+		return ek_from_spki(&c.spki_alg, &c.spki_params, &c.spki_key, pub);
+	}
+	if (memmem(data, len, key_begin, sizeof(key_begin) - 1)) {
+		if (pem_body((const char *)data, len, "PUBLIC KEY", der, sizeof(der), &n))
+			return -EINVAL;
+		top = (struct der_rd){ der, n, 0 };
+		if (der_next(&top, 0x30, &spki, NULL, NULL) || !der_done(&top) ||
+		    alg_id(&spki, &alg, &params) || bits(&spki, &key) || !der_done(&spki))
+			return -EINVAL;
+		return ek_from_spki(&alg, &params, &key, pub);
+	}
+	if (parse_cert(data, len, &c)) /* a DER certificate */
+		return -EINVAL;
+	return ek_from_spki(&c.spki_alg, &c.spki_params, &c.spki_key, pub);
 }

@@ -10,8 +10,9 @@ static const char usage[] =
 	"                                    --out CRED.json\n"
 	"       pqtpm-attest credential activate --ak AK.json --credential CRED.json --out FILE\n"
 	"make: the verifier's side, no TPM needed: a credential for the AK of that Name under the\n"
-	"EK (FILE: a TPM2B_PUBLIC, as ek --public or tpm2-tools write it; RSA, ECC or ML-KEM),\n"
-	"wrapping the secret (1 to 64 bytes).\n"
+	"EK (FILE: its certificate, PEM or DER, its PEM public key, or a TPM2B_PUBLIC as ek\n"
+	"--public or tpm2-tools write it; RSA, ECC or ML-KEM), wrapping the secret (1 to 64\n"
+	"bytes).\n"
 	"activate: the TPM gives the secret back only if the AK lives beside that EK.\n";
 
 static int set_b64(json_t *o, const char *key, const uint8_t *b, size_t len)
@@ -21,6 +22,29 @@ static int set_b64(json_t *o, const char *key, const uint8_t *b, size_t len)
 
 	free(s);
 	return rc;
+}
+
+/* FILE: the EK's certificate (PEM or DER), its PEM public key, or a TPM2B_PUBLIC */
+static int read_ek_public(const char *path, struct pqtpm_tss_public *pub)
+{
+	uint8_t *b;
+	size_t len;
+	int x509;
+
+	if (cli_read_file(path, 16384, &b, &len))
+		return EXIT_ERROR;
+	x509 = (len > 10 && memcmp(b, "-----BEGIN", 10) == 0) ||
+	       (len > 2 && b[0] == 0x30 && b[1] == 0x82); /* no TPM2B_PUBLIC is that large */
+	if (x509) {
+		int rc = pqtpm_attest_ek_public_from_x509(b, len, pub);
+
+		free(b);
+		return rc ? cli_error("%s: no certificate or public key of an RSA-2048, ECC P-256 "
+				      "or ML-KEM-768 EK", path)
+			  : EXIT_OK;
+	}
+	free(b);
+	return cli_read_ak_public(path, pub);
 }
 
 static int make(int argc, char **argv)
@@ -47,7 +71,7 @@ static int make(int argc, char **argv)
 	if (pqtpm_attest_unhex(name_hex, name.b, sizeof(name.b), &n) || n < 4)
 		return cli_error("credential make: --ak-name: '%s' is no Name in hex", name_hex);
 	name.size = (uint16_t)n;
-	if (cli_read_ak_public(ek_path, &ek) || cli_read_file(secret_path, 64, &secret, &len))
+	if (read_ek_public(ek_path, &ek) || cli_read_file(secret_path, 64, &secret, &len))
 		return EXIT_ERROR;
 	if (len == 0) {
 		free(secret);

@@ -61,6 +61,12 @@ json_t *pqtpm_attest_ak_json(const struct pqtpm_attest_ak *ak);
 int pqtpm_attest_ak_from_json(const json_t *doc, struct pqtpm_attest_ak *ak, char *msg,
 			      size_t msglen);
 
+/* An EK's public area from its certificate (PEM or DER) or its PEM public key: the default EK
+ * template of the key's type (RSA-2048 with exponent 65537, ECC P-256, ML-KEM-768) with the
+ * key as unique, so that its Name is the TPM's EK's. 0 or -EINVAL. */
+int pqtpm_attest_ek_public_from_x509(const uint8_t *data, size_t len,
+				     struct pqtpm_tss_public *pub);
+
 /* Credentials, the AK's binding to the EK (Part 1 §24): the verifier makes one for the AK's
  * Name under the EK's public area (RSA, ECC or ML-KEM; no TPM needed: a TPM of its own in
  * memory computes it), the attester's TPM gives the secret back only if that AK is loaded

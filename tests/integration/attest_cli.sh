@@ -102,6 +102,27 @@ for ek in rsa2048 ecc-p256 mlkem768; do
 	attest "credential activate ($ek EK)" credential activate --ak "$K/akc_$ek.json" \
 		--credential "$K/cred_$ek.json" --out "$K/got_$ek"
 	if cmp -s "$K/secret" "$K/got_$ek"; then ok "$ek: the secret comes back"; else bad "$ek: the secret comes back"; fi
+	# the verifier knows the EK from its certificate only
+	attest "credential make ($ek EK, from its certificate)" credential make \
+		--ek-public "$K/ek_$ek.der" --ak-name "$(jq -r .name "$K/akc_$ek.json")" \
+		--secret "$K/secret" --out "$K/credc_$ek.json"
+	attest "credential activate ($ek EK, certificate)" credential activate \
+		--ak "$K/akc_$ek.json" --credential "$K/credc_$ek.json" --out "$K/gotc_$ek"
+	if cmp -s "$K/secret" "$K/gotc_$ek"; then ok "$ek: the secret comes back (certificate)"; else bad "$ek: the secret comes back (certificate)"; fi
+done
+for ek in rsa2048 ecc-p256; do
+	openssl x509 -inform DER -in "$K/ek_$ek.der" -out "$K/ek_$ek.crt.pem"
+	attest "credential make ($ek EK, PEM certificate)" credential make \
+		--ek-public "$K/ek_$ek.crt.pem" --ak-name "$(jq -r .name "$K/akc_$ek.json")" \
+		--secret "$K/secret" --out "$K/credp_$ek.json"
+	attest "credential make ($ek EK, PEM key)" credential make --ek-public "$K/ek_$ek.pem" \
+		--ak-name "$(jq -r .name "$K/akc_$ek.json")" --secret "$K/secret" \
+		--out "$K/credk_$ek.json"
+	for f in credp credk; do
+		attest "credential activate ($ek EK, $f)" credential activate \
+			--ak "$K/akc_$ek.json" --credential "$K/${f}_$ek.json" --out "$K/got_$f"
+		if cmp -s "$K/secret" "$K/got_$f"; then ok "$ek: the secret comes back ($f)"; else bad "$ek: the secret comes back ($f)"; fi
+	done
 done
 rc_is "a credential for another AK's Name is refused (exit 2)" 2 credential activate \
 	--ak "$K/akc_ecc-p256.json" --credential "$K/cred_rsa2048.json" --out "$K/got_x"
