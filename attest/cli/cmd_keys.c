@@ -40,11 +40,11 @@ static int check_format(const char *cmd, const char *format)
 
 static const char ek_usage[] =
 	"Usage: pqtpm-attest ek [--alg rsa2048|ecc-p256|mlkem768] [--public FILE]\n"
-	"                       [--format tpm2b|pem] [--certificate FILE]\n"
+	"                       [--format pem|tpm2b] [--certificate FILE]\n"
 	"The EK (default rsa2048) as CreatePrimary makes it from the profile's template:\n"
-	"its public area (--format tpm2b, the default: a TPM2B_PUBLIC as tpm2-tools writes it;\n"
-	"pem: the RSA or ECC key as a SubjectPublicKeyInfo) and its certificate (DER, from the\n"
-	"EK certificate NV index).\n";
+	"its public key (pem, the default for RSA and ECC: a SubjectPublicKeyInfo; tpm2b, the\n"
+	"default for ML-KEM: the public area as a TPM2B_PUBLIC, as tpm2-tools writes it) and its\n"
+	"certificate (DER, from the EK certificate NV index).\n";
 
 int cmd_ek(const struct cli *c, int argc, char **argv)
 {
@@ -78,6 +78,8 @@ int cmd_ek(const struct cli *c, int argc, char **argv)
 			ret = cli_tpm_error("ek: CreatePrimary", rc);
 		else {
 			pqtpm_tss_flush(t, ek.handle);
+			if (!format)
+				format = strcmp(alg, "mlkem768") == 0 ? "tpm2b" : "pem";
 			ret = write_public(pub_path, format, &ek.pub);
 		}
 	}

@@ -36,10 +36,12 @@ rc_is() {
 
 attest "ca" ca --out "$K/ca.pem"
 for ek in rsa2048 ecc-p256 mlkem768; do
-	attest "ek $ek" ek --alg "$ek" --public "$K/ek_$ek.pub" --certificate "$K/ek_$ek.der"
+	attest "ek $ek" ek --alg "$ek" --public "$K/ek_$ek.pub" --format tpm2b \
+		--certificate "$K/ek_$ek.der"
 done
 for ek in rsa2048 ecc-p256; do
-	attest "ek $ek --format pem" ek --alg "$ek" --public "$K/ek_$ek.pem" --format pem
+	attest "ek $ek (PEM, the default for RSA and ECC)" ek --alg "$ek" --public "$K/ek_$ek.pem"
+	grep -q "BEGIN PUBLIC KEY" "$K/ek_$ek.pem" && ok "$ek: PEM" || bad "$ek: PEM"
 	check_eq "the $ek certificate's key is ek --format pem's" \
 		"$(openssl pkey -pubin -in "$K/ek_$ek.pem" -outform DER | sha256sum)" \
 		"$(openssl x509 -inform DER -in "$K/ek_$ek.der" -pubkey -noout |
