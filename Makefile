@@ -127,6 +127,34 @@ $(SERVER): $(BUILD)/obj/mssim/main.o $(MSSIM_A) $(LIB_A)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS_SAN) -o $@ $^ $(LIBS)
 
+# ---- attestation (attest/): libpqtpm-attest.a, the pqtpm-attest CLI (attest/cli/), and the
+# unit test of the verifier; JSON through jansson
+ATTEST_SRC := $(sort $(wildcard attest/*.c))
+ATTEST_CLI_SRC := $(sort $(wildcard attest/cli/*.c))
+ATTEST_A := $(BUILD)/lib/libpqtpm-attest.a
+ATTEST_CLI := $(BUILD)/bin/pqtpm-attest
+all: $(ATTEST_A) $(ATTEST_CLI)
+$(ATTEST_A): $(ATTEST_SRC:%.c=$(BUILD)/obj/%.o)
+	@mkdir -p $(dir $@)
+	rm -f $@ && ar rcs $@ $^
+$(ATTEST_CLI): $(ATTEST_CLI_SRC:%.c=$(BUILD)/obj/%.o) $(ATTEST_A) $(TSS_A) $(LIB_A)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS_SAN) -o $@ $^ -ljansson $(LIBS)
+$(BUILD)/bench/attest_bench: $(BUILD)/obj/tests/bench/attest_bench.o $(BENCH_SUPPORT_OBJ) \
+		$(ATTEST_A) $(TSS_A) $(LIB_A)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS_SAN) -o $@ $^ -ljansson $(LIBS)
+.PHONY: install-attest
+install: install-attest
+install-attest: $(ATTEST_A) $(ATTEST_CLI)
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib
+	install -m 0755 $(ATTEST_CLI) $(DESTDIR)$(PREFIX)/bin/
+	install -m 0644 $(ATTEST_A) $(DESTDIR)$(PREFIX)/lib/
+$(BUILD)/tests/test_verifier: $(BUILD)/obj/tests/unit/test_verifier.o $(UNIT_SUPPORT_OBJ) \
+		$(ATTEST_A) $(TSS_A) $(MSSIM_A) $(LIB_A)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS_SAN) -o $@ $^ -lcunit -ljansson $(LIBS)
+
 $(BUILD)/tests/test_%: $(BUILD)/obj/tests/unit/test_%.o $(UNIT_SUPPORT_OBJ) $(TSS_A) $(MSSIM_A) \
 		$(LIB_A)
 	@mkdir -p $(dir $@)

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "endorse/endorse.h"
 #include "engine_int.h"
 #include "nv/nv.h"
 #include "pcr.h"
@@ -140,6 +141,9 @@ static int open_dir(struct pqtpm_engine *e, const struct pqtpm_engine_config *cf
 		if (rc && errlen)
 			snprintf(err, errlen, "%s: cannot create the state file", e->state_dir);
 	}
+	/* manufacturing: a new TPM, or one made before it had EK certificates */
+	if (rc == 0)
+		endorse_ensure(e);
 	state_end(e);
 	if (rc)
 		return rc;

@@ -173,3 +173,37 @@ void wr_patch_u32(struct wr *w, size_t at, uint32_t v)
 	w->buf[at + 2] = (uint8_t)(v >> 8);
 	w->buf[at + 3] = (uint8_t)v;
 }
+
+/* Little-endian, for formats outside TPM 2.0 that carry TPM data (the TCG PC Client event
+ * log); the same bounds. */
+TPM_RC rd_u16le(struct rd *r, uint16_t *v)
+{
+	uint8_t b[2];
+
+	TRY(rd_bytes(r, b, sizeof(b)));
+	*v = (uint16_t)(b[0] | b[1] << 8);
+	return TPM_RC_SUCCESS;
+}
+
+TPM_RC rd_u32le(struct rd *r, uint32_t *v)
+{
+	uint8_t b[4];
+
+	TRY(rd_bytes(r, b, sizeof(b)));
+	*v = (uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 | (uint32_t)b[3] << 24;
+	return TPM_RC_SUCCESS;
+}
+
+TPM_RC wr_u16le(struct wr *w, uint16_t v)
+{
+	uint8_t b[2] = { (uint8_t)v, (uint8_t)(v >> 8) };
+
+	return wr_bytes(w, b, sizeof(b));
+}
+
+TPM_RC wr_u32le(struct wr *w, uint32_t v)
+{
+	uint8_t b[4] = { (uint8_t)v, (uint8_t)(v >> 8), (uint8_t)(v >> 16), (uint8_t)(v >> 24) };
+
+	return wr_bytes(w, b, sizeof(b));
+}

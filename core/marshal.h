@@ -78,4 +78,10 @@ TPM_RC wr_size_end(struct wr *w, size_t mark);
 /* Patch a u32 written earlier (response size, parameterSize). */
 void wr_patch_u32(struct wr *w, size_t at, uint32_t v);
 
+/* Little-endian integers, for formats outside TPM 2.0 (the TCG PC Client event log). */
+TPM_RC rd_u16le(struct rd *r, uint16_t *v);
+TPM_RC rd_u32le(struct rd *r, uint32_t *v);
+TPM_RC wr_u16le(struct wr *w, uint16_t v);
+TPM_RC wr_u32le(struct wr *w, uint32_t v);
+
 #endif

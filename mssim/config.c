@@ -154,6 +154,11 @@ static int set_capabilities(struct mssim_config *c, const char *value)
 	return 0;
 }
 
+static int set_export_ca(struct mssim_config *c, const char *value)
+{
+	return set_string(c->export_ca, sizeof(c->export_ca), value);
+}
+
 static const struct key_def keys[] = {
 	{ "state_dir", "--state-dir", "a directory path", set_state_dir },
 	{ "bind", "--bind", "a numeric IPv4 or IPv6 address", set_bind },
@@ -163,6 +168,7 @@ static const struct key_def keys[] = {
 	{ "log_level", "--log-level", "one of error, warn, info, debug", set_log_level },
 	{ "threads", "--threads", "auto or a number 1-" MSSIM_STR(MSSIM_THREADS_MAX), set_threads },
 	{ "capabilities", "--capabilities", "released or v1.85", set_capabilities },
+	{ NULL, "--export-ca", "a file path", set_export_ca },
 };
 
 #define NKEYS (sizeof(keys) / sizeof(keys[0]))
@@ -202,7 +208,7 @@ static const struct key_def *find_key(const char *key)
 	size_t i;
 
 	for (i = 0; i < NKEYS; i++)
-		if (strcmp(keys[i].key, key) == 0)
+		if (keys[i].key && strcmp(keys[i].key, key) == 0)
 			return &keys[i];
 	return NULL;
 }
@@ -398,6 +404,8 @@ void mssim_config_usage(FILE *out)
 		"  --capabilities SET    released (default): capability lists name only what\n"
 		"                        released TSSs know, NV indices up to 2048 bytes;\n"
 		"                        v1.85: the v1.85 IDs too, NV indices up to 8192 bytes\n"
+		"  --export-ca FILE      write the manufacturer CA certificate (PEM) of the state\n"
+		"                        directory to FILE (manufacturing the TPM if new), exit\n"
 		"  --help                print this help and exit\n"
 		"\n"
 		"Flags override the config file. Stops cleanly on SIGTERM or SIGINT.\n"

@@ -26,6 +26,7 @@ struct mssim_config {
 	enum pqtpm_log_level log_level;
 	unsigned threads;	/* worker threads; 0 = auto (mssim_config_threads()) */
 	enum pqtpm_capabilities capabilities;
+	char export_ca[PATH_MAX]; /* --export-ca: write the CA certificate there and exit */
 };
 
 enum mssim_config_result { MSSIM_CONFIG_OK, MSSIM_CONFIG_HELP, MSSIM_CONFIG_ERROR };

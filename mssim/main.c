@@ -5,6 +5,7 @@
 #include <pqtpm/engine.h>
 
 #include "config.h"
+#include "export_ca.h"
 #include "server.h"
 
 int main(int argc, char **argv)
@@ -27,6 +28,12 @@ int main(int argc, char **argv)
 		break;
 	}
 	pqtpm_log_set_level(cfg.log_level);
+	if (cfg.export_ca[0]) {
+		if (mssim_export_ca(&cfg, err, sizeof(err)) == 0)
+			return 0;
+		fprintf(stderr, "pqtpm-server: %s\n", err);
+		return 1;
+	}
 	/* Before the engine exists, so that any thread it starts inherits the signal mask. */
 	if (mssim_server_block_signals() < 0)
 		return 1;

@@ -8,6 +8,8 @@ libtss2-dev libtss2-tcti-mssim0 libtss2-tcti-swtpm0 tpm2-tools swtpm swtpm-tools
 clang libclang-rt-14-dev valgrind faketime"
 # the PKCS#11 module (its token store, the p11-kit header) and the clients its tests drive
 PKGS="$PKGS libsqlite3-dev libp11-kit-dev p11-kit opensc gnutls-bin"
+# attestation tests (attest_ek.sh, attest_cli.sh): openssl, jq, python3 for the DER helpers
+PKGS="$PKGS openssl jq python3"
 # `install-deps.sh bench` (make bench): gnuplot as well, for the report's plot.
 [ "${1:-}" = bench ] && PKGS="$PKGS gnuplot-nox"
 

@@ -57,6 +57,10 @@ enum pqtpm_capabilities {
 #define PQTPM_FRAME_SIGNAL 1u
 #define PQTPM_FRAME_HEADER 6u
 
+/* The manufacturer CA's certificate (PEM) in a state directory: made with the EK certificates
+ * when the TPM is first opened (docs/attestation.md); what a verifier trusts. */
+#define PQTPM_CA_CERT_NAME "pqtpm.ca.pem"
+
 struct pqtpm_engine_config {
 	const char *state_dir;	 /* created 0700 if missing; NULL = no persistence (tests) */
 	unsigned pcr_banks;	 /* PQTPM_BANK_*; 0 = SHA-1 and SHA-256 */

@@ -8,11 +8,12 @@
 #                                           each target for FUZZ_SMOKE_SECONDS (default 10);
 #                                           exits non-zero on any crash (for make check)
 #   tests/fuzz/run.sh seeds                 regenerate the generated seeds (context, state,
-#                                           mssim_frame, engine's hand-made ones) under
+#                                           verifier, mssim_frame, engine's hand-made ones) under
 #                                           tests/fuzz/corpus/; the recorded engine seeds
 #                                           come from tests/fuzz/record.sh
 #
-# Targets (tests/fuzz/fuzz_<T>.c): engine, mssim_frame, context, state. Built with clang 14
+# Targets (tests/fuzz/fuzz_<T>.c): engine, mssim_frame, context, state, verifier (the
+# attestation verifier, with libpqtpm-attest, libpqtpm-tss and jansson). Built with clang 14
 # and -fsanitize=fuzzer,address,undefined (UBSan does not recover: any report is a crash)
 # against libpqtpm.a (and the server's objects, libmssim.a) built by the Makefile in $FUZZ_BUILD
 # (default build-fuzz) with -fsanitize=fuzzer-no-link, linked with the SP wolfCrypt it was
@@ -40,7 +41,7 @@ cd "$root"
 FUZZ_BUILD=${FUZZ_BUILD:-build-fuzz}
 CC_FUZZ=${CC_FUZZ:-clang}
 MAKE=${MAKE:-make}
-ALL_TARGETS="engine mssim_frame context state"
+ALL_TARGETS="engine mssim_frame context state verifier"
 out=$FUZZ_BUILD/fuzz
 FUZZ_DEFS="-DPQTPM_FUZZ_DETERMINISTIC_RNG -DFUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION"
 LIB_CFLAGS="-fsanitize=fuzzer-no-link -Wno-unused-command-line-argument $FUZZ_DEFS"
@@ -52,6 +53,7 @@ target_flags() {
 	mssim_frame) echo "-max_len=20000 -timeout=10" ;;
 	context) echo "-max_len=8192 -timeout=10" ;;
 	state) echo "-max_len=32768 -timeout=20" ;;
+	verifier) echo "-max_len=32768 -timeout=10" ;;
 	esac
 }
 
@@ -75,12 +77,14 @@ build() {
 	esac
 	# shellcheck disable=SC2086
 	$MAKE --no-print-directory -s $jflag BUILD="$FUZZ_BUILD" CC="$CC_FUZZ" SAN=1 \
-		CFLAGS="$LIB_CFLAGS" "$FUZZ_BUILD/lib/libpqtpm.a" "$FUZZ_BUILD/obj/libmssim.a"
+		CFLAGS="$LIB_CFLAGS" "$FUZZ_BUILD/lib/libpqtpm.a" "$FUZZ_BUILD/obj/libmssim.a" \
+		"$FUZZ_BUILD/lib/libpqtpm-attest.a" "$FUZZ_BUILD/lib/libpqtpm-tss.a"
 	mkdir -p "$out"
 	for t in $ALL_TARGETS; do
 		if [ "$out/fuzz_$t" -nt "tests/fuzz/fuzz_$t.c" ] &&
 			[ "$out/fuzz_$t" -nt "$FUZZ_BUILD/lib/libpqtpm.a" ] &&
 			[ "$out/fuzz_$t" -nt "$FUZZ_BUILD/obj/libmssim.a" ] &&
+			[ "$out/fuzz_$t" -nt "$FUZZ_BUILD/lib/libpqtpm-attest.a" ] &&
 			[ "$out/fuzz_$t" -nt tests/fuzz/fuzz_util.h ]; then
 			continue
 		fi
@@ -89,8 +93,10 @@ build() {
 			-Wall -Wextra -Wno-unused-parameter -Werror \
 			-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
 			-Iinclude -Icore -Imssim -Itests/fuzz -Ibuild/wolfssl-sp/include \
-			"tests/fuzz/fuzz_$t.c" "$FUZZ_BUILD/obj/libmssim.a" "$FUZZ_BUILD/lib/libpqtpm.a" \
-			build/wolfssl-sp/lib/libwolfssl.a -lpthread -lm -o "$out/fuzz_$t"
+			"tests/fuzz/fuzz_$t.c" "$FUZZ_BUILD/lib/libpqtpm-attest.a" \
+			"$FUZZ_BUILD/lib/libpqtpm-tss.a" "$FUZZ_BUILD/obj/libmssim.a" \
+			"$FUZZ_BUILD/lib/libpqtpm.a" build/wolfssl-sp/lib/libwolfssl.a -ljansson -lpthread \
+			-lm -o "$out/fuzz_$t"
 	done
 }
 
@@ -204,7 +210,7 @@ deterministic_rng_only_here() {
 
 seeds() {
 	local t d
-	for t in context state; do
+	for t in context state verifier; do
 		d=tests/fuzz/corpus/$t
 		mkdir -p "$d"
 		PQTPM_FUZZ_WRITE_SEEDS=$d "$out/fuzz_$t" >/dev/null 2>&1 ||

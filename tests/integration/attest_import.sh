@@ -1,0 +1,89 @@
+#!/bin/bash
+# pqtpm-attest import: evidence from tpm2_quote's files (-m -s -o) verifies with pqtpm-attest
+# verify, for RSA and ECC AKs made by tpm2_createak, against pqtpm-server and against Debian's
+# swtpm; a wrong nonce, a changed PCR value or AK are invalid (exit 1); PCR files that are
+# truncated, too long or with stray bytes are refused (exit 2).
+set -eu
+# shellcheck source=tests/integration/lib.sh
+. "$(dirname "$0")/lib.sh"
+
+A="$BUILD_DIR/bin/pqtpm-attest"
+K=$T/k
+mkdir -p "$K"
+NONCE=a1b2c3d4e5f60718293a4b5c6d7e8f90
+
+rc_is() {
+	local n=$1 want=$2 got=0
+	shift 2
+	"$A" "$@" >"$T/out" 2>"$T/err" || got=$?
+	if [ "$got" = "$want" ]; then ok "$n"; else bad "$n (exit $got, want $want)"; show_tail "$T/err"; fi
+}
+
+# quotes IMPL: an RSA and an ECC AK under tpm2_createek's EKs, quotes of sha256:0,16+sha1:16
+quotes() {
+	local impl=$1 a
+	TPM_IMPL=$impl tpm_start "$T/state-$impl"
+	[ "$impl" = pqtpm ] && run "startup ($impl)" tpm2_startup -c
+	run "extend PCR 16 ($impl)" tpm2_pcrextend \
+		16:sha256=$(printf 'boot' | sha256sum | cut -c1-64),sha1=$(printf 'boot' | sha1sum | cut -c1-40)
+	for a in rsa ecc; do
+		local d=$K/$impl-$a
+		mkdir -p "$d"
+		# swtpm has no resource manager: every transient object and session is flushed
+		run "createek $a ($impl)" tpm2_createek -c "$d/ek.ctx" -G "$a" -u "$d/ek.pub"
+		run "flush the EK ($impl)" tpm2_flushcontext -t
+		run "createak $a ($impl)" tpm2_createak -C "$d/ek.ctx" -c "$d/ak.ctx" -G "$a" -g sha256 \
+			-s "$([ "$a" = rsa ] && echo rsassa || echo ecdsa)" -u "$d/ak.pub"
+		run "flush the AK and sessions ($impl)" sh -c 'tpm2_flushcontext -t && tpm2_flushcontext -s'
+
+		run "quote $a ($impl)" tpm2_quote -c "$d/ak.ctx" -l sha256:0,16+sha1:16 -q "$NONCE" \
+			-m "$d/q.msg" -s "$d/q.sig" -o "$d/q.pcrs" -g sha256
+		run "flush ($impl)" tpm2_flushcontext -t
+		run "import $a ($impl)" "$A" import --message "$d/q.msg" --signature "$d/q.sig" \
+			--pcrs "$d/q.pcrs" --nonce "$NONCE" --ak-public "$d/ak.pub" --out "$d/ev.json"
+		run "verify $a ($impl)" "$A" verify --evidence "$d/ev.json" --ak-public "$d/ak.pub" \
+			--nonce "$NONCE" --out "$d/res.json"
+		check_eq "$a ($impl): valid" true "$(jq -r .valid "$d/res.json")"
+		check_eq "$a ($impl): PCR 16 as extended" \
+			"$(python3 -c 'import hashlib; print(hashlib.sha256(bytes(32) + hashlib.sha256(b"boot").digest()).hexdigest())')" \
+			"$(jq -r '.claims.pcrs.sha256."16"' "$d/res.json")"
+		rc_is "$a ($impl): a wrong nonce is invalid" 1 verify --evidence "$d/ev.json" \
+			--ak-public "$d/ak.pub" --nonce 00b2c3d4e5f60718293a4b5c6d7e8f90
+		jq '.pcrs.sha256."0" = "'"$(printf '1%.0s' {1..64})"'"' "$d/ev.json" >"$d/ev_pcr.json"
+		rc_is "$a ($impl): a changed PCR value is invalid" 1 verify --evidence "$d/ev_pcr.json" \
+			--ak-public "$d/ak.pub" --nonce "$NONCE"
+		check_eq "$a ($impl): pcr-digest" pcr-digest "$(jq -r '.failures[0].check' "$T/out")"
+	done
+	rc_is "another AK ($impl) is invalid" 1 verify --evidence "$K/$impl-rsa/ev.json" \
+		--ak-public "$K/$impl-ecc/ak.pub" --nonce "$NONCE"
+	TPM_IMPL=$impl tpm_stop
+}
+
+quotes pqtpm
+if command -v swtpm >/dev/null; then
+	quotes swtpm
+else
+	bad "swtpm is not installed (make deps)"
+fi
+
+# the PCR file parsed strictly
+d=$K/pqtpm-ecc
+head -c 600 "$d/q.pcrs" >"$K/short.pcrs"
+cp "$d/q.pcrs" "$K/long.pcrs" && printf '\0' >>"$K/long.pcrs"
+python3 - "$d/q.pcrs" "$K/stray.pcrs" "$K/size.pcrs" <<'PY'
+import sys
+b = bytearray(open(sys.argv[1], "rb").read())
+s = bytearray(b)
+s[4 + 15 * 8] = 1          # a byte in the last, unused selection
+open(sys.argv[2], "wb").write(s)
+z = bytearray(b)
+z[136 + 4] = 31            # the first value's size is not SHA-256's
+open(sys.argv[3], "wb").write(z)
+PY
+for f in short long stray size; do
+	rc_is "a $f PCR file is refused (exit 2)" 2 import --message "$d/q.msg" \
+		--signature "$d/q.sig" --pcrs "$K/$f.pcrs" --nonce "$NONCE" --ak-public "$d/ak.pub" \
+		--out "$K/x.json"
+	grep -q "PCR file" "$T/err" && ok "the message names the PCR file ($f)" || bad "the message names the PCR file ($f)"
+done
+finish

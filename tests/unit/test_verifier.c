@@ -1,0 +1,558 @@
+/* The verifier (attest/verify.c) on real evidence: quotes by RSA-2048, ECC P-256 and
+ * ML-DSA-44/65/87 AKs of an engine in memory, through the attestation library. Valid evidence
+ * passes; each tampered field fails with its check's name: signature, nonce (evidence and
+ * verifier), PCR values, PCR selection, AK attributes, another AK, each region of the
+ * TPMS_ATTEST (magic, type, extraData, clock safe, trailing bytes), malformed base64 and
+ * sizes, --previous (a TPM Reset, a clock that stood still), freshness, and the EK certificate
+ * chain (RSA, ECC and ML-KEM EKs of a manufactured state directory: another CA, another EK's
+ * certificate, a flipped bit, none), the event log (each digest and PCR index of each event,
+ * an event left out, truncated, extended) and reference values. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <CUnit/Basic.h>
+#include <pqtpm/attest.h>
+
+#include "harness.h"
+#include "unit_main.h"
+
+static const uint8_t nonce[] = { 1, 2, 3, 4, 5, 6, 7, 8 };
+
+struct sample {
+	const char *alg, *ek_alg;
+	struct pqtpm_attest_ak ak;
+	json_t *ev;
+};
+
+static struct sample samples[] = {
+	{ .alg = "rsa2048", .ek_alg = "rsa2048" }, { .alg = "ecc-p256", .ek_alg = "ecc-p256" },
+	{ .alg = "mldsa44", .ek_alg = "mlkem768" }, { .alg = "mldsa65", .ek_alg = "rsa2048" },
+	{ .alg = "mldsa87", .ek_alg = "mlkem768" },
+};
+#define NSAMPLES (sizeof(samples) / sizeof(samples[0]))
+static struct pqtpm_attest_ak other_ak;
+/* evidence of PCR 9 (sha256, sha1) with the event log of two measurements of it */
+static json_t *log_ev;
+static uint8_t log_buf[2048];
+static size_t log_len, log_head, log_event1;
+/* the manufacturer CA of the TPM that quoted, and of another */
+static struct pqtpm_attest_ca ca, other_ca;
+static char dir[64], other_dir[64];
+
+static int load_ca(const char *d, struct pqtpm_attest_ca *out)
+{
+	char path[128], pem[4096];
+	FILE *f;
+	size_t n;
+
+	snprintf(path, sizeof(path), "%s/" PQTPM_CA_CERT_NAME, d);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	n = fread(pem, 1, sizeof(pem), f);
+	fclose(f);
+	return pqtpm_attest_ca_load(pem, n, out);
+}
+
+static int quote_sample(struct pqtpm_tss *t, struct sample *s,
+			const struct pqtpm_tss_pcr_select *sel, size_t nsel)
+{
+	static uint8_t cert[PQTPM_ATTEST_MAX_CERT];
+	struct pqtpm_tss_key ekey;
+	TPM_HANDLE ek, ak;
+	size_t cert_len;
+
+	if (pqtpm_attest_ak_create(t, s->alg, s->ek_alg, &s->ak) ||
+	    pqtpm_attest_ek_create(t, s->ek_alg, &ekey) || pqtpm_tss_flush(t, ekey.handle) ||
+	    pqtpm_attest_ek_certificate(t, s->ek_alg, cert, sizeof(cert), &cert_len) ||
+	    pqtpm_attest_ak_load(t, &s->ak, &ek, &ak) ||
+	    pqtpm_attest_quote(t, &s->ak, ak, nonce, sizeof(nonce), sel, nsel, &ekey.pub, cert,
+			       cert_len, &s->ev))
+		return -1;
+	pqtpm_tss_flush(t, ak);
+	pqtpm_tss_flush(t, ek);
+	return 0;
+}
+
+static int measured_sample(struct pqtpm_tss *t, const struct sample *s)
+{
+	struct pqtpm_tss_pcr_select sel[2];
+	TPM_HANDLE ek, ak;
+	size_t n, nsel;
+
+	if (pqtpm_attest_measure(t, 9, 0xD, (const uint8_t *)"kernel", 6, NULL, 1, log_buf,
+				 sizeof(log_buf), &log_event1) ||
+	    pqtpm_attest_measure(t, 9, 0xD, (const uint8_t *)"initrd", 6, NULL, 0,
+				 log_buf + log_event1, sizeof(log_buf) - log_event1, &n) ||
+	    pqtpm_attest_pcrs_parse("sha256:9+sha1:9", sel, 2, &nsel) ||
+	    pqtpm_attest_ak_load(t, &s->ak, &ek, &ak) ||
+	    pqtpm_attest_quote(t, &s->ak, ak, nonce, sizeof(nonce), sel, nsel, NULL, NULL, 0,
+			       &log_ev))
+		return -1;
+	log_len = log_event1 + n;
+	/* the first event of the SHA-1 and SHA-256 banks: 12 + 2 + 20 + 2 + 32 + 4 + 6 bytes */
+	log_head = log_event1 - 78;
+	pqtpm_tss_flush(t, ak);
+	pqtpm_tss_flush(t, ek);
+	return pqtpm_attest_evidence_add_log(log_ev, log_buf, log_len);
+}
+
+static int setup_all(void)
+{
+	static const uint8_t m[32] = { 0x6D };
+	struct pqtpm_tss_pcr_select sel[2];
+	struct harness h;
+	struct pqtpm_tss *t;
+	size_t nsel;
+
+	snprintf(dir, sizeof(dir), "/tmp/pqtpm-verifier.%d", (int)getpid());
+	snprintf(other_dir, sizeof(other_dir), "/tmp/pqtpm-verifier-other.%d", (int)getpid());
+	harness_rm_tree(dir);
+	harness_rm_tree(other_dir);
+	harness_open_dir(&h, other_dir);
+	harness_close(&h);
+	harness_open_dir(&h, dir);
+	if (load_ca(dir, &ca) || load_ca(other_dir, &other_ca) ||
+	    pqtpm_tss_open_engine(&t, h.e) || pqtpm_tss_pcr_extend(t, 16, TPM_ALG_SHA256, m, 32) ||
+	    pqtpm_attest_pcrs_parse("sha256:0,16+sha1:7", sel, 2, &nsel))
+		return -1;
+	for (size_t i = 0; i < NSAMPLES; i++)
+		if (quote_sample(t, &samples[i], sel, nsel))
+			return -1;
+	if (pqtpm_attest_ak_create(t, "ecc-p256", "rsa2048", &other_ak) ||
+	    measured_sample(t, &samples[1]))
+		return -1;
+	pqtpm_tss_close(t);
+	harness_close(&h);
+	harness_rm_tree(dir);
+	harness_rm_tree(other_dir);
+	return 0;
+}
+
+static int teardown_all(void)
+{
+	for (size_t i = 0; i < NSAMPLES; i++)
+		json_decref(samples[i].ev);
+	json_decref(log_ev);
+	return 0;
+}
+
+static struct pqtpm_attest_verify_opts opts_for(const struct sample *s)
+{
+	struct pqtpm_attest_verify_opts o = { .trusted_ak = s->ak.pub.b,
+					      .trusted_ak_len = s->ak.pub.size,
+					      .nonce = nonce, .nonce_len = sizeof(nonce),
+					      .now = 0 };
+
+	return o;
+}
+
+/* verify; returns the result (valid or not as want_valid), the caller frees */
+static json_t *run(const json_t *ev, const struct pqtpm_attest_verify_opts *o, int want_valid)
+{
+	json_t *r = NULL;
+	int v = pqtpm_attest_verify(ev, o, &r);
+
+	CU_ASSERT_EQUAL(v, want_valid);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+	CU_ASSERT_EQUAL(json_is_true(json_object_get(r, "valid")), want_valid);
+	return r;
+}
+
+static bool failed(const json_t *r, const char *check)
+{
+	size_t i;
+	json_t *f;
+
+	json_array_foreach(json_object_get(r, "failures"), i, f)
+		if (strcmp(json_string_value(json_object_get(f, "check")), check) == 0)
+			return true;
+	return false;
+}
+
+/* expect invalid with check among the failures */
+static void expect(const json_t *ev, const struct pqtpm_attest_verify_opts *o, const char *check)
+{
+	json_t *r = run(ev, o, 0);
+
+	CU_ASSERT(failed(r, check));
+	if (!failed(r, check)) {
+		char *got = json_dumps(json_object_get(r, "failures"), 0);
+
+		fprintf(stderr, "\n  wanted %s in %s\n", check, got ? got : "?");
+		free(got);
+	}
+	json_decref(r);
+}
+
+/* a copy of the evidence with a base64url blob (quotes[0].KEY) changed by fn */
+static json_t *with_blob(const json_t *ev, const char *key,
+			 void (*fn)(uint8_t *b, size_t *len, size_t arg), size_t arg)
+{
+	json_t *c = json_deep_copy(ev), *q = json_array_get(json_object_get(c, "quotes"), 0);
+	static uint8_t b[8192];
+	size_t len;
+	char *s;
+
+	CU_ASSERT_EQUAL_FATAL(pqtpm_attest_unb64url(json_string_value(json_object_get(q, key)), b,
+						    sizeof(b) - 1, &len), 0);
+	fn(b, &len, arg);
+	s = pqtpm_attest_b64url(b, len);
+	json_object_set_new(q, key, json_string(s));
+	free(s);
+	return c;
+}
+
+static void flip(uint8_t *b, size_t *len, size_t at)
+{
+	b[at < *len ? at : *len - 1] ^= 0x01;
+}
+
+static void append(uint8_t *b, size_t *len, size_t v)
+{
+	b[(*len)++] = (uint8_t)v;
+}
+
+static void truncate_to(uint8_t *b, size_t *len, size_t n)
+{
+	(void)b;
+	*len = n;
+}
+
+static void test_valid(void)
+{
+	for (size_t i = 0; i < NSAMPLES; i++) {
+		struct pqtpm_attest_verify_opts o = opts_for(&samples[i]);
+		json_t *r = run(samples[i].ev, &o, 1);
+
+		CU_ASSERT_EQUAL(json_array_size(json_object_get(r, "failures")), 0);
+		CU_ASSERT(json_is_integer(json_object_get(json_object_get(r, "claims"), "clock")));
+		json_decref(r);
+	}
+}
+
+/* offsets in a TPMS_ATTEST: magic 0, type 4, qualifiedSigner size 6 then the Name (34 for
+ * SHA-256), extraData size, extraData, clock, resetCount, restartCount, safe */
+#define OFF_EXTRA (6 + 2 + 34 + 2)
+#define OFF_SAFE (OFF_EXTRA + sizeof(nonce) + 8 + 4 + 4)
+
+static void test_tampered_attest(void)
+{
+	for (size_t i = 0; i < NSAMPLES; i++) {
+		struct pqtpm_attest_verify_opts o = opts_for(&samples[i]);
+		json_t *c;
+
+		c = with_blob(samples[i].ev, "signature", flip, 40);
+		expect(c, &o, "signature");
+		json_decref(c);
+		c = with_blob(samples[i].ev, "attest", flip, 0);
+		expect(c, &o, "magic");
+		expect(c, &o, "signature");
+		json_decref(c);
+		c = with_blob(samples[i].ev, "attest", flip, 5);
+		expect(c, &o, "type");
+		json_decref(c);
+		c = with_blob(samples[i].ev, "attest", flip, OFF_EXTRA);
+		expect(c, &o, "nonce");
+		expect(c, &o, "signature");
+		json_decref(c);
+		c = with_blob(samples[i].ev, "attest", flip, OFF_SAFE);
+		expect(c, &o, "clock-safe");
+		json_decref(c);
+		c = with_blob(samples[i].ev, "attest", append, 0);
+		expect(c, &o, "format");
+		json_decref(c);
+		c = with_blob(samples[i].ev, "attest", truncate_to, 20);
+		expect(c, &o, "format");
+		json_decref(c);
+		/* the last byte is the pcrDigest's */
+		c = with_blob(samples[i].ev, "attest", flip, 10000);
+		expect(c, &o, "pcr-digest");
+		expect(c, &o, "signature");
+		json_decref(c);
+	}
+}
+
+static void test_nonce(void)
+{
+	static const uint8_t wrong[] = { 1, 2, 3, 4, 5, 6, 7, 9 };
+
+	for (size_t i = 0; i < NSAMPLES; i++) {
+		struct pqtpm_attest_verify_opts o = opts_for(&samples[i]);
+		json_t *c = json_deep_copy(samples[i].ev);
+
+		o.nonce = wrong;
+		expect(samples[i].ev, &o, "nonce");
+		o.nonce = nonce;
+		o.nonce_len = sizeof(nonce) - 1; /* a prefix is no match */
+		expect(samples[i].ev, &o, "nonce");
+		o.nonce_len = sizeof(nonce);
+		json_object_set_new(c, "nonce", json_string("0102030405060709"));
+		expect(c, &o, "nonce");
+		json_decref(c);
+	}
+}
+
+static void test_pcrs(void)
+{
+	for (size_t i = 0; i < NSAMPLES; i++) {
+		struct pqtpm_attest_verify_opts o = opts_for(&samples[i]);
+		json_t *c = json_deep_copy(samples[i].ev);
+		json_t *bank = json_object_get(json_object_get(c, "pcrs"), "sha256");
+
+		json_object_set_new(bank, "16", json_string("00000000000000000000000000000000"
+							    "00000000000000000000000000000001"));
+		expect(c, &o, "pcr-digest");
+		json_decref(c);
+		c = json_deep_copy(samples[i].ev);
+		bank = json_object_get(json_object_get(c, "pcrs"), "sha256");
+		json_object_set_new(bank, "5", json_string("00000000000000000000000000000000"
+							   "00000000000000000000000000000000"));
+		expect(c, &o, "pcr-selection");
+		json_decref(c);
+		c = json_deep_copy(samples[i].ev);
+		json_object_del(json_object_get(json_object_get(c, "pcrs"), "sha256"), "0");
+		expect(c, &o, "pcr-selection");
+		expect(c, &o, "pcr-digest");
+		json_decref(c);
+		c = json_deep_copy(samples[i].ev);
+		json_object_set_new(json_object_get(json_object_get(c, "pcrs"), "sha256"), "16",
+				    json_string("00"));
+		expect(c, &o, "format");
+		json_decref(c);
+	}
+}
+
+static void test_ak(void)
+{
+	for (size_t i = 0; i < NSAMPLES; i++) {
+		struct pqtpm_attest_verify_opts o = opts_for(&samples[i]);
+		struct pqtpm_tss_public pub = samples[i].ak.pub;
+
+		/* TPMA_OBJECT is at offset 4: restricted (bit 16) cleared */
+		pub.b[5] &= (uint8_t)~0x01;
+		o.trusted_ak = pub.b;
+		expect(samples[i].ev, &o, "ak-attributes");
+		expect(samples[i].ev, &o, "ak-mismatch");
+		/* another AK is trusted: neither its key nor its Name is the evidence's */
+		o.trusted_ak = other_ak.pub.b;
+		o.trusted_ak_len = other_ak.pub.size;
+		expect(samples[i].ev, &o, "ak-mismatch");
+		expect(samples[i].ev, &o, "signature");
+	}
+}
+
+static void test_ek_certificate(void)
+{
+	for (size_t i = 0; i < NSAMPLES; i++) {
+		struct pqtpm_attest_verify_opts o = opts_for(&samples[i]);
+		json_t *c, *ek;
+		char *s;
+		size_t len;
+		static uint8_t b[4096];
+
+		o.ca = &ca;
+		json_decref(run(samples[i].ev, &o, 1));
+		/* another manufacturer's CA */
+		o.ca = &other_ca;
+		expect(samples[i].ev, &o, "ek-certificate");
+		o.ca = &ca;
+		/* the certificate of another EK */
+		c = json_deep_copy(samples[i].ev);
+		json_object_set(json_object_get(c, "ek"), "certificate",
+				json_object_get(json_object_get(samples[(i + 1) % NSAMPLES].ev, "ek"),
+						"certificate"));
+		expect(c, &o, "ek-certificate");
+		json_decref(c);
+		/* one bit of the certificate (its key, near the middle) */
+		c = json_deep_copy(samples[i].ev);
+		ek = json_object_get(c, "ek");
+		CU_ASSERT_EQUAL_FATAL(pqtpm_attest_unb64url(
+			json_string_value(json_object_get(ek, "certificate")), b, sizeof(b), &len), 0);
+		b[len / 2] ^= 0x10;
+		s = pqtpm_attest_b64url(b, len);
+		json_object_set_new(ek, "certificate", json_string(s));
+		free(s);
+		expect(c, &o, "ek-certificate");
+		/* no EK at all */
+		json_object_del(c, "ek");
+		expect(c, &o, "ek-certificate");
+		json_decref(c);
+	}
+}
+
+/* the evidence with log bytes changed by fn */
+static json_t *with_log(void (*fn)(uint8_t *b, size_t *len, size_t arg), size_t arg)
+{
+	static uint8_t b[sizeof(log_buf) + 1];
+	json_t *c = json_deep_copy(log_ev);
+	size_t len = log_len;
+	char *s;
+
+	memcpy(b, log_buf, log_len);
+	fn(b, &len, arg);
+	s = pqtpm_attest_b64url(b, len);
+	json_object_set_new(c, "event_log", json_string(s));
+	free(s);
+	return c;
+}
+
+static void test_event_log(void)
+{
+	struct pqtpm_attest_verify_opts o = opts_for(&samples[1]);
+	/* the events: pcr, type, count, then sha1 (2 + 20) and sha256 (2 + 32), size, data */
+	const size_t ev1 = log_head, ev2 = log_event1, digests[] = { 12 + 2, 12 + 2 + 20 + 2 };
+	json_t *r = run(log_ev, &o, 1), *c;
+
+	CU_ASSERT(json_is_true(json_object_get(json_object_get(r, "claims"), "event_log_ok")));
+	json_decref(r);
+	for (size_t e = 0; e < 2; e++) {
+		size_t at = e ? ev2 : ev1;
+
+		c = with_log(flip, at); /* the PCR index */
+		expect(c, &o, "event-log");
+		json_decref(c);
+		for (size_t d = 0; d < 2; d++)
+			for (size_t k = 0; k < (d ? 32u : 20u); k++) {
+				c = with_log(flip, at + digests[d] + k);
+				expect(c, &o, "event-log");
+				json_decref(c);
+			}
+	}
+	c = with_log(truncate_to, ev2); /* the last event left out */
+	expect(c, &o, "event-log");
+	json_decref(c);
+	c = with_log(truncate_to, log_len - 1);
+	expect(c, &o, "event-log");
+	json_decref(c);
+	c = with_log(append, 0);
+	expect(c, &o, "event-log");
+	json_decref(c);
+	c = with_log(flip, 40); /* the Spec ID signature */
+	expect(c, &o, "event-log");
+	json_decref(c);
+	c = json_deep_copy(log_ev);
+	json_object_set_new(c, "event_log", json_string("@@"));
+	expect(c, &o, "format");
+	json_decref(c);
+}
+
+static void test_policy(void)
+{
+	struct pqtpm_attest_verify_opts o = opts_for(&samples[0]);
+	const char *pcr16 = json_string_value(
+		json_object_get(json_object_get(json_object_get(samples[0].ev, "pcrs"), "sha256"),
+				"16"));
+	static const char zero[] = "0000000000000000000000000000000000000000000000000000000000000000";
+	json_t *pol;
+
+	pol = json_pack("{s:{s:{s:s, s:[s, s]}}}", "pcrs", "sha256", "0", zero, "16", zero, pcr16);
+	o.policy = pol;
+	json_decref(run(samples[0].ev, &o, 1));
+	json_decref(pol);
+	pol = json_pack("{s:{s:{s:[s]}}}", "pcrs", "sha256", "16", zero);
+	o.policy = pol;
+	expect(samples[0].ev, &o, "reference-values");
+	json_decref(pol);
+	pol = json_pack("{s:{s:{s:s}}}", "pcrs", "sha256", "7", zero); /* not quoted */
+	o.policy = pol;
+	expect(samples[0].ev, &o, "reference-values");
+	json_decref(pol);
+	pol = json_pack("{s:{s:{s:i}}}", "pcrs", "sha256", "0", 0);
+	o.policy = pol;
+	expect(samples[0].ev, &o, "reference-values");
+	json_decref(pol);
+	pol = json_pack("{s:s}", "pcrs", "all");
+	o.policy = pol;
+	expect(samples[0].ev, &o, "reference-values");
+	json_decref(pol);
+}
+
+static void test_format(void)
+{
+	struct pqtpm_attest_verify_opts o = opts_for(&samples[0]);
+	json_t *c = json_deep_copy(samples[0].ev), *q = json_array_get(json_object_get(c, "quotes"), 0);
+
+	json_object_set_new(q, "signature", json_string("AB=="));
+	expect(c, &o, "format");
+	json_object_set_new(q, "signature", json_string("A"));
+	expect(c, &o, "format");
+	json_decref(c);
+	c = json_deep_copy(samples[0].ev);
+	json_object_set_new(c, "profile", json_string("tag:other"));
+	expect(c, &o, "format");
+	json_decref(c);
+	c = json_array();
+	expect(c, &o, "format");
+	json_decref(c);
+}
+
+static void test_previous(void)
+{
+	struct pqtpm_attest_verify_opts o = opts_for(&samples[0]);
+	json_t *r = run(samples[0].ev, &o, 1), *prev = json_deep_copy(r),
+	       *claims = json_object_get(prev, "claims");
+	json_int_t reset = json_integer_value(json_object_get(claims, "reset_count"));
+
+	/* the same evidence again: Clock stood still */
+	o.previous = r;
+	expect(samples[0].ev, &o, "clock");
+	/* the previous one was before a TPM Reset: resetCount differs */
+	json_object_set_new(claims, "reset_count", json_integer(reset - 1));
+	o.previous = prev;
+	expect(samples[0].ev, &o, "reset-count");
+	json_object_set_new(claims, "reset_count", json_integer(reset));
+	json_object_set_new(claims, "restart_count", json_integer(5));
+	expect(samples[0].ev, &o, "restart-count");
+	json_object_set_new(claims, "restart_count", json_integer(0));
+	json_object_set_new(claims, "clock", json_integer(0));
+	json_decref(run(samples[0].ev, &o, 1));
+	json_decref(r);
+	json_decref(prev);
+}
+
+static void test_freshness(void)
+{
+	struct pqtpm_attest_verify_opts o = opts_for(&samples[0]);
+	json_t *c = json_deep_copy(samples[0].ev);
+
+	json_object_set_new(c, "issued_at", json_string("2026-01-01T00:00:00Z"));
+	o.max_age = 60;
+	o.now = 1767225600 + 30; /* 2026-01-01T00:00:30Z */
+	json_decref(run(c, &o, 1));
+	o.now = 1767225600 + 61;
+	expect(c, &o, "freshness");
+	o.now = 1767225600 - 600; /* issued in the verifier's future */
+	expect(c, &o, "freshness");
+	json_object_set_new(c, "issued_at", json_string("yesterday"));
+	expect(c, &o, "format");
+	json_decref(c);
+}
+
+int main(void)
+{
+	static const struct unit_test tests[] = {
+		{ "valid evidence of every AK", test_valid },
+		{ "tampered TPMS_ATTEST and signature", test_tampered_attest },
+		{ "nonce", test_nonce },
+		{ "PCR values and selection", test_pcrs },
+		{ "AK attributes and another AK", test_ak },
+		{ "EK certificate chain", test_ek_certificate },
+		{ "event log", test_event_log },
+		{ "reference values", test_policy },
+		{ "format", test_format },
+		{ "previous result", test_previous },
+		{ "freshness", test_freshness },
+	};
+
+	if (setup_all()) {
+		fprintf(stderr, "test_verifier: making the evidence failed\n");
+		return 1;
+	}
+	int rc = UNIT_RUN("verifier", tests, NULL, NULL);
+
+	teardown_all();
+	return rc;
+}
