@@ -162,6 +162,19 @@ struct state_file_id {
 	int64_t mtime_ns, ctime_ns;
 };
 
+/* Command audit (cmd/command_audit.c, Part 1 "Command Audit"): the audit hash, the counter of
+ * audit sequences, the digest (size 0: clear, the next audited command starts a new sequence)
+ * and the commands audited besides SetCommandCodeAuditStatus, which always is. Kept in the
+ * engine's memory: a restart of the server starts again from the defaults. */
+#define CMD_AUDIT_MAX 128
+struct command_audit {
+	TPM_ALG_ID alg;			/* TPM_ALG_ERROR (0) until set: SHA-512, as libtpms */
+	uint64_t counter;
+	struct tpm2b_digest digest;
+	uint16_t n;
+	TPM_CC list[CMD_AUDIT_MAX];	/* sorted */
+};
+
 struct pcr_bank {
 	TPM_ALG_ID alg;
 	uint8_t value[PCR_NUM][MAX_DIGEST_SIZE];
@@ -237,6 +250,7 @@ struct pqtpm_engine {
 	/* The exclusive audit session (auth.c), 0 if none: engine-wide, since any client's
 	 * command that it does not audit ends its exclusivity. */
 	TPM_HANDLE exclusive_audit;
+	struct command_audit cmd_audit;
 };
 
 /* ---- command context ---- */
@@ -290,6 +304,10 @@ struct cmd {
 	TPM_HANDLE rsp_handle;		/* for CMD_RHANDLE */
 	const uint8_t *cp_start;	/* parameter area, for cpHash (sessions issue) */
 	size_t cp_len;
+	/* command audit: whether this command is audited, and its handles' names as they were
+	 * before it ran, for its cpHash afterwards (cmd/command_audit.c) */
+	bool audited;
+	struct tpm2b_name audit_names[3];
 };
 
 /* Add a parameter/handle/session number to a format-one code (left alone otherwise). */
@@ -314,6 +332,15 @@ static inline TPM_RC cmd_params_done(const struct cmd *c)
 const struct cmd_def *cmd_lookup(TPM_CC code);
 size_t cmd_count(void);
 const struct cmd_def *cmd_at(size_t i); /* sorted by code, for GetCapability(COMMANDS) */
+/* Command audit, the two hooks dispatch calls: before the handler runs (whether the command
+ * is audited; its names), and once its response parameters are final, as sent (the audit
+ * digest extended with its cpHash and rpHash, a new sequence counted if it was clear). */
+TPM_RC cmd_audit_before(struct cmd *c);
+TPM_RC cmd_audit_after(struct cmd *c, const uint8_t *rsp_params, size_t rsp_len);
+/* TPM_PT_AUDIT_COUNTER_0/1, and the audited commands from `from` on, ascending, at most max
+ * (GetCapability); the count written. */
+uint64_t cmd_audit_counter(const struct pqtpm_engine *e);
+size_t cmd_audit_commands(struct pqtpm_engine *e, TPM_CC from, TPM_CC *out, size_t max);
 /* An algorithm GetCapability(TPM_CAP_ALGS) lists (cmd/capability.c). */
 bool alg_implemented(TPM_ALG_ID alg);
 

@@ -368,9 +368,19 @@ static TPM_RC cap_commands(struct cmd *c, uint32_t from, struct list *l)
 	return TPM_RC_SUCCESS;
 }
 
-/* No command needs physical presence and none is audited: both lists are empty. */
+/* No command needs physical presence: the list is empty. */
 static TPM_RC cap_empty(struct cmd *c, uint32_t from, struct list *l)
 {
+	return TPM_RC_SUCCESS;
+}
+
+static TPM_RC cap_audit_commands(struct cmd *c, uint32_t from, struct list *l)
+{
+	TPM_CC cc[CMD_AUDIT_MAX + 1];
+	size_t n = cmd_audit_commands(c->e, from, cc, CMD_AUDIT_MAX + 1);
+
+	for (size_t i = 0; i < n && list_room(l); i++)
+		TRY(list_u32(l, cc[i]));
 	return TPM_RC_SUCCESS;
 }
 
@@ -511,8 +521,8 @@ static bool tpm_property(struct cmd *c, uint32_t pt, uint32_t *v)
 	case TPM_PT_LOCKOUT_INTERVAL: *v = da_recovery_time(e); break;
 	case TPM_PT_LOCKOUT_RECOVERY: *v = da_lockout_recovery(e); break;
 	case TPM_PT_NV_WRITE_RECOVERY: *v = 0; break;
-	case TPM_PT_AUDIT_COUNTER_0: *v = 0; break;
-	case TPM_PT_AUDIT_COUNTER_1: *v = 0; break;
+	case TPM_PT_AUDIT_COUNTER_0: *v = (uint32_t)(cmd_audit_counter(e) >> 32); break;
+	case TPM_PT_AUDIT_COUNTER_1: *v = (uint32_t)cmd_audit_counter(e); break;
 	default: return false;
 	}
 	return true;
@@ -634,7 +644,7 @@ static const struct {
 	{ TPM_CAP_HANDLES, CAP_MAX_HANDLES, cap_handles },
 	{ TPM_CAP_COMMANDS, CAP_MAX_CC, cap_commands },
 	{ TPM_CAP_PP_COMMANDS, CAP_MAX_CC, cap_empty },
-	{ TPM_CAP_AUDIT_COMMANDS, CAP_MAX_CC, cap_empty },
+	{ TPM_CAP_AUDIT_COMMANDS, CAP_MAX_CC, cap_audit_commands },
 	{ TPM_CAP_PCRS, MAX_PCR_BANKS, cap_pcrs },
 	{ TPM_CAP_TPM_PROPERTIES, CAP_MAX_TPM_PROPERTIES, cap_tpm_properties },
 	{ TPM_CAP_PCR_PROPERTIES, CAP_MAX_PCR_PROPERTIES, cap_pcr_properties },

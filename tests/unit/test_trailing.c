@@ -362,6 +362,8 @@ static void snapshot(struct snap *s)
 	snap_add(s, &b);
 	get_cap(&b, TPM_CAP_AUTH_POLICIES, TPM_RH_OWNER, 14);
 	snap_add(s, &b);
+	get_cap(&b, TPM_CAP_AUDIT_COMMANDS, 0, 254);
+	snap_add(s, &b);
 }
 
 /* ---- the cases: each builds one valid command (after what it needs) ---- */
@@ -1527,6 +1529,25 @@ static void c_get_session_audit_digest(struct cmdbuf *b)
 	wr_u16(&b->params, TPM_ALG_NULL);
 }
 
+static void c_set_command_code_audit_status(struct cmdbuf *b)
+{
+	cmd1(b, TPM_CC_SetCommandCodeAuditStatus, TPM_RH_OWNER, 1);
+	wr_u16(&b->params, TPM_ALG_NULL);
+	wr_u32(&b->params, 1);
+	wr_u32(&b->params, TPM_CC_GetRandom);
+	wr_u32(&b->params, 0);
+}
+
+static void c_get_command_audit_digest(struct cmdbuf *b)
+{
+	struct key k;
+
+	new_key(K_SIGN, &k);
+	cmd2(b, TPM_CC_GetCommandAuditDigest, TPM_RH_ENDORSEMENT, k.handle, 2);
+	wr_tpm2b(&b->params, "", 0);
+	wr_u16(&b->params, TPM_ALG_NULL);
+}
+
 /* ---- the table ---- */
 
 struct tcase {
@@ -1642,6 +1663,8 @@ static const struct tcase cases[] = {
 	C(GetTime, c_get_time),
 	C(Quote, c_quote),
 	C(GetSessionAuditDigest, c_get_session_audit_digest),
+	C(SetCommandCodeAuditStatus, c_set_command_code_audit_status),
+	C(GetCommandAuditDigest, c_get_command_audit_digest),
 	C(MakeCredential, c_make_credential),
 	C(ActivateCredential, c_activate_credential),
 	C(Duplicate, c_duplicate),
