@@ -235,6 +235,7 @@ static TPM_RC run(struct cmd *c, const uint8_t *cmd, size_t len, struct auth_are
 	memcpy(params, c->cp_start, c->cp_len);
 	TRY(auth_check(c, a, params, c->cp_len));
 	rd_init(&c->in, params, c->cp_len);
+	TRY(cmd_pp_check(c));
 	TRY(cmd_audit_before(c));
 	TRY(c->def->run(c));
 	/* Handlers refuse leftover bytes before they act (cmd_params_done); this only catches

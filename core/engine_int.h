@@ -175,6 +175,14 @@ struct command_audit {
 	TPM_CC list[CMD_AUDIT_MAX];	/* sorted */
 };
 
+/* Physical presence (cmd/pp.c): the commands that require it when the platform authorizes
+ * them, besides PP_Commands, which always does (sorted; in the engine's memory). */
+#define PP_LIST_MAX 32
+struct pp_list {
+	uint16_t n;
+	TPM_CC list[PP_LIST_MAX];
+};
+
 struct pcr_bank {
 	TPM_ALG_ID alg;
 	uint8_t value[PCR_NUM][MAX_DIGEST_SIZE];
@@ -229,6 +237,11 @@ struct pqtpm_engine {
 	unsigned nbanks;
 	uint32_t pcr_update_counter;
 	uint8_t startup_locality;	/* of the last Startup: PCR 0's reset value (pcr.c) */
+	/* The authValue and authPolicy of the PCR group 20-22 (cmd/pcr_auth.c): the value is
+	 * EmptyAuth again at Startup(CLEAR); both live in the engine's memory. */
+	struct tpm2b_digest pcr_group_auth;
+	struct tpm2b_digest pcr_group_policy;
+	TPM_ALG_ID pcr_group_policy_alg;
 
 	uint64_t clock_base_ms;		/* monotonic ms of the last clock sync */
 	uint64_t power_on_ms;		/* monotonic ms at the last power on (TPMS_TIME_INFO.time) */
@@ -251,6 +264,8 @@ struct pqtpm_engine {
 	 * command that it does not audit ends its exclusivity. */
 	TPM_HANDLE exclusive_audit;
 	struct command_audit cmd_audit;
+	struct pp_list pp;
+	uint32_t algorithm_set;		/* SetAlgorithmSet, TPM_PT_ALGORITHM_SET (cmd/pp.c) */
 };
 
 /* ---- command context ---- */
@@ -337,6 +352,11 @@ const struct cmd_def *cmd_at(size_t i); /* sorted by code, for GetCapability(COM
  * digest extended with its cpHash and rpHash, a new sequence counted if it was clear). */
 TPM_RC cmd_audit_before(struct cmd *c);
 TPM_RC cmd_audit_after(struct cmd *c, const uint8_t *rsp_params, size_t rsp_len);
+/* TPM_RC_PP when the command requires physical presence here (PP_Commands, or one the list
+ * names, authorized by the platform) and it is not asserted; dispatch, before the handler. */
+TPM_RC cmd_pp_check(const struct cmd *c);
+/* The commands that require physical presence from `from` on, ascending; the count written. */
+size_t cmd_pp_commands(const struct pqtpm_engine *e, TPM_CC from, TPM_CC *out, size_t max);
 /* TPM_PT_AUDIT_COUNTER_0/1, and the audited commands from `from` on, ascending, at most max
  * (GetCapability); the count written. */
 uint64_t cmd_audit_counter(const struct pqtpm_engine *e);

@@ -137,6 +137,8 @@ void pcr_reset_all(struct pqtpm_engine *e, bool startup_clear)
 			for (unsigned pcr = 0; pcr < PCR_NUM; pcr++)
 				set_reset_value(e, &e->banks[b], pcr);
 		e->pcr_update_counter = 0;
+		/* the group's authValue is EmptyAuth after a TPM Reset or Restart (Part 1 §17.6) */
+		crypto_wipe(&e->pcr_group_auth, sizeof(e->pcr_group_auth));
 		if (e->hcrtm_pre_startup)
 			hcrtm_into_pcr0(e);
 	} else {
@@ -217,6 +219,11 @@ bool pcr_reset_allowed(unsigned pcr, uint8_t locality)
 	return pcr < PCR_NUM && locality != 4 && locality_in(attrs[pcr].reset, locality);
 }
 
+bool pcr_in_auth_group(unsigned pcr)
+{
+	return pcr >= PCR_AUTH_GROUP_FIRST && pcr <= PCR_AUTH_GROUP_LAST;
+}
+
 bool pcr_property_map(uint32_t property, uint32_t *map)
 {
 	*map = 0;
@@ -247,6 +254,10 @@ bool pcr_property_map(uint32_t property, uint32_t *map)
 			break;
 		case TPM_PT_PCR_DRTM_RESET:
 			set = a->reset & LOC_DRTM;
+			break;
+		case TPM_PT_PCR_POLICY:
+		case TPM_PT_PCR_AUTH:
+			set = pcr_in_auth_group(pcr);
 			break;
 		default:
 			return false;

@@ -57,6 +57,11 @@ TPM_RC pcr_reset(struct pqtpm_engine *e, unsigned pcr);
 /* ---- PC Client locality rules ---- */
 bool pcr_extend_allowed(unsigned pcr, uint8_t locality);
 bool pcr_reset_allowed(unsigned pcr, uint8_t locality);
+/* PCRs 20-22 form the one authorization group and the one policy group, as in the reference
+ * implementation: PCR_SetAuthValue and PCR_SetAuthPolicy (cmd/pcr_auth.c) set them. */
+#define PCR_AUTH_GROUP_FIRST 20
+#define PCR_AUTH_GROUP_LAST 22
+bool pcr_in_auth_group(unsigned pcr);
 /* The PCRs a TPM_PT_PCR_* property names, as a 24-bit map (bit n = PCR n); false for a
  * property this TPM does not report. */
 bool pcr_property_map(uint32_t property, uint32_t *map);

@@ -60,6 +60,16 @@ TPM_RC rd_hash_alg(struct rd *r, TPM_ALG_ID *alg, bool allow_null)
 	return TPM_RC_HASH;
 }
 
+TPM_RC rd_tpml_cc(struct rd *r, TPM_CC list[TPML_CC_MAX], uint32_t *count)
+{
+	TRY(rd_u32(r, count));
+	if (*count > TPML_CC_MAX)
+		return TPM_RC_SIZE;
+	for (uint32_t i = 0; i < *count; i++)
+		TRY(rd_u32(r, &list[i]));
+	return TPM_RC_SUCCESS;
+}
+
 /* TPMI_YES_NO */
 static TPM_RC rd_yes_no(struct rd *r, uint8_t *v)
 {

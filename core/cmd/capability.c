@@ -368,9 +368,13 @@ static TPM_RC cap_commands(struct cmd *c, uint32_t from, struct list *l)
 	return TPM_RC_SUCCESS;
 }
 
-/* No command needs physical presence: the list is empty. */
-static TPM_RC cap_empty(struct cmd *c, uint32_t from, struct list *l)
+static TPM_RC cap_pp_commands(struct cmd *c, uint32_t from, struct list *l)
 {
+	TPM_CC cc[PP_LIST_MAX + 1];
+	size_t n = cmd_pp_commands(c->e, from, cc, PP_LIST_MAX + 1);
+
+	for (size_t i = 0; i < n && list_room(l); i++)
+		TRY(list_u32(l, cc[i]));
 	return TPM_RC_SUCCESS;
 }
 
@@ -514,7 +518,7 @@ static bool tpm_property(struct cmd *c, uint32_t pt, uint32_t *v)
 	case TPM_PT_HR_PERSISTENT_AVAIL: *v = MAX_PERSISTENT_OBJECTS - persistent; break;
 	case TPM_PT_NV_COUNTERS: *v = nv_count(e->ps.nv, TPM_NT_COUNTER); break;
 	case TPM_PT_NV_COUNTERS_AVAIL: *v = counters_avail(e); break;
-	case TPM_PT_ALGORITHM_SET: *v = 0; break;
+	case TPM_PT_ALGORITHM_SET: *v = e->algorithm_set; break;
 	case TPM_PT_LOADED_CURVES: *v = N(curves); break;
 	case TPM_PT_LOCKOUT_COUNTER: *v = da_failed_tries(c->e); break;
 	case TPM_PT_MAX_AUTH_FAIL: *v = da_max_tries(e); break;
@@ -643,7 +647,7 @@ static const struct {
 	{ TPM_CAP_ALGS, CAP_MAX_ALGS, cap_algs },
 	{ TPM_CAP_HANDLES, CAP_MAX_HANDLES, cap_handles },
 	{ TPM_CAP_COMMANDS, CAP_MAX_CC, cap_commands },
-	{ TPM_CAP_PP_COMMANDS, CAP_MAX_CC, cap_empty },
+	{ TPM_CAP_PP_COMMANDS, CAP_MAX_CC, cap_pp_commands },
 	{ TPM_CAP_AUDIT_COMMANDS, CAP_MAX_CC, cap_audit_commands },
 	{ TPM_CAP_PCRS, MAX_PCR_BANKS, cap_pcrs },
 	{ TPM_CAP_TPM_PROPERTIES, CAP_MAX_TPM_PROPERTIES, cap_tpm_properties },

@@ -132,16 +132,6 @@ size_t cmd_audit_commands(struct pqtpm_engine *e, TPM_CC from, TPM_CC *out, size
 
 /* ---- SetCommandCodeAuditStatus ---- */
 
-static TPM_RC rd_cc_list(struct rd *r, TPM_CC *list, uint32_t *count)
-{
-	TRY(rd_u32(r, count));
-	if (*count > CMD_AUDIT_MAX)
-		return TPM_RC_SIZE;
-	for (uint32_t i = 0; i < *count; i++)
-		TRY(rd_u32(r, &list[i]));
-	return TPM_RC_SUCCESS;
-}
-
 /* Only implemented commands join the list; SetCommandCodeAuditStatus is audited anyway. */
 static void audit_set(struct command_audit *a, TPM_CC cc)
 {
@@ -170,14 +160,14 @@ static void audit_clear(struct command_audit *a, TPM_CC cc)
 
 static TPM_RC set_command_code_audit_status(struct cmd *c)
 {
-	TPM_CC set[CMD_AUDIT_MAX], clear[CMD_AUDIT_MAX];
+	TPM_CC set[TPML_CC_MAX], clear[TPML_CC_MAX];
 	struct command_audit *a = &c->e->cmd_audit;
 	uint32_t nset, nclear;
 	uint16_t alg;
 
 	TRYP(1, rd_u16(&c->in, &alg));
-	TRYP(2, rd_cc_list(&c->in, set, &nset));
-	TRYP(3, rd_cc_list(&c->in, clear, &nclear));
+	TRYP(2, rd_tpml_cc(&c->in, set, &nset));
+	TRYP(3, rd_tpml_cc(&c->in, clear, &nclear));
 	TRY(cmd_params_done(c));
 	if (alg != TPM_ALG_NULL && crypto_hash_size(alg) == 0)
 		return rc_param(TPM_RC_HASH, 1);
@@ -269,6 +259,6 @@ const struct cmd_def cmds_command_audit[] = {
 	  .run = get_command_audit_digest },
 	{ .code = TPM_CC_SetCommandCodeAuditStatus, .name = "SetCommandCodeAuditStatus",
 	  .handles = 1, .auth = { AUTH_USER }, .htype = { HK_OWNER | HK_PLATFORM },
-	  .run = set_command_code_audit_status },
+	  .flags = CMD_PP, .run = set_command_code_audit_status },
 	{ 0 },
 };

@@ -274,10 +274,16 @@ static void test_commands(void)
 	n = get_u32_list(TPM_CAP_COMMANDS, 0, 100000, items, 256, &more);
 	CU_ASSERT_EQUAL(n, cmd_count() < 254 ? cmd_count() : 254);
 
-	CU_ASSERT_EQUAL(get_u32_list(TPM_CAP_PP_COMMANDS, 0, 100, items, 256, &more), 0);
+	/* by default only PP_Commands needs physical presence, only SetCommandCodeAuditStatus
+	 * is audited */
+	CU_ASSERT_EQUAL(get_u32_list(TPM_CAP_PP_COMMANDS, 0, 100, items, 256, &more), 1);
+	CU_ASSERT_EQUAL(items[0], TPM_CC_PP_Commands);
 	CU_ASSERT_EQUAL(more, 0);
-	CU_ASSERT_EQUAL(get_u32_list(TPM_CAP_AUDIT_COMMANDS, 0, 100, items, 256, &more), 0);
+	CU_ASSERT_EQUAL(get_u32_list(TPM_CAP_AUDIT_COMMANDS, 0, 100, items, 256, &more), 1);
+	CU_ASSERT_EQUAL(items[0], TPM_CC_SetCommandCodeAuditStatus);
 	CU_ASSERT_EQUAL(more, 0);
+	CU_ASSERT_EQUAL(get_u32_list(TPM_CAP_AUDIT_COMMANDS, TPM_CC_SetCommandCodeAuditStatus + 1,
+				     100, items, 256, &more), 0);
 	harness_close(&h);
 }
 
@@ -438,7 +444,7 @@ static void test_pcr_properties(void)
 	CU_ASSERT_EQUAL_FATAL(getcap(TPM_CAP_PCR_PROPERTIES, 0, 100, &r, &more), TPM_RC_SUCCESS);
 	CU_ASSERT_EQUAL(more, 0);
 	CU_ASSERT_EQUAL(rd_u32(&r, &n), TPM_RC_SUCCESS);
-	CU_ASSERT_EQUAL_FATAL(n, 13);
+	CU_ASSERT_EQUAL_FATAL(n, 15);
 	for (uint32_t i = 0; i < n; i++) {
 		uint32_t tag = 0;
 		uint8_t size = 0, sel[3] = { 0 };
@@ -459,6 +465,8 @@ static void test_pcr_properties(void)
 	CU_ASSERT_EQUAL(maps[TPM_PT_PCR_RESET_L4], 0x7E0000);
 	CU_ASSERT_EQUAL(maps[TPM_PT_PCR_DRTM_RESET], 0x7E0000);
 	CU_ASSERT_EQUAL(maps[TPM_PT_PCR_NO_INCREMENT], 0x700000);
+	CU_ASSERT_EQUAL(maps[TPM_PT_PCR_POLICY], 0x700000);
+	CU_ASSERT_EQUAL(maps[TPM_PT_PCR_AUTH], 0x700000);
 
 	CU_ASSERT_EQUAL_FATAL(getcap(TPM_CAP_PCR_PROPERTIES, TPM_PT_PCR_RESET_L4, 1, &r, &more),
 			      TPM_RC_SUCCESS);

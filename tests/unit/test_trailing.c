@@ -364,6 +364,8 @@ static void snapshot(struct snap *s)
 	snap_add(s, &b);
 	get_cap(&b, TPM_CAP_AUDIT_COMMANDS, 0, 254);
 	snap_add(s, &b);
+	get_cap(&b, TPM_CAP_PP_COMMANDS, 0, 254);
+	snap_add(s, &b);
 }
 
 /* ---- the cases: each builds one valid command (after what it needs) ---- */
@@ -1548,6 +1550,35 @@ static void c_get_command_audit_digest(struct cmdbuf *b)
 	wr_u16(&b->params, TPM_ALG_NULL);
 }
 
+static void c_pcr_set_auth_value(struct cmdbuf *b)
+{
+	cmd1(b, TPM_CC_PCR_SetAuthValue, 20, 1);
+	wr_tpm2b(&b->params, "pcr", 3);
+}
+
+static void c_pcr_set_auth_policy(struct cmdbuf *b)
+{
+	cmd1(b, TPM_CC_PCR_SetAuthPolicy, TPM_RH_PLATFORM, 1);
+	digest32(&b->params, 0x21);
+	wr_u16(&b->params, TPM_ALG_SHA256);
+	wr_u32(&b->params, 20);
+}
+
+static void c_pp_commands(struct cmdbuf *b)
+{
+	CU_ASSERT_EQUAL_FATAL(pqtpm_engine_signal(H->e, PQTPM_SIGNAL_PHYS_PRES_ON), 0);
+	cmd1(b, TPM_CC_PP_Commands, TPM_RH_PLATFORM, 1);
+	wr_u32(&b->params, 1);
+	wr_u32(&b->params, TPM_CC_Clear);
+	wr_u32(&b->params, 0);
+}
+
+static void c_set_algorithm_set(struct cmdbuf *b)
+{
+	cmd1(b, TPM_CC_SetAlgorithmSet, TPM_RH_PLATFORM, 1);
+	wr_u32(&b->params, 1);
+}
+
 /* ---- the table ---- */
 
 struct tcase {
@@ -1665,6 +1696,10 @@ static const struct tcase cases[] = {
 	C(GetSessionAuditDigest, c_get_session_audit_digest),
 	C(SetCommandCodeAuditStatus, c_set_command_code_audit_status),
 	C(GetCommandAuditDigest, c_get_command_audit_digest),
+	C(PCR_SetAuthValue, c_pcr_set_auth_value),
+	C(PCR_SetAuthPolicy, c_pcr_set_auth_policy),
+	C(PP_Commands, c_pp_commands),
+	C(SetAlgorithmSet, c_set_algorithm_set),
 	C(MakeCredential, c_make_credential),
 	C(ActivateCredential, c_activate_credential),
 	C(Duplicate, c_duplicate),
