@@ -183,6 +183,16 @@ struct pp_list {
 	TPM_CC list[PP_LIST_MAX];
 };
 
+/* The commit state of the anonymous and two-phase schemes (commit.c): a nonce made on first
+ * use, the next count, and which of the last COMMIT_SLOTS counts are still outstanding. */
+#define COMMIT_SLOTS 128
+struct commit_state {
+	bool nonce_set;
+	uint8_t nonce[32];
+	uint64_t counter;
+	uint8_t pending[COMMIT_SLOTS / 8];
+};
+
 struct pcr_bank {
 	TPM_ALG_ID alg;
 	uint8_t value[PCR_NUM][MAX_DIGEST_SIZE];
@@ -265,6 +275,7 @@ struct pqtpm_engine {
 	TPM_HANDLE exclusive_audit;
 	struct command_audit cmd_audit;
 	struct pp_list pp;
+	struct commit_state commit;
 	uint32_t algorithm_set;		/* SetAlgorithmSet, TPM_PT_ALGORITHM_SET (cmd/pp.c) */
 };
 

@@ -79,6 +79,9 @@ static const struct {
 	{ TPM_ALG_OAEP, ASYM | ENC },
 	{ TPM_ALG_ECDSA, ASYM | SIGN | METHOD },
 	{ TPM_ALG_ECDH, ASYM | METHOD },
+	{ TPM_ALG_ECDAA, ASYM | SIGN },
+	{ TPM_ALG_ECSCHNORR, ASYM | SIGN },
+	{ TPM_ALG_ECMQV, ASYM | METHOD },
 	{ TPM_ALG_KDF1_SP800_56A, HASH | METHOD },
 	{ TPM_ALG_KDF1_SP800_108, HASH | METHOD },
 	{ TPM_ALG_ECC, ASYM | OBJ },
@@ -493,7 +496,7 @@ static bool tpm_property(struct cmd *c, uint32_t pt, uint32_t *v)
 	case TPM_PT_PS_REVISION: *v = PS_REVISION; break;
 	case TPM_PT_PS_DAY_OF_YEAR: *v = PS_DAY_OF_YEAR; break;
 	case TPM_PT_PS_YEAR: *v = PS_YEAR; break;
-	case TPM_PT_SPLIT_MAX: *v = 0; break; /* no ECDAA */
+	case TPM_PT_SPLIT_MAX: *v = COMMIT_SLOTS; break; /* outstanding commits */
 	case TPM_PT_TOTAL_COMMANDS: *v = (uint32_t)cmd_count(); break;
 	case TPM_PT_LIBRARY_COMMANDS: *v = (uint32_t)cmd_count(); break;
 	case TPM_PT_VENDOR_COMMANDS: *v = 0; break;

@@ -1579,6 +1579,49 @@ static void c_set_algorithm_set(struct cmdbuf *b)
 	wr_u32(&b->params, 1);
 }
 
+static void c_ec_ephemeral(struct cmdbuf *b)
+{
+	cmd_begin(b, TPM_CC_EC_Ephemeral);
+	wr_u16(&b->params, TPM_ECC_NIST_P256);
+}
+
+static void c_commit(struct cmdbuf *b)
+{
+	struct tpmt_public t;
+	struct key k;
+
+	key_template(&t, TPM_ALG_ECC, TPMA_OBJECT_SIGN_ENCRYPT);
+	t.scheme.scheme = TPM_ALG_ECDAA;
+	t.scheme.hash_alg = TPM_ALG_SHA256;
+	key_primary(H, &t, NULL, 0, &k);
+	cmd1(b, TPM_CC_Commit, k.handle, 1);
+	wr_u16(&b->params, 0); /* P1: the Empty Point */
+	wr_tpm2b(&b->params, "", 0);
+	wr_tpm2b(&b->params, "", 0);
+}
+
+/* ZGen_2Phase with an ECDH key: its own public point for both of the other party's points,
+ * an ephemeral of EC_Ephemeral (counter 0). */
+static void c_zgen_2phase(struct cmdbuf *b)
+{
+	struct cmdbuf e;
+	struct key k;
+	size_t mark;
+
+	new_key(K_ECDH, &k);
+	c_ec_ephemeral(&e);
+	ok(&e, NULL, NULL);
+	cmd1(b, TPM_CC_ZGen_2Phase, k.handle, 1);
+	for (int i = 0; i < 2; i++) {
+		wr_size_begin(&b->params, &mark);
+		wr_tpm2b(&b->params, k.pub.x.b, k.pub.x.size);
+		wr_tpm2b(&b->params, k.pub.y.b, k.pub.y.size);
+		wr_size_end(&b->params, mark);
+	}
+	wr_u16(&b->params, TPM_ALG_ECDH);
+	wr_u16(&b->params, 0);
+}
+
 /* ---- the table ---- */
 
 struct tcase {
@@ -1700,6 +1743,9 @@ static const struct tcase cases[] = {
 	C(PCR_SetAuthPolicy, c_pcr_set_auth_policy),
 	C(PP_Commands, c_pp_commands),
 	C(SetAlgorithmSet, c_set_algorithm_set),
+	C(EC_Ephemeral, c_ec_ephemeral),
+	C(Commit, c_commit),
+	C(ZGen_2Phase, c_zgen_2phase),
 	C(MakeCredential, c_make_credential),
 	C(ActivateCredential, c_activate_credential),
 	C(Duplicate, c_duplicate),
