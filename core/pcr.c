@@ -38,6 +38,7 @@ static const struct {
 	{ TPM_ALG_SHA1, PQTPM_BANK_SHA1 },
 	{ TPM_ALG_SHA256, PQTPM_BANK_SHA256 },
 	{ TPM_ALG_SHA384, PQTPM_BANK_SHA384 },
+	{ TPM_ALG_SHA512, PQTPM_BANK_SHA512 },
 };
 #define NBANK_ALGS (sizeof(bank_algs) / sizeof(bank_algs[0]))
 

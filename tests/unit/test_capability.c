@@ -290,8 +290,9 @@ static void test_commands(void)
 /* ---- PCRS ---- */
 static void test_pcrs(void)
 {
-	static const uint16_t algs[] = { TPM_ALG_SHA1, TPM_ALG_SHA256, TPM_ALG_SHA384 };
-	static const uint8_t fill[] = { 0xFF, 0xFF, 0x00 };
+	static const uint16_t algs[] = { TPM_ALG_SHA1, TPM_ALG_SHA256, TPM_ALG_SHA384,
+					 TPM_ALG_SHA512 };
+	static const uint8_t fill[] = { 0xFF, 0xFF, 0x00, 0x00 };
 	struct rd r;
 	uint32_t n;
 	uint8_t more;
@@ -300,8 +301,8 @@ static void test_pcrs(void)
 	CU_ASSERT_EQUAL_FATAL(getcap(TPM_CAP_PCRS, 0, 1, &r, &more), TPM_RC_SUCCESS);
 	CU_ASSERT_EQUAL(more, 0);
 	CU_ASSERT_EQUAL(rd_u32(&r, &n), TPM_RC_SUCCESS);
-	CU_ASSERT_EQUAL_FATAL(n, 3);
-	for (size_t i = 0; i < 3; i++) {
+	CU_ASSERT_EQUAL_FATAL(n, 4);
+	for (size_t i = 0; i < 4; i++) {
 		uint16_t alg;
 		uint8_t size, sel[3];
 
