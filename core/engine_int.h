@@ -34,6 +34,7 @@ enum object_kind {
 	OBJ_EVENT_SEQ,	/* HashSequenceStart with TPM_ALG_NULL */
 	OBJ_SIGN_SEQ,	/* SignSequenceStart (cmd/pq_seq.c) */
 	OBJ_VERIFY_SEQ,	/* VerifySequenceStart (cmd/pq_seq.c) */
+	OBJ_CMAC_SEQ,	/* MAC_Start (HMAC_Start) with an AES key: CMAC */
 };
 
 /* A sign or verify sequence (v1.85). The message is never kept: it feeds, as it arrives,
@@ -65,6 +66,7 @@ struct object {
 	/* sequences: auth is sens.auth_value */
 	struct crypto_hash_ctx hash;			/* HASH_SEQ */
 	struct crypto_hmac_ctx hmac;			/* HMAC_SEQ */
+	struct crypto_cmac_ctx cmac;			/* CMAC_SEQ */
 	struct crypto_hash_ctx event[MAX_PCR_BANKS];	/* EVENT_SEQ, one per allocated bank */
 	TPM_ALG_ID event_alg[MAX_PCR_BANKS];
 	unsigned event_banks;

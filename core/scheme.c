@@ -493,12 +493,23 @@ TPM_RC scheme_rsa_decrypt(const struct tpmt_public *pub, const struct tpmt_schem
 
 TPM_RC scheme_hmac(const struct object *key, TPM_ALG_ID in, TPM_ALG_ID *hash)
 {
-	if (key->pub.type != TPM_ALG_KEYEDHASH)
+	if (key->pub.type != TPM_ALG_KEYEDHASH && key->pub.type != TPM_ALG_SYMCIPHER)
 		return rc_handle(TPM_RC_TYPE, 1);
 	if (key->pub.attributes & TPMA_OBJECT_RESTRICTED)
 		return rc_handle(TPM_RC_ATTRIBUTES, 1);
 	if (!(key->pub.attributes & TPMA_OBJECT_SIGN_ENCRYPT))
 		return rc_handle(TPM_RC_KEY, 1);
+	/* an AES key MACs with CMAC, a keyedHash key with HMAC */
+	if (key->pub.type == TPM_ALG_SYMCIPHER) {
+		if (key->pub.symmetric.alg != TPM_ALG_AES)
+			return rc_handle(TPM_RC_KEY, 1);
+		if (in != TPM_ALG_NULL && in != TPM_ALG_CMAC)
+			return rc_param(TPM_RC_VALUE, 2);
+		*hash = TPM_ALG_CMAC;
+		return key->has_sensitive ? TPM_RC_SUCCESS : TPM_RC_AUTH_UNAVAILABLE;
+	}
+	if (in == TPM_ALG_CMAC)
+		return rc_param(TPM_RC_VALUE, 2);
 	*hash = in;
 	if (key->pub.scheme.scheme != TPM_ALG_NULL) {
 		*hash = key->pub.scheme.hash_alg;

@@ -179,6 +179,8 @@ TPM_RC rd_hash_alg(struct rd *r, TPM_ALG_ID *alg, bool allow_null); /* TPMI_ALG_
 TPM_RC rd_tpm2b_ecc_point(struct rd *r, struct tpm2b_ecc_parameter *x,
 			  struct tpm2b_ecc_parameter *y, bool allow_empty);
 TPM_RC wr_tpm2b_ecc_point(struct wr *w, const uint8_t *x, const uint8_t *y, size_t len);
+/* TPMI_ALG_MAC_SCHEME: a hash (rd_hash_alg, with NULL) or TPM_ALG_CMAC. */
+TPM_RC rd_mac_scheme(struct rd *r, TPM_ALG_ID *alg);
 /* TPML_CC: count, then count command codes; TPM_RC_SIZE past TPML_CC_MAX (MAX_CAP_CC). */
 #define TPML_CC_MAX 254
 TPM_RC rd_tpml_cc(struct rd *r, TPM_CC list[TPML_CC_MAX], uint32_t *count);

@@ -60,6 +60,19 @@ TPM_RC rd_hash_alg(struct rd *r, TPM_ALG_ID *alg, bool allow_null)
 	return TPM_RC_HASH;
 }
 
+TPM_RC rd_mac_scheme(struct rd *r, TPM_ALG_ID *alg)
+{
+	struct rd peek = *r;
+	uint16_t v;
+
+	TRY(rd_u16(&peek, &v));
+	if (v != TPM_ALG_CMAC)
+		return rd_hash_alg(r, alg, true);
+	*r = peek;
+	*alg = v;
+	return TPM_RC_SUCCESS;
+}
+
 TPM_RC rd_tpm2b_ecc_point(struct rd *r, struct tpm2b_ecc_parameter *x,
 			  struct tpm2b_ecc_parameter *y, bool allow_empty)
 {

@@ -86,6 +86,7 @@ static const struct {
 	{ TPM_ALG_KDF1_SP800_108, HASH | METHOD },
 	{ TPM_ALG_ECC, ASYM | OBJ },
 	{ TPM_ALG_SYMCIPHER, OBJ },
+	{ TPM_ALG_CMAC, SYM | SIGN },
 	{ TPM_ALG_CTR, SYM | ENC },
 	{ TPM_ALG_OFB, SYM | ENC },
 	{ TPM_ALG_CBC, SYM | ENC },

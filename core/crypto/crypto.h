@@ -204,6 +204,21 @@ TPM_RC crypto_ecc_params(uint16_t curve, struct crypto_ecc_params *out);
 TPM_RC crypto_aes(TPM_ALG_ID mode, bool encrypt, const uint8_t *key, size_t keylen,
 		  uint8_t *iv, const uint8_t *in, uint8_t *out, size_t len);
 
+/* ---- AES-CMAC (cmac.c, SP 800-38B): 16-, 24- or 32-byte keys (TPM_RC_KEY_SIZE) ---- */
+#define CRYPTO_CMAC_SIZE 16
+struct crypto_cmac_ctx {
+	uint8_t key[32];
+	uint8_t keylen;
+	uint8_t x[CRYPTO_CMAC_SIZE];	/* the chaining value */
+	uint8_t buf[CRYPTO_CMAC_SIZE];	/* the last block, absorbed once more data comes */
+	uint8_t n;			/* bytes in buf */
+};
+TPM_RC crypto_cmac_start(struct crypto_cmac_ctx *ctx, const uint8_t *key, size_t keylen);
+TPM_RC crypto_cmac_update(struct crypto_cmac_ctx *ctx, const void *data, size_t len);
+TPM_RC crypto_cmac_finish(struct crypto_cmac_ctx *ctx, uint8_t out[CRYPTO_CMAC_SIZE]);
+TPM_RC crypto_cmac(const uint8_t *key, size_t keylen, const void *data, size_t len,
+		   uint8_t out[CRYPTO_CMAC_SIZE]);
+
 /* ---- teardown ----
  * wolfSSL keeps per-thread ECC tables (fixed-point caches, ~0.8 MB per cached point; they make
  * ECDSA ~100x faster): a thread that used ECC calls crypto_thread_cleanup before it exits, or
