@@ -3,8 +3,9 @@
  * selection digests, and the H-CRTM / D-RTM sequence of the platform hash signals.
  *
  * Banks are allocated whole (all 24 PCRs or none). e->banks[] holds the allocated banks in the
- * order SHA-1, SHA-256, SHA-384, SHA-512; e->ps.pcr_banks (PQTPM_BANK_*) says which, from the last TPM
- * Reset on. The attributes follow the TCG reference implementation's PC Client table:
+ * order SHA-1, SHA-256, SHA-384, SHA-512; e->ps.pcr_banks (PQTPM_BANK_*) says which, from
+ * the last TPM Reset on. The attributes follow the TCG reference implementation's PC Client
+ * table:
  *
  *   PCR    reset value  extend localities  PCR_Reset localities  state saved  counter
  *   0-15   0 (*)        0-4                none                  yes          +1

@@ -8,7 +8,8 @@ libtss2-dev libtss2-tcti-mssim0 libtss2-tcti-swtpm0 tpm2-tools swtpm swtpm-tools
 clang libclang-rt-14-dev valgrind faketime"
 # `install-deps.sh bench` (make bench): gnuplot as well, for the report's plot.
 [ "${1:-}" = bench ] && PKGS="$PKGS gnuplot-nox"
-# `install-deps.sh conformance` (make conformance): tpm2-abrmd and its TCTI, the peer suite runs behind it.
+# `install-deps.sh conformance` (make conformance): tpm2-abrmd and its TCTI, which the peer
+# suite runs behind.
 [ "${1:-}" = conformance ] && PKGS="$PKGS tpm2-abrmd libtss2-tcti-tabrmd0"
 
 missing=""

@@ -179,7 +179,8 @@ static TPM_RC zgen_2phase(struct cmd *c)
 	const struct object *key = c->obj[0];
 	uint16_t curve = key->pub.curve_id;
 	struct tpm2b_ecc_parameter sbx, sby, ebx, eby;
-	uint8_t d[ECC_MAX], r[ECC_MAX], sx[ECC_MAX], sy[ECC_MAX], ex[ECC_MAX], ey[ECC_MAX], z1x[ECC_MAX], z1y[ECC_MAX], z2x[ECC_MAX], z2y[ECC_MAX];
+	uint8_t d[ECC_MAX], r[ECC_MAX], sx[ECC_MAX], sy[ECC_MAX], ex[ECC_MAX], ey[ECC_MAX];
+	uint8_t z1x[ECC_MAX], z1y[ECC_MAX], z2x[ECC_MAX], z2y[ECC_MAX];
 	uint16_t scheme, counter;
 	size_t len;
 	TPM_RC rc;

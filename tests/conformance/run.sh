@@ -10,8 +10,9 @@
 # Writes BUILD_DIR/conformance/<tpm>/<test>.log, results.tsv (tpm, test, result, response code
 # of the first TPM error in a failing test) and report.md (the table and each failing test), and
 # prints report.md. Environment: PEER_SUITE (default: shared/peer-suites/tpm2-tools-5.4 next to
-# the project or to the clone it is a worktree of), CONFORMANCE_TPMS (default "pqtpm swtpm"), CONFORMANCE_TESTS (test names, default
-# all), CONFORMANCE_JOBS (default 2), CONFORMANCE_TIMEOUT (seconds per test, default 300).
+# the project or to the clone it is a worktree of), CONFORMANCE_TPMS (default "pqtpm swtpm"),
+# CONFORMANCE_TESTS (test names, default all), CONFORMANCE_JOBS (default 2),
+# CONFORMANCE_TIMEOUT (seconds per test, default 300).
 # Exits non-zero when something needed is missing; failing peer tests are the report, not an
 # error.
 set -eu
@@ -36,7 +37,8 @@ need() {
 	command -v "$1" >/dev/null || { echo "conformance: $1 not found ($2)" >&2; exit 1; }
 }
 [ -f "$SUITE/integration/helpers.sh" ] || { echo "conformance: no suite at $SUITE" >&2; exit 1; }
-[ -x "$BUILD_DIR/bin/pqtpm-server" ] || { echo "conformance: $BUILD_DIR/bin/pqtpm-server not built" >&2; exit 1; }
+[ -x "$BUILD_DIR/bin/pqtpm-server" ] ||
+	{ echo "conformance: $BUILD_DIR/bin/pqtpm-server not built" >&2; exit 1; }
 need tpm2-abrmd "scripts/install-deps.sh conformance"
 need tpm2 "scripts/install-deps.sh"
 need swtpm "scripts/install-deps.sh"
