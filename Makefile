@@ -85,7 +85,8 @@ SERVER := $(BUILD)/bin/pqtpm-server
 SHARED_SRC := $(sort $(wildcard tests/integration/shared/*.c))
 SHARED_BIN := $(SHARED_SRC:tests/integration/shared/%.c=$(BUILD)/tests/shared/%)
 
-.PHONY: all run check deps test unit integration asan-check bench fuzz fuzz-smoke valgrind tsan install \
+.PHONY: all run check deps test unit integration asan-check bench conformance fuzz fuzz-smoke valgrind \
+	tsan install \
 	clean
 all: $(LIB_A) $(LIB_SO) $(TSS_A) $(TSS_SO) $(SERVER)
 
@@ -214,6 +215,14 @@ bench:
 	@$(MAKE) --no-print-directory WOLFSSL=system BUILD=$(BENCH_SYSTEM_BUILD) all \
 		$(BENCH_SRC:tests/bench/%.c=$(BENCH_SYSTEM_BUILD)/bench/%)
 	@tests/bench/run.sh $(BUILD) $(BENCH_SYSTEM_BUILD)
+
+# make conformance (outside make check, several minutes): tpm2-tools 5.4's own integration suite
+# from shared/peer-suites behind tpm2-abrmd, a fresh server per test, against pqtpm-server and
+# swtpm; the table and each failing test go to $(BUILD)/conformance/report.md.
+conformance: deps
+	@scripts/install-deps.sh conformance
+	@$(MAKE) --no-print-directory all
+	@tests/conformance/run.sh $(BUILD)
 
 # The constant-time check: the ML-DSA / ML-KEM sources and the comparisons again, with
 # -DPQTPM_CT_CHECK (declassification points for memcheck, core/crypto/ct.h), at -O2 as shipped.

@@ -5,6 +5,7 @@
 #include "auth.h"
 #include "da.h"
 #include "nv/nv.h"
+#include "pcr.h"
 #include "policy.h"
 
 TPM_RC auth_parse(struct cmd *c, struct rd *r, struct auth_area *a)
@@ -92,6 +93,12 @@ static const struct tpm2b_digest *entity_policy(struct cmd *c, unsigned slot, TP
 	if (c->nv[slot]) {
 		*alg = c->nv[slot]->pub.name_alg;
 		return &c->nv[slot]->pub.policy;
+	}
+	if ((c->handle[slot] >> 24) == TPM_HT_PCR) {
+		if (!pcr_in_auth_group(c->handle[slot]))
+			return NULL;
+		*alg = c->e->pcr_group_policy_alg;
+		return &c->e->pcr_group_policy;
 	}
 	h = hier_get(c->e, c->handle[slot]);
 	if (!h || c->handle[slot] == TPM_RH_NULL)

@@ -211,6 +211,8 @@ static TPM_RC run(struct cmd *c, const uint8_t *cmd, size_t len, struct auth_are
 	memcpy(params, c->cp_start, c->cp_len);
 	TRY(auth_check(c, a, params, c->cp_len));
 	rd_init(&c->in, params, c->cp_len);
+	TRY(cmd_pp_check(c));
+	TRY(cmd_audit_before(c));
 	TRY(c->def->run(c));
 	/* Handlers refuse leftover bytes before they act (cmd_params_done); this only catches
 	 * one that forgot, too late to undo what it did outside e->ps. */
@@ -257,6 +259,7 @@ size_t dispatch(struct pqtpm_client *cl, uint8_t locality, const uint8_t *cmd, s
 	struct wr w;
 	size_t params_at;
 	uint8_t params[PQTPM_MAX_COMMAND_SIZE];
+	uint8_t *rsp_params;
 	bool reads_only;
 	TPM_CC cc = 0;
 	TPM_RC rc;
@@ -308,12 +311,15 @@ size_t dispatch(struct pqtpm_client *cl, uint8_t locality, const uint8_t *cmd, s
 		wr_u32(&w, c.rsp_handle);
 	if (c.tag == TPM_ST_SESSIONS)
 		wr_u32(&w, (uint32_t)c.out.off);
-	memmove(rsp + w.off, rsp + params_at, c.out.off);
+	rsp_params = rsp + w.off;
+	memmove(rsp_params, rsp + params_at, c.out.off);
 	w.off += c.out.off;
 	if (c.tag == TPM_ST_SESSIONS)
 		rc = auth_respond(&c, &a, rsp + w.off - c.out.off, c.out.off, &w);
 	else
 		auth_unaudited(&c);
+	if (rc == TPM_RC_SUCCESS) /* the parameters as sent, after any encryption */
+		rc = cmd_audit_after(&c, rsp_params, c.out.off);
 	auth_wipe(&a);
 	txn_end(&t);
 	if (rc != TPM_RC_SUCCESS)

@@ -37,6 +37,7 @@ enum object_kind {
 	OBJ_EVENT_SEQ,	/* HashSequenceStart with TPM_ALG_NULL */
 	OBJ_SIGN_SEQ,	/* SignSequenceStart (cmd/pq_seq.c) */
 	OBJ_VERIFY_SEQ,	/* VerifySequenceStart (cmd/pq_seq.c) */
+	OBJ_CMAC_SEQ,	/* MAC_Start (HMAC_Start) with an AES key: CMAC */
 };
 
 /* A sign or verify sequence (v1.85). The message is never kept: it feeds, as it arrives,
@@ -68,6 +69,7 @@ struct object {
 	/* sequences: auth is sens.auth_value */
 	struct crypto_hash_ctx hash;			/* HASH_SEQ */
 	struct crypto_hmac_ctx hmac;			/* HMAC_SEQ */
+	struct crypto_cmac_ctx cmac;			/* CMAC_SEQ */
 	struct crypto_hash_ctx event[MAX_PCR_BANKS];	/* EVENT_SEQ, one per allocated bank */
 	TPM_ALG_ID event_alg[MAX_PCR_BANKS];
 	unsigned event_banks;
@@ -168,6 +170,37 @@ struct state_file_id {
 	int64_t mtime_ns, ctime_ns;
 };
 
+/* Command audit (cmd/command_audit.c, Part 1 "Command Audit"): the audit hash, the counter of
+ * audit sequences, the digest (size 0: clear, the next audited command starts a new sequence)
+ * and the commands audited besides SetCommandCodeAuditStatus, which always is. Kept in the
+ * engine's memory: a restart of the server starts again from the defaults. */
+#define CMD_AUDIT_MAX 128
+struct command_audit {
+	TPM_ALG_ID alg;			/* TPM_ALG_ERROR (0) until set: SHA-512, as libtpms */
+	uint64_t counter;
+	struct tpm2b_digest digest;
+	uint16_t n;
+	TPM_CC list[CMD_AUDIT_MAX];	/* sorted */
+};
+
+/* Physical presence (cmd/pp.c): the commands that require it when the platform authorizes
+ * them, besides PP_Commands, which always does (sorted; in the engine's memory). */
+#define PP_LIST_MAX 32
+struct pp_list {
+	uint16_t n;
+	TPM_CC list[PP_LIST_MAX];
+};
+
+/* The commit state of the anonymous and two-phase schemes (commit.c): a nonce made on first
+ * use, the next count, and which of the last COMMIT_SLOTS counts are still outstanding. */
+#define COMMIT_SLOTS 128
+struct commit_state {
+	bool nonce_set;
+	uint8_t nonce[32];
+	uint64_t counter;
+	uint8_t pending[COMMIT_SLOTS / 8];
+};
+
 struct pcr_bank {
 	TPM_ALG_ID alg;
 	uint8_t value[PCR_NUM][MAX_DIGEST_SIZE];
@@ -219,6 +252,11 @@ struct pqtpm_engine {
 	unsigned nbanks;
 	uint32_t pcr_update_counter;
 	uint8_t startup_locality;	/* of the last Startup: PCR 0's reset value (pcr.c) */
+	/* The authValue and authPolicy of the PCR group 20-22 (cmd/pcr_auth.c): the value is
+	 * EmptyAuth again at Startup(CLEAR); both live in the engine's memory. */
+	struct tpm2b_digest pcr_group_auth;
+	struct tpm2b_digest pcr_group_policy;
+	TPM_ALG_ID pcr_group_policy_alg;
 
 	uint64_t clock_base_ms;		/* monotonic ms of the last clock sync */
 	uint64_t power_on_ms;		/* monotonic ms at the last power on (TPMS_TIME_INFO.time) */
@@ -242,6 +280,10 @@ struct pqtpm_engine {
 	/* The exclusive audit session (auth.c), 0 if none: engine-wide, since any client's
 	 * command that it does not audit ends its exclusivity. */
 	TPM_HANDLE exclusive_audit;
+	struct command_audit cmd_audit;
+	struct pp_list pp;
+	struct commit_state commit;
+	uint32_t algorithm_set;		/* SetAlgorithmSet, TPM_PT_ALGORITHM_SET (cmd/pp.c) */
 };
 
 /* ---- command context ---- */
@@ -300,6 +342,10 @@ struct cmd {
 	 * Names of the objects the handles named, to find them again */
 	uint64_t epoch;
 	struct tpm2b_name held[3];
+	/* command audit: whether this command is audited, and its handles' names as they were
+	 * before it ran, for its cpHash afterwards (cmd/command_audit.c) */
+	bool audited;
+	struct tpm2b_name audit_names[3];
 };
 
 /* Every handler calls this once it has read its last parameter and before it does anything:
@@ -314,6 +360,20 @@ static inline TPM_RC cmd_params_done(const struct cmd *c)
 const struct cmd_def *cmd_lookup(TPM_CC code);
 size_t cmd_count(void);
 const struct cmd_def *cmd_at(size_t i); /* sorted by code, for GetCapability(COMMANDS) */
+/* Command audit, the two hooks dispatch calls: before the handler runs (whether the command
+ * is audited; its names), and once its response parameters are final, as sent (the audit
+ * digest extended with its cpHash and rpHash, a new sequence counted if it was clear). */
+TPM_RC cmd_audit_before(struct cmd *c);
+TPM_RC cmd_audit_after(struct cmd *c, const uint8_t *rsp_params, size_t rsp_len);
+/* TPM_RC_PP when the command requires physical presence here (PP_Commands, or one the list
+ * names, authorized by the platform) and it is not asserted; dispatch, before the handler. */
+TPM_RC cmd_pp_check(const struct cmd *c);
+/* The commands that require physical presence from `from` on, ascending; the count written. */
+size_t cmd_pp_commands(const struct pqtpm_engine *e, TPM_CC from, TPM_CC *out, size_t max);
+/* TPM_PT_AUDIT_COUNTER_0/1, and the audited commands from `from` on, ascending, at most max
+ * (GetCapability); the count written. */
+uint64_t cmd_audit_counter(const struct pqtpm_engine *e);
+size_t cmd_audit_commands(struct pqtpm_engine *e, TPM_CC from, TPM_CC *out, size_t max);
 /* An algorithm GetCapability(TPM_CAP_ALGS) lists (cmd/capability.c). */
 bool alg_implemented(TPM_ALG_ID alg);
 

@@ -2,6 +2,7 @@
  * whether they are enabled; and the authValue of any entity a handle names. */
 #include "engine_int.h"
 #include "nv/nv.h"
+#include "pcr.h"
 
 int hier_index(TPM_HANDLE h)
 {
@@ -75,6 +76,11 @@ TPM_RC entity_auth(struct cmd *c, unsigned slot, struct tpm2b_digest *auth)
 	}
 	if (c->nv[slot]) {
 		*auth = c->nv[slot]->auth;
+		return TPM_RC_SUCCESS;
+	}
+	if ((h >> 24) == TPM_HT_PCR) {
+		if (pcr_in_auth_group(h))
+			*auth = c->e->pcr_group_auth;
 		return TPM_RC_SUCCESS;
 	}
 	hi = hier_get(c->e, h);

@@ -38,6 +38,7 @@ static const struct {
 	{ TPM_ALG_SHA1, PQTPM_BANK_SHA1 },
 	{ TPM_ALG_SHA256, PQTPM_BANK_SHA256 },
 	{ TPM_ALG_SHA384, PQTPM_BANK_SHA384 },
+	{ TPM_ALG_SHA512, PQTPM_BANK_SHA512 },
 };
 #define NBANK_ALGS (sizeof(bank_algs) / sizeof(bank_algs[0]))
 
@@ -137,6 +138,8 @@ void pcr_reset_all(struct pqtpm_engine *e, bool startup_clear)
 			for (unsigned pcr = 0; pcr < PCR_NUM; pcr++)
 				set_reset_value(e, &e->banks[b], pcr);
 		e->pcr_update_counter = 0;
+		/* the group's authValue is EmptyAuth after a TPM Reset or Restart (Part 1 §17.6) */
+		crypto_wipe(&e->pcr_group_auth, sizeof(e->pcr_group_auth));
 		if (e->hcrtm_pre_startup)
 			hcrtm_into_pcr0(e);
 	} else {
@@ -217,6 +220,11 @@ bool pcr_reset_allowed(unsigned pcr, uint8_t locality)
 	return pcr < PCR_NUM && locality != 4 && locality_in(attrs[pcr].reset, locality);
 }
 
+bool pcr_in_auth_group(unsigned pcr)
+{
+	return pcr >= PCR_AUTH_GROUP_FIRST && pcr <= PCR_AUTH_GROUP_LAST;
+}
+
 bool pcr_property_map(uint32_t property, uint32_t *map)
 {
 	*map = 0;
@@ -247,6 +255,10 @@ bool pcr_property_map(uint32_t property, uint32_t *map)
 			break;
 		case TPM_PT_PCR_DRTM_RESET:
 			set = a->reset & LOC_DRTM;
+			break;
+		case TPM_PT_PCR_POLICY:
+		case TPM_PT_PCR_AUTH:
+			set = pcr_in_auth_group(pcr);
 			break;
 		default:
 			return false;

@@ -3,8 +3,9 @@
  * selection digests, and the H-CRTM / D-RTM sequence of the platform hash signals.
  *
  * Banks are allocated whole (all 24 PCRs or none). e->banks[] holds the allocated banks in the
- * order SHA-1, SHA-256, SHA-384; e->ps.pcr_banks (PQTPM_BANK_*) says which, from the last TPM
- * Reset on. The attributes follow the TCG reference implementation's PC Client table:
+ * order SHA-1, SHA-256, SHA-384, SHA-512; e->ps.pcr_banks (PQTPM_BANK_*) says which, from
+ * the last TPM Reset on. The attributes follow the TCG reference implementation's PC Client
+ * table:
  *
  *   PCR    reset value  extend localities  PCR_Reset localities  state saved  counter
  *   0-15   0 (*)        0-4                none                  yes          +1
@@ -57,6 +58,11 @@ TPM_RC pcr_reset(struct pqtpm_engine *e, unsigned pcr);
 /* ---- PC Client locality rules ---- */
 bool pcr_extend_allowed(unsigned pcr, uint8_t locality);
 bool pcr_reset_allowed(unsigned pcr, uint8_t locality);
+/* PCRs 20-22 form the one authorization group and the one policy group, as in the reference
+ * implementation: PCR_SetAuthValue and PCR_SetAuthPolicy (cmd/pcr_auth.c) set them. */
+#define PCR_AUTH_GROUP_FIRST 20
+#define PCR_AUTH_GROUP_LAST 22
+bool pcr_in_auth_group(unsigned pcr);
 /* The PCRs a TPM_PT_PCR_* property names, as a 24-bit map (bit n = PCR n); false for a
  * property this TPM does not report. */
 bool pcr_property_map(uint32_t property, uint32_t *map);

@@ -14,6 +14,8 @@ static bool sign_scheme_fits(TPM_ALG_ID type, const struct tpmt_scheme *s)
 	case TPM_ALG_RSAPSS:
 		return type == TPM_ALG_RSA && crypto_hash_size(s->hash_alg) != 0;
 	case TPM_ALG_ECDSA:
+	case TPM_ALG_ECDAA:
+	case TPM_ALG_ECSCHNORR:
 		return type == TPM_ALG_ECC && crypto_hash_size(s->hash_alg) != 0;
 	case TPM_ALG_HMAC:
 		return type == TPM_ALG_KEYEDHASH && crypto_hash_size(s->hash_alg) != 0;
@@ -96,8 +98,9 @@ static TPM_RC sign_rsa(const struct object *key, const struct tpmt_scheme *schem
 	return TPM_RC_SUCCESS;
 }
 
-static TPM_RC sign_ecdsa(const struct object *key, const struct tpm2b_digest *digest,
-			 struct tpmt_signature *sig)
+/* ECDSA or EC Schnorr (ECDAA needs a commit: commit.h) */
+static TPM_RC sign_ecc(const struct object *key, const struct tpmt_scheme *scheme,
+		       const struct tpm2b_digest *digest, struct tpmt_signature *sig)
 {
 	size_t len = crypto_ecc_bytes(key->pub.curve_id);
 	uint8_t d[CRYPTO_MAX_ECC_BYTES];
@@ -105,8 +108,15 @@ static TPM_RC sign_ecdsa(const struct object *key, const struct tpm2b_digest *di
 
 	if (len == 0)
 		return TPM_RC_CURVE;
+	if (scheme->scheme != TPM_ALG_ECDSA && scheme->scheme != TPM_ALG_ECSCHNORR)
+		return TPM_RC_SCHEME;
 	TRY(scheme_ecc_fixed(key->sens.sensitive.b, key->sens.sensitive.size, len, d));
-	rc = crypto_ecdsa_sign(key->pub.curve_id, d, digest->b, digest->size, sig->r.b, sig->s.b);
+	if (scheme->scheme == TPM_ALG_ECSCHNORR)
+		rc = crypto_ecschnorr_sign(key->pub.curve_id, scheme->hash_alg, d, digest->b,
+					   digest->size, sig->r.b, sig->s.b);
+	else
+		rc = crypto_ecdsa_sign(key->pub.curve_id, d, digest->b, digest->size, sig->r.b,
+				       sig->s.b);
 	crypto_wipe(d, sizeof(d));
 	sig->r.size = sig->s.size = (uint16_t)len;
 	return rc;
@@ -380,7 +390,7 @@ TPM_RC scheme_sign_digest(struct object *key, const struct tpmt_scheme *scheme,
 	case TPM_ALG_RSA:
 		return sign_rsa(key, scheme, digest, sig);
 	case TPM_ALG_ECC:
-		return sign_ecdsa(key, digest, sig);
+		return sign_ecc(key, scheme, digest, sig);
 	case TPM_ALG_KEYEDHASH:
 		return sign_hmac(key, scheme->hash_alg, digest, sig);
 	case TPM_ALG_HASH_MLDSA:
@@ -410,12 +420,16 @@ static TPM_RC verify_ecdsa(const struct object *key, const struct tpm2b_digest *
 	size_t len = crypto_ecc_bytes(key->pub.curve_id);
 	uint8_t x[CRYPTO_MAX_ECC_BYTES], y[CRYPTO_MAX_ECC_BYTES];
 
-	if (sig->sig_alg != TPM_ALG_ECDSA)
+	if (sig->sig_alg != TPM_ALG_ECDSA && sig->sig_alg != TPM_ALG_ECSCHNORR)
 		return TPM_RC_SCHEME;
 	if (len == 0)
 		return TPM_RC_CURVE;
 	TRY(scheme_ecc_fixed(key->pub.x.b, key->pub.x.size, len, x));
 	TRY(scheme_ecc_fixed(key->pub.y.b, key->pub.y.size, len, y));
+	if (sig->sig_alg == TPM_ALG_ECSCHNORR)
+		return crypto_ecschnorr_verify(key->pub.curve_id, sig->hash, x, y, digest->b,
+					       digest->size, sig->r.b, sig->r.size, sig->s.b,
+					       sig->s.size);
 	return crypto_ecdsa_verify(key->pub.curve_id, x, y, digest->b, digest->size, sig->r.b,
 				   sig->r.size, sig->s.b, sig->s.size);
 }
@@ -479,12 +493,23 @@ TPM_RC scheme_rsa_decrypt(const struct tpmt_public *pub, const struct tpmt_schem
 
 TPM_RC scheme_hmac(const struct object *key, TPM_ALG_ID in, TPM_ALG_ID *hash)
 {
-	if (key->pub.type != TPM_ALG_KEYEDHASH)
+	if (key->pub.type != TPM_ALG_KEYEDHASH && key->pub.type != TPM_ALG_SYMCIPHER)
 		return rc_handle(TPM_RC_TYPE, 1);
 	if (key->pub.attributes & TPMA_OBJECT_RESTRICTED)
 		return rc_handle(TPM_RC_ATTRIBUTES, 1);
 	if (!(key->pub.attributes & TPMA_OBJECT_SIGN_ENCRYPT))
 		return rc_handle(TPM_RC_KEY, 1);
+	/* an AES key MACs with CMAC, a keyedHash key with HMAC */
+	if (key->pub.type == TPM_ALG_SYMCIPHER) {
+		if (key->pub.symmetric.alg != TPM_ALG_AES)
+			return rc_handle(TPM_RC_KEY, 1);
+		if (in != TPM_ALG_NULL && in != TPM_ALG_CMAC)
+			return rc_param(TPM_RC_VALUE, 2);
+		*hash = TPM_ALG_CMAC;
+		return key->has_sensitive ? TPM_RC_SUCCESS : TPM_RC_AUTH_UNAVAILABLE;
+	}
+	if (in == TPM_ALG_CMAC)
+		return rc_param(TPM_RC_VALUE, 2);
 	*hash = in;
 	if (key->pub.scheme.scheme != TPM_ALG_NULL) {
 		*hash = key->pub.scheme.hash_alg;

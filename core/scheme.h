@@ -76,7 +76,8 @@ TPM_RC scheme_rsa_decrypt(const struct tpmt_public *pub, const struct tpmt_schem
 /* The key and hash of an HMAC (HMAC, HMAC_Start; both have the key as handle 1 and hashAlg
  * as parameter 2, and the codes here carry those numbers): a keyedHash key (TPM_RC_TYPE),
  * unrestricted (TPM_RC_ATTRIBUTES), with sign (TPM_RC_KEY); the hash is the key scheme's,
- * which in may only repeat, or in when the key has none (TPM_RC_VALUE otherwise). */
+ * which in may only repeat, or in when the key has none (TPM_RC_VALUE otherwise). An AES
+ * symCipher key with sign MACs with CMAC instead: *hash = TPM_ALG_CMAC, in NULL or CMAC. */
 TPM_RC scheme_hmac(const struct object *key, TPM_ALG_ID in, TPM_ALG_ID *hash);
 
 /* Key material as crypto.h takes it. */

@@ -173,6 +173,17 @@ TPM_RC wr_tpm2b_digest(struct wr *w, const struct tpm2b_digest *d);
 TPM_RC rd_tpm2b_name(struct rd *r, struct tpm2b_name *n);
 TPM_RC wr_tpm2b_name(struct wr *w, const struct tpm2b_name *n);
 TPM_RC rd_hash_alg(struct rd *r, TPM_ALG_ID *alg, bool allow_null); /* TPMI_ALG_HASH */
+/* TPM2B_ECC_POINT: a size, then x and y as TPM2B_ECC_PARAMETER exactly filling it
+ * (TPM_RC_SIZE otherwise); allow_empty: also the Empty Point, size 0 or both coordinates
+ * empty (x and y get size 0). Written: both coordinates len bytes. */
+TPM_RC rd_tpm2b_ecc_point(struct rd *r, struct tpm2b_ecc_parameter *x,
+			  struct tpm2b_ecc_parameter *y, bool allow_empty);
+TPM_RC wr_tpm2b_ecc_point(struct wr *w, const uint8_t *x, const uint8_t *y, size_t len);
+/* TPMI_ALG_MAC_SCHEME: a hash (rd_hash_alg, with NULL) or TPM_ALG_CMAC. */
+TPM_RC rd_mac_scheme(struct rd *r, TPM_ALG_ID *alg);
+/* TPML_CC: count, then count command codes; TPM_RC_SIZE past TPML_CC_MAX (MAX_CAP_CC). */
+#define TPML_CC_MAX 254
+TPM_RC rd_tpml_cc(struct rd *r, TPM_CC list[TPML_CC_MAX], uint32_t *count);
 TPM_RC rd_rh_hierarchy(struct rd *r, TPM_HANDLE *h, bool allow_null); /* TPMI_RH_HIERARCHY */
 TPM_RC rd_sym_def(struct rd *r, struct tpmt_sym_def *s, bool allow_null);	/* TPMT_SYM_DEF */
 TPM_RC rd_sym_def_object(struct rd *r, struct tpmt_sym_def *s, bool allow_null);

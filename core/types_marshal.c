@@ -60,6 +60,60 @@ TPM_RC rd_hash_alg(struct rd *r, TPM_ALG_ID *alg, bool allow_null)
 	return TPM_RC_HASH;
 }
 
+TPM_RC rd_mac_scheme(struct rd *r, TPM_ALG_ID *alg)
+{
+	struct rd peek = *r;
+	uint16_t v;
+
+	TRY(rd_u16(&peek, &v));
+	if (v != TPM_ALG_CMAC)
+		return rd_hash_alg(r, alg, true);
+	*r = peek;
+	*alg = v;
+	return TPM_RC_SUCCESS;
+}
+
+TPM_RC rd_tpm2b_ecc_point(struct rd *r, struct tpm2b_ecc_parameter *x,
+			  struct tpm2b_ecc_parameter *y, bool allow_empty)
+{
+	struct rd sub;
+	uint16_t size;
+	TPM_RC rc;
+
+	x->size = y->size = 0;
+	TRY(rd_sub(r, &sub, &size));
+	if (size == 0)
+		return allow_empty ? TPM_RC_SUCCESS : TPM_RC_SIZE;
+	rc = rd_tpm2b(&sub, x->b, sizeof(x->b), &x->size);
+	if (rc == TPM_RC_SUCCESS)
+		rc = rd_tpm2b(&sub, y->b, sizeof(y->b), &y->size);
+	if (rc == TPM_RC_INSUFFICIENT || (rc == TPM_RC_SUCCESS && rd_left(&sub) != 0))
+		return TPM_RC_SIZE;
+	if (rc == TPM_RC_SUCCESS && !allow_empty && x->size == 0 && y->size == 0)
+		return TPM_RC_ECC_POINT;
+	return rc;
+}
+
+TPM_RC wr_tpm2b_ecc_point(struct wr *w, const uint8_t *x, const uint8_t *y, size_t len)
+{
+	size_t mark;
+
+	TRY(wr_size_begin(w, &mark));
+	TRY(wr_tpm2b(w, x, (uint16_t)len));
+	TRY(wr_tpm2b(w, y, (uint16_t)len));
+	return wr_size_end(w, mark);
+}
+
+TPM_RC rd_tpml_cc(struct rd *r, TPM_CC list[TPML_CC_MAX], uint32_t *count)
+{
+	TRY(rd_u32(r, count));
+	if (*count > TPML_CC_MAX)
+		return TPM_RC_SIZE;
+	for (uint32_t i = 0; i < *count; i++)
+		TRY(rd_u32(r, &list[i]));
+	return TPM_RC_SUCCESS;
+}
+
 /* TPMI_YES_NO */
 static TPM_RC rd_yes_no(struct rd *r, uint8_t *v)
 {
@@ -239,7 +293,8 @@ static TPM_RC rd_scheme_of(struct rd *r, struct tpmt_scheme *s, bool allow_null,
 TPM_RC rd_sig_scheme(struct rd *r, struct tpmt_scheme *s, bool allow_null)
 {
 	static const TPM_ALG_ID ok[] = { TPM_ALG_HMAC,	TPM_ALG_RSASSA, TPM_ALG_RSAPSS,
-					 TPM_ALG_ECDSA, TPM_ALG_MLDSA,	TPM_ALG_HASH_MLDSA };
+					 TPM_ALG_ECDSA, TPM_ALG_ECDAA,	TPM_ALG_ECSCHNORR,
+					 TPM_ALG_MLDSA, TPM_ALG_HASH_MLDSA };
 
 	return rd_scheme_of(r, s, allow_null, ok, N(ok), TPM_RC_SCHEME);
 }
@@ -262,7 +317,8 @@ static TPM_RC rd_rsa_scheme(struct rd *r, struct tpmt_scheme *s)
 
 TPM_RC rd_ecc_scheme(struct rd *r, struct tpmt_scheme *s, bool allow_null)
 {
-	static const TPM_ALG_ID ok[] = { TPM_ALG_ECDSA, TPM_ALG_ECDH };
+	static const TPM_ALG_ID ok[] = { TPM_ALG_ECDSA, TPM_ALG_ECDAA, TPM_ALG_ECSCHNORR,
+					 TPM_ALG_ECDH,	TPM_ALG_ECMQV };
 
 	return rd_scheme_of(r, s, allow_null, ok, N(ok), TPM_RC_SCHEME);
 }

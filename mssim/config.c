@@ -77,6 +77,7 @@ static int set_pcr_banks(struct mssim_config *c, const char *value)
 		{ "sha1", PQTPM_BANK_SHA1 },
 		{ "sha256", PQTPM_BANK_SHA256 },
 		{ "sha384", PQTPM_BANK_SHA384 },
+		{ "sha512", PQTPM_BANK_SHA512 },
 	};
 	const char *p = value;
 	unsigned set = 0;
@@ -164,7 +165,8 @@ static const struct key_def keys[] = {
 	{ "bind", "--bind", "a numeric IPv4 or IPv6 address", set_bind },
 	{ "port", "--port", "a port number 1-65535", set_port },
 	{ "platform_port", "--platform-port", "a port number 1-65535", set_platform_port },
-	{ "pcr_banks", NULL, "a comma-separated list of sha1, sha256, sha384", set_pcr_banks },
+	{ "pcr_banks", NULL, "a comma-separated list of sha1, sha256, sha384, sha512",
+	  set_pcr_banks },
 	{ "log_level", "--log-level", "one of error, warn, info, debug", set_log_level },
 	{ "threads", "--threads", "auto or a number 1-" MSSIM_STR(MSSIM_THREADS_MAX), set_threads },
 	{ "capabilities", "--capabilities", "released or v1.85", set_capabilities },

@@ -12,6 +12,9 @@ PKGS="$PKGS libsqlite3-dev libp11-kit-dev p11-kit opensc gnutls-bin"
 PKGS="$PKGS openssl jq python3"
 # `install-deps.sh bench` (make bench): gnuplot as well, for the report's plot.
 [ "${1:-}" = bench ] && PKGS="$PKGS gnuplot-nox"
+# `install-deps.sh conformance` (make conformance): tpm2-abrmd and its TCTI, which the peer
+# suite runs behind.
+[ "${1:-}" = conformance ] && PKGS="$PKGS tpm2-abrmd libtss2-tcti-tabrmd0"
 
 missing=""
 for p in $PKGS; do

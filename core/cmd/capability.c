@@ -79,10 +79,14 @@ static const struct {
 	{ TPM_ALG_OAEP, ASYM | ENC },
 	{ TPM_ALG_ECDSA, ASYM | SIGN | METHOD },
 	{ TPM_ALG_ECDH, ASYM | METHOD },
+	{ TPM_ALG_ECDAA, ASYM | SIGN },
+	{ TPM_ALG_ECSCHNORR, ASYM | SIGN },
+	{ TPM_ALG_ECMQV, ASYM | METHOD },
 	{ TPM_ALG_KDF1_SP800_56A, HASH | METHOD },
 	{ TPM_ALG_KDF1_SP800_108, HASH | METHOD },
 	{ TPM_ALG_ECC, ASYM | OBJ },
 	{ TPM_ALG_SYMCIPHER, OBJ },
+	{ TPM_ALG_CMAC, SYM | SIGN },
 	{ TPM_ALG_CTR, SYM | ENC },
 	{ TPM_ALG_OFB, SYM | ENC },
 	{ TPM_ALG_CBC, SYM | ENC },
@@ -368,9 +372,23 @@ static TPM_RC cap_commands(struct cmd *c, uint32_t from, struct list *l)
 	return TPM_RC_SUCCESS;
 }
 
-/* No command needs physical presence and none is audited: both lists are empty. */
-static TPM_RC cap_empty(struct cmd *c, uint32_t from, struct list *l)
+static TPM_RC cap_pp_commands(struct cmd *c, uint32_t from, struct list *l)
 {
+	TPM_CC cc[PP_LIST_MAX + 1];
+	size_t n = cmd_pp_commands(c->e, from, cc, PP_LIST_MAX + 1);
+
+	for (size_t i = 0; i < n && list_room(l); i++)
+		TRY(list_u32(l, cc[i]));
+	return TPM_RC_SUCCESS;
+}
+
+static TPM_RC cap_audit_commands(struct cmd *c, uint32_t from, struct list *l)
+{
+	TPM_CC cc[CMD_AUDIT_MAX + 1];
+	size_t n = cmd_audit_commands(c->e, from, cc, CMD_AUDIT_MAX + 1);
+
+	for (size_t i = 0; i < n && list_room(l); i++)
+		TRY(list_u32(l, cc[i]));
 	return TPM_RC_SUCCESS;
 }
 
@@ -479,7 +497,7 @@ static bool tpm_property(struct cmd *c, uint32_t pt, uint32_t *v)
 	case TPM_PT_PS_REVISION: *v = PS_REVISION; break;
 	case TPM_PT_PS_DAY_OF_YEAR: *v = PS_DAY_OF_YEAR; break;
 	case TPM_PT_PS_YEAR: *v = PS_YEAR; break;
-	case TPM_PT_SPLIT_MAX: *v = 0; break; /* no ECDAA */
+	case TPM_PT_SPLIT_MAX: *v = COMMIT_SLOTS; break; /* outstanding commits */
 	case TPM_PT_TOTAL_COMMANDS: *v = (uint32_t)cmd_count(); break;
 	case TPM_PT_LIBRARY_COMMANDS: *v = (uint32_t)cmd_count(); break;
 	case TPM_PT_VENDOR_COMMANDS: *v = 0; break;
@@ -504,15 +522,15 @@ static bool tpm_property(struct cmd *c, uint32_t pt, uint32_t *v)
 	case TPM_PT_HR_PERSISTENT_AVAIL: *v = MAX_PERSISTENT_OBJECTS - persistent; break;
 	case TPM_PT_NV_COUNTERS: *v = nv_count(e->ps.nv, TPM_NT_COUNTER); break;
 	case TPM_PT_NV_COUNTERS_AVAIL: *v = counters_avail(e); break;
-	case TPM_PT_ALGORITHM_SET: *v = 0; break;
+	case TPM_PT_ALGORITHM_SET: *v = e->algorithm_set; break;
 	case TPM_PT_LOADED_CURVES: *v = N(curves); break;
 	case TPM_PT_LOCKOUT_COUNTER: *v = da_failed_tries(c->e); break;
 	case TPM_PT_MAX_AUTH_FAIL: *v = da_max_tries(e); break;
 	case TPM_PT_LOCKOUT_INTERVAL: *v = da_recovery_time(e); break;
 	case TPM_PT_LOCKOUT_RECOVERY: *v = da_lockout_recovery(e); break;
 	case TPM_PT_NV_WRITE_RECOVERY: *v = 0; break;
-	case TPM_PT_AUDIT_COUNTER_0: *v = 0; break;
-	case TPM_PT_AUDIT_COUNTER_1: *v = 0; break;
+	case TPM_PT_AUDIT_COUNTER_0: *v = (uint32_t)(cmd_audit_counter(e) >> 32); break;
+	case TPM_PT_AUDIT_COUNTER_1: *v = (uint32_t)cmd_audit_counter(e); break;
 	default: return false;
 	}
 	return true;
@@ -633,8 +651,8 @@ static const struct {
 	{ TPM_CAP_ALGS, CAP_MAX_ALGS, cap_algs },
 	{ TPM_CAP_HANDLES, CAP_MAX_HANDLES, cap_handles },
 	{ TPM_CAP_COMMANDS, CAP_MAX_CC, cap_commands },
-	{ TPM_CAP_PP_COMMANDS, CAP_MAX_CC, cap_empty },
-	{ TPM_CAP_AUDIT_COMMANDS, CAP_MAX_CC, cap_empty },
+	{ TPM_CAP_PP_COMMANDS, CAP_MAX_CC, cap_pp_commands },
+	{ TPM_CAP_AUDIT_COMMANDS, CAP_MAX_CC, cap_audit_commands },
 	{ TPM_CAP_PCRS, MAX_PCR_BANKS, cap_pcrs },
 	{ TPM_CAP_TPM_PROPERTIES, CAP_MAX_TPM_PROPERTIES, cap_tpm_properties },
 	{ TPM_CAP_PCR_PROPERTIES, CAP_MAX_PCR_PROPERTIES, cap_pcr_properties },

@@ -66,8 +66,9 @@ static TPM_RC clock_rate_adjust(struct cmd *c)
 const struct cmd_def cmds_clock[] = {
 	{ .code = TPM_CC_ReadClock, .name = "ReadClock", .run = read_clock },
 	{ .code = TPM_CC_ClockSet, .name = "ClockSet", .handles = 1, .auth = { AUTH_USER },
-	  .htype = { HK_OWNER | HK_PLATFORM }, .run = clock_set },
+	  .htype = { HK_OWNER | HK_PLATFORM }, .flags = CMD_PP, .run = clock_set },
 	{ .code = TPM_CC_ClockRateAdjust, .name = "ClockRateAdjust", .handles = 1,
-	  .auth = { AUTH_USER }, .htype = { HK_OWNER | HK_PLATFORM }, .run = clock_rate_adjust },
+	  .auth = { AUTH_USER }, .htype = { HK_OWNER | HK_PLATFORM }, .flags = CMD_PP,
+	  .run = clock_rate_adjust },
 	{ 0 },
 };

@@ -47,6 +47,8 @@ static TPM_RC encode_sequence(const struct object *o, struct wr *w)
 		return wr_bytes(w, &o->hash, sizeof(o->hash));
 	case OBJ_HMAC_SEQ:
 		return wr_bytes(w, &o->hmac, sizeof(o->hmac));
+	case OBJ_CMAC_SEQ:
+		return wr_bytes(w, &o->cmac, sizeof(o->cmac));
 	case OBJ_EVENT_SEQ:
 		TRY(wr_u8(w, (uint8_t)o->event_banks));
 		for (unsigned i = 0; i < o->event_banks; i++) {
@@ -98,6 +100,11 @@ static TPM_RC decode_sequence(struct rd *r, struct object *o)
 		return rd_bytes(r, &o->hash, sizeof(o->hash));
 	case OBJ_HMAC_SEQ:
 		return rd_bytes(r, &o->hmac, sizeof(o->hmac));
+	case OBJ_CMAC_SEQ:
+		TRY(rd_bytes(r, &o->cmac, sizeof(o->cmac)));
+		return o->cmac.keylen <= sizeof(o->cmac.key) && o->cmac.n <= sizeof(o->cmac.buf)
+			       ? TPM_RC_SUCCESS
+			       : TPM_RC_INTEGRITY;
 	case OBJ_EVENT_SEQ:
 		TRY(rd_u8(r, &banks));
 		if (banks > MAX_PCR_BANKS)
@@ -122,7 +129,7 @@ static TPM_RC decode_fields(struct rd *r, struct object *o)
 
 	TRY(rd_u8(r, &kind));
 	TRY(rd_u8(r, &flags));
-	if (kind > OBJ_VERIFY_SEQ || (flags & ~F_ALL))
+	if (kind > OBJ_CMAC_SEQ || (flags & ~F_ALL))
 		return TPM_RC_INTEGRITY;
 	o->kind = (enum object_kind)kind;
 	o->has_sensitive = flags & F_SENSITIVE;

@@ -1,35 +1,6 @@
 /* ECDH_KeyGen, ECDH_ZGen, ECC_Parameters (Part 3 §14.4, §14.5, §14.7) */
 #include "scheme.h"
 
-/* TPM2B_ECC_POINT: a size, then x and y as TPM2B_ECC_PARAMETER, exactly filling the size. */
-static TPM_RC rd_ecc_point(struct rd *r, struct tpm2b_ecc_parameter *x,
-			   struct tpm2b_ecc_parameter *y)
-{
-	struct rd sub;
-	uint16_t size;
-	TPM_RC rc;
-
-	TRY(rd_sub(r, &sub, &size));
-	if (size == 0)
-		return TPM_RC_SIZE;
-	rc = rd_tpm2b(&sub, x->b, sizeof(x->b), &x->size);
-	if (rc == TPM_RC_SUCCESS)
-		rc = rd_tpm2b(&sub, y->b, sizeof(y->b), &y->size);
-	if (rc == TPM_RC_INSUFFICIENT || (rc == TPM_RC_SUCCESS && rd_left(&sub) != 0))
-		return TPM_RC_SIZE;
-	return rc;
-}
-
-static TPM_RC wr_ecc_point(struct wr *w, const uint8_t *x, const uint8_t *y, size_t len)
-{
-	size_t mark;
-
-	TRY(wr_size_begin(w, &mark));
-	TRY(wr_tpm2b(w, x, (uint16_t)len));
-	TRY(wr_tpm2b(w, y, (uint16_t)len));
-	return wr_size_end(w, mark);
-}
-
 static TPM_RC ecdh_keygen(struct cmd *c)
 {
 	const struct object *key = c->obj[0];
@@ -52,9 +23,9 @@ static TPM_RC ecdh_keygen(struct cmd *c)
 	if (rc == TPM_RC_ECC_POINT)
 		rc = rc_handle(TPM_RC_KEY, 1);
 	if (rc == TPM_RC_SUCCESS)
-		rc = wr_ecc_point(&c->out, zx, zy, len);
+		rc = wr_tpm2b_ecc_point(&c->out, zx, zy, len);
 	if (rc == TPM_RC_SUCCESS)
-		rc = wr_ecc_point(&c->out, px, py, len);
+		rc = wr_tpm2b_ecc_point(&c->out, px, py, len);
 	crypto_wipe(zx, sizeof(zx));
 	crypto_wipe(zy, sizeof(zy));
 	return rc;
@@ -70,7 +41,7 @@ static TPM_RC ecdh_zgen(struct cmd *c)
 	uint8_t zx[CRYPTO_MAX_ECC_BYTES], zy[CRYPTO_MAX_ECC_BYTES];
 	TPM_RC rc;
 
-	TRYP(1, rd_ecc_point(&c->in, &x, &y));
+	TRYP(1, rd_tpm2b_ecc_point(&c->in, &x, &y, false));
 	TRY(cmd_params_done(c));
 	if (key->pub.type != TPM_ALG_ECC || len == 0)
 		return rc_handle(TPM_RC_KEY, 1);
@@ -86,7 +57,7 @@ static TPM_RC ecdh_zgen(struct cmd *c)
 	rc = crypto_ecdh(curve, d, x.b, x.size, y.b, y.size, zx, zy);
 	crypto_wipe(d, sizeof(d));
 	if (rc == TPM_RC_SUCCESS)
-		rc = wr_ecc_point(&c->out, zx, zy, len);
+		rc = wr_tpm2b_ecc_point(&c->out, zx, zy, len);
 	else
 		rc = rc_param(rc, 1);
 	crypto_wipe(zx, sizeof(zx));

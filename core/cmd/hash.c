@@ -130,16 +130,20 @@ static TPM_RC hmac_start(struct cmd *c)
 	TPM_RC rc;
 
 	TRYP(1, rd_tpm2b_digest(&c->in, &auth));
-	rc = rc_param(rd_hash_alg(&c->in, &in, true), 2);
+	rc = rc_param(rd_mac_scheme(&c->in, &in), 2);
 	if (rc == TPM_RC_SUCCESS)
 		rc = cmd_params_done(c);
 	if (rc == TPM_RC_SUCCESS)
 		rc = scheme_hmac(key, in, &alg);
 	if (rc == TPM_RC_SUCCESS)
-		rc = seq_alloc(c, OBJ_HMAC_SEQ, &auth, &o);
+		rc = seq_alloc(c, alg == TPM_ALG_CMAC ? OBJ_CMAC_SEQ : OBJ_HMAC_SEQ, &auth, &o);
 	crypto_wipe(&auth, sizeof(auth));
 	TRY(rc);
-	rc = crypto_hmac_start(&o->hmac, alg, key->sens.sensitive.b, key->sens.sensitive.size);
+	if (alg == TPM_ALG_CMAC)
+		rc = crypto_cmac_start(&o->cmac, key->sens.sensitive.b, key->sens.sensitive.size);
+	else
+		rc = crypto_hmac_start(&o->hmac, alg, key->sens.sensitive.b,
+				       key->sens.sensitive.size);
 	if (rc != TPM_RC_SUCCESS) {
 		object_release(c->client, o);
 		return rc;
@@ -166,6 +170,8 @@ static TPM_RC seq_update(struct object *o, const struct tpm2b_max_buffer *b)
 		return crypto_hash_update(&o->hash, b->b, b->size);
 	case OBJ_HMAC_SEQ:
 		return crypto_hmac_update(&o->hmac, b->b, b->size);
+	case OBJ_CMAC_SEQ:
+		return crypto_cmac_update(&o->cmac, b->b, b->size);
 	case OBJ_EVENT_SEQ:
 		for (unsigned i = 0; i < o->event_banks; i++)
 			TRY(crypto_hash_update(&o->event[i], b->b, b->size));
@@ -207,7 +213,7 @@ static TPM_RC sequence_complete(struct cmd *c)
 	TRYP(1, rd_buffer(&c->in, &buf));
 	TRYP(2, rd_hierarchy(&c->in, &hierarchy));
 	TRY(cmd_params_done(c));
-	if (o->kind != OBJ_HASH_SEQ && o->kind != OBJ_HMAC_SEQ)
+	if (o->kind != OBJ_HASH_SEQ && o->kind != OBJ_HMAC_SEQ && o->kind != OBJ_CMAC_SEQ)
 		return rc_handle(TPM_RC_MODE, 1);
 	TRY(seq_update(o, &buf));
 	ticket_null(&t, TPM_ST_HASHCHECK);
@@ -216,8 +222,11 @@ static TPM_RC sequence_complete(struct cmd *c)
 		TRY(crypto_hash_finish(&o->hash, result.b));
 		if (o->seq_ticket_ok)
 			TRY(ticket_hashcheck(c->e, hierarchy, &result, &t));
+	} else if (o->kind == OBJ_CMAC_SEQ) {
+		result.size = CRYPTO_CMAC_SIZE;
+		TRY(crypto_cmac_finish(&o->cmac, result.b));
 	} else {
-		/* an HMAC is not a digest a key may sign: no ticket */
+		/* a MAC is not a digest a key may sign: no ticket */
 		result.size = (uint16_t)crypto_hash_size(o->hmac.outer.alg);
 		TRY(crypto_hmac_finish(&o->hmac, result.b));
 	}

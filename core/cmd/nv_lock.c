@@ -68,6 +68,7 @@ const struct cmd_def cmds_nv_lock[] = {
 	{ .code = TPM_CC_NV_ReadLock, .name = "NV_ReadLock", .handles = 2,
 	  .auth = { AUTH_USER, AUTH_NONE }, .htype = NV_AUTH_HANDLES, .run = read_lock },
 	{ .code = TPM_CC_NV_GlobalWriteLock, .name = "NV_GlobalWriteLock", .handles = 1,
-	  .auth = { AUTH_USER }, .htype = { HK_OWNER | HK_PLATFORM }, .run = global_write_lock },
+	  .auth = { AUTH_USER }, .htype = { HK_OWNER | HK_PLATFORM }, .flags = CMD_PP,
+	  .run = global_write_lock },
 	{ 0 },
 };

@@ -202,6 +202,6 @@ const struct cmd_def cmds_pcr[] = {
 	{ .code = TPM_CC_PCR_Reset, .name = "PCR_Reset", .handles = 1, .auth = { AUTH_USER },
 	  .htype = { HK_PCR }, .run = pcr_reset_cmd },
 	{ .code = TPM_CC_PCR_Allocate, .name = "PCR_Allocate", .handles = 1,
-	  .auth = { AUTH_USER }, .htype = { HK_PLATFORM }, .run = pcr_allocate },
+	  .auth = { AUTH_USER }, .htype = { HK_PLATFORM }, .flags = CMD_PP, .run = pcr_allocate },
 	{ 0 },
 };

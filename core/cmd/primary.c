@@ -62,6 +62,6 @@ static TPM_RC create_primary(struct cmd *c)
 const struct cmd_def cmds_primary[] = {
 	{ .code = TPM_CC_CreatePrimary, .name = "CreatePrimary", .handles = 1,
 	  .auth = { AUTH_USER }, .htype = { HK_HIERARCHY | HK_NULL },
-	  .flags = CMD_RHANDLE | CMD_PARAM_IN | CMD_PARAM_OUT, .run = create_primary },
+	  .flags = CMD_RHANDLE | CMD_PARAM_IN | CMD_PARAM_OUT | CMD_PP, .run = create_primary },
 	{ 0 },
 };

@@ -1,6 +1,7 @@
 /* Sign, VerifySignature (Part 3 §20.2, §20.1). A HashML-DSA key signs and checks digests here
  * (PH(M) with an empty context); a pure ML-DSA key signs messages, through the sequence
  * commands and SignDigest (cmd/pq_*.c), and is refused here with TPM_RC_SCHEME. */
+#include "commit.h"
 #include "scheme.h"
 #include "ticket.h"
 
@@ -29,7 +30,11 @@ static TPM_RC sign(struct cmd *c)
 	TRYP(3, scheme_sign_allowed(c->e, key, &digest, &validation));
 	if (digest.size != crypto_hash_size(scheme.hash_alg))
 		return rc_param(TPM_RC_SIZE, 1);
-	TRY(scheme_sign_digest(key, &scheme, &digest, &sig));
+	/* ECDAA uses a commit (commit.h), named by the scheme's count */
+	if (scheme.scheme == TPM_ALG_ECDAA)
+		TRYP(2, commit_sign_ecdaa(c->e, key, &scheme, &digest, &sig));
+	else
+		TRY(scheme_sign_digest(key, &scheme, &digest, &sig));
 	return wr_signature(&c->out, &sig);
 }
 

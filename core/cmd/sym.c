@@ -141,12 +141,18 @@ static TPM_RC hmac(struct cmd *c)
 	TPM_RC rc;
 
 	TRYP(1, rd_tpm2b(&c->in, buf.b, sizeof(buf.b), &buf.size));
-	TRYP(2, rd_hash_alg(&c->in, &in, true));
+	TRYP(2, rd_mac_scheme(&c->in, &in));
 	TRY(cmd_params_done(c));
 	TRY(scheme_hmac(key, in, &hash));
-	mac.size = (uint16_t)crypto_hash_size(hash);
-	rc = crypto_hmac(hash, key->sens.sensitive.b, key->sens.sensitive.size, buf.b, buf.size,
-			 mac.b);
+	if (hash == TPM_ALG_CMAC) {
+		mac.size = CRYPTO_CMAC_SIZE;
+		rc = crypto_cmac(key->sens.sensitive.b, key->sens.sensitive.size, buf.b, buf.size,
+				 mac.b);
+	} else {
+		mac.size = (uint16_t)crypto_hash_size(hash);
+		rc = crypto_hmac(hash, key->sens.sensitive.b, key->sens.sensitive.size, buf.b,
+				 buf.size, mac.b);
+	}
 	crypto_wipe(&buf, sizeof(buf));
 	TRY(rc);
 	return wr_tpm2b_digest(&c->out, &mac);

@@ -170,6 +170,25 @@ TPM_RC crypto_ecdsa_verify(uint16_t curve, const uint8_t *x, const uint8_t *y,
 /* Shared point Z = d * Q (Q checked on the curve first). */
 TPM_RC crypto_ecdh(uint16_t curve, const uint8_t *d, const uint8_t *qx, size_t qxlen,
 		   const uint8_t *qy, size_t qylen, uint8_t *zx, uint8_t *zy);
+/* ---- ECC arithmetic for the anonymous and two-phase schemes (ecc_ops.c) ----
+ * [k]P (P NULL: the generator; k in [1, n - 1], P checked on the curve); P + Q
+ * (TPM_RC_NO_RESULT at infinity); in mod n (scalar) or mod p (field) for a big-endian
+ * number of any length; and a + b * m mod n. Everything crypto_ecc_bytes(curve) long. */
+TPM_RC crypto_ecc_mul(uint16_t curve, const uint8_t *k, const uint8_t *px, const uint8_t *py,
+		      uint8_t *rx, uint8_t *ry);
+TPM_RC crypto_ecc_add(uint16_t curve, const uint8_t *px, const uint8_t *py, const uint8_t *qx,
+		      const uint8_t *qy, uint8_t *rx, uint8_t *ry);
+TPM_RC crypto_ecc_scalar_reduce(uint16_t curve, const uint8_t *in, size_t len, uint8_t *out);
+TPM_RC crypto_ecc_field_reduce(uint16_t curve, const uint8_t *in, size_t len, uint8_t *out);
+TPM_RC crypto_ecc_scalar_muladd(uint16_t curve, const uint8_t *a, const uint8_t *b,
+				const uint8_t *m, uint8_t *out);
+/* EC Schnorr (ecschnorr.c): e and s get crypto_ecc_bytes(curve) bytes; verify gives
+ * TPM_RC_SIGNATURE for a signature that does not verify. */
+TPM_RC crypto_ecschnorr_sign(uint16_t curve, TPM_ALG_ID hash, const uint8_t *d,
+			     const uint8_t *digest, size_t dlen, uint8_t *e, uint8_t *s);
+TPM_RC crypto_ecschnorr_verify(uint16_t curve, TPM_ALG_ID hash, const uint8_t *qx,
+			       const uint8_t *qy, const uint8_t *digest, size_t dlen,
+			       const uint8_t *e, size_t elen, const uint8_t *s, size_t slen);
 /* Domain parameters for TPM2_ECC_Parameters: p, a, b, gx, gy, n each crypto_ecc_bytes long;
  * cofactor h is 1 for the NIST curves. */
 struct crypto_ecc_params {
@@ -184,6 +203,21 @@ TPM_RC crypto_ecc_params(uint16_t curve, struct crypto_ecc_params *out);
  * CFB, CTR and OFB accept any length; CBC and ECB need a multiple of 16 (TPM_RC_SIZE). */
 TPM_RC crypto_aes(TPM_ALG_ID mode, bool encrypt, const uint8_t *key, size_t keylen,
 		  uint8_t *iv, const uint8_t *in, uint8_t *out, size_t len);
+
+/* ---- AES-CMAC (cmac.c, SP 800-38B): 16-, 24- or 32-byte keys (TPM_RC_KEY_SIZE) ---- */
+#define CRYPTO_CMAC_SIZE 16
+struct crypto_cmac_ctx {
+	uint8_t key[32];
+	uint8_t keylen;
+	uint8_t x[CRYPTO_CMAC_SIZE];	/* the chaining value */
+	uint8_t buf[CRYPTO_CMAC_SIZE];	/* the last block, absorbed once more data comes */
+	uint8_t n;			/* bytes in buf */
+};
+TPM_RC crypto_cmac_start(struct crypto_cmac_ctx *ctx, const uint8_t *key, size_t keylen);
+TPM_RC crypto_cmac_update(struct crypto_cmac_ctx *ctx, const void *data, size_t len);
+TPM_RC crypto_cmac_finish(struct crypto_cmac_ctx *ctx, uint8_t out[CRYPTO_CMAC_SIZE]);
+TPM_RC crypto_cmac(const uint8_t *key, size_t keylen, const void *data, size_t len,
+		   uint8_t out[CRYPTO_CMAC_SIZE]);
 
 /* ---- teardown ----
  * wolfSSL keeps per-thread ECC tables (fixed-point caches, ~0.8 MB per cached point; they make

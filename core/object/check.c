@@ -60,8 +60,16 @@ static TPM_RC check_storage_sym(const struct tpmt_public *pub)
 /* RSA and ECC schemes: a restricted signing key needs one, a storage key has none, an
  * unrestricted key that both signs and decrypts has none either, and any other key may leave
  * it NULL; what is given must suit the key's use. */
-static TPM_RC check_asym_scheme(const struct tpmt_public *pub, TPM_ALG_ID sign1,
-				TPM_ALG_ID sign2, TPM_ALG_ID dec1, TPM_ALG_ID dec2)
+static bool alg_in(TPM_ALG_ID a, const TPM_ALG_ID *list, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (list[i] == a)
+			return true;
+	return false;
+}
+
+static TPM_RC check_asym_scheme(const struct tpmt_public *pub, const TPM_ALG_ID *sign,
+				size_t nsign, const TPM_ALG_ID *dec, size_t ndec)
 {
 	TPM_ALG_ID s = pub->scheme.scheme;
 	uint32_t a = pub->attributes;
@@ -71,10 +79,10 @@ static TPM_RC check_asym_scheme(const struct tpmt_public *pub, TPM_ALG_ID sign1,
 	if (s == TPM_ALG_NULL)
 		return has(a, A_SIGN) && has(a, A_RESTRICTED) ? TPM_RC_SCHEME : TPM_RC_SUCCESS;
 	if (has(a, A_SIGN))
-		return s == sign1 || s == sign2 ? TPM_RC_SUCCESS : TPM_RC_SCHEME;
+		return alg_in(s, sign, nsign) ? TPM_RC_SUCCESS : TPM_RC_SCHEME;
 	if (has(a, A_RESTRICTED))
 		return TPM_RC_SCHEME;
-	return s == dec1 || s == dec2 ? TPM_RC_SUCCESS : TPM_RC_SCHEME;
+	return alg_in(s, dec, ndec) ? TPM_RC_SUCCESS : TPM_RC_SCHEME;
 }
 
 static TPM_RC check_keyedhash(const struct tpmt_public *pub)
@@ -93,6 +101,9 @@ static TPM_RC check_keyedhash(const struct tpmt_public *pub)
 
 static TPM_RC check_rsa(const struct tpmt_public *pub, bool is_template)
 {
+	static const TPM_ALG_ID sign[] = { TPM_ALG_RSASSA, TPM_ALG_RSAPSS };
+	static const TPM_ALG_ID dec[] = { TPM_ALG_RSAES, TPM_ALG_OAEP };
+
 	if (is_template) {
 		/* we create 2048 and 3072; other sizes can only be loaded */
 		if (pub->key_bits != 2048 && pub->key_bits != 3072)
@@ -101,15 +112,18 @@ static TPM_RC check_rsa(const struct tpmt_public *pub, bool is_template)
 			return TPM_RC_RANGE;
 	}
 	TRY(check_storage_sym(pub));
-	return check_asym_scheme(pub, TPM_ALG_RSASSA, TPM_ALG_RSAPSS, TPM_ALG_RSAES, TPM_ALG_OAEP);
+	return check_asym_scheme(pub, sign, 2, dec, 2);
 }
 
 static TPM_RC check_ecc(const struct tpmt_public *pub)
 {
+	static const TPM_ALG_ID sign[] = { TPM_ALG_ECDSA, TPM_ALG_ECDAA, TPM_ALG_ECSCHNORR };
+	static const TPM_ALG_ID dec[] = { TPM_ALG_ECDH, TPM_ALG_ECMQV };
+
 	if (crypto_ecc_bytes(pub->curve_id) == 0)
 		return TPM_RC_CURVE;
 	TRY(check_storage_sym(pub));
-	return check_asym_scheme(pub, TPM_ALG_ECDSA, TPM_ALG_ECDSA, TPM_ALG_ECDH, TPM_ALG_ECDH);
+	return check_asym_scheme(pub, sign, 3, dec, 2);
 }
 
 static TPM_RC check_params(const struct tpmt_public *pub, bool is_template)

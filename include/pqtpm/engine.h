@@ -29,6 +29,7 @@ enum pqtpm_log_level { PQTPM_LOG_ERROR = 0, PQTPM_LOG_WARN, PQTPM_LOG_INFO, PQTP
 #define PQTPM_BANK_SHA1 0x1u
 #define PQTPM_BANK_SHA256 0x2u
 #define PQTPM_BANK_SHA384 0x4u
+#define PQTPM_BANK_SHA512 0x8u
 
 /* What the TPM shows its clients (docs/pq-decisions.md, "Capabilities"). */
 enum pqtpm_capabilities {

@@ -274,18 +274,25 @@ static void test_commands(void)
 	n = get_u32_list(TPM_CAP_COMMANDS, 0, 100000, items, 256, &more);
 	CU_ASSERT_EQUAL(n, cmd_count() < 254 ? cmd_count() : 254);
 
-	CU_ASSERT_EQUAL(get_u32_list(TPM_CAP_PP_COMMANDS, 0, 100, items, 256, &more), 0);
+	/* by default only PP_Commands needs physical presence, only SetCommandCodeAuditStatus
+	 * is audited */
+	CU_ASSERT_EQUAL(get_u32_list(TPM_CAP_PP_COMMANDS, 0, 100, items, 256, &more), 1);
+	CU_ASSERT_EQUAL(items[0], TPM_CC_PP_Commands);
 	CU_ASSERT_EQUAL(more, 0);
-	CU_ASSERT_EQUAL(get_u32_list(TPM_CAP_AUDIT_COMMANDS, 0, 100, items, 256, &more), 0);
+	CU_ASSERT_EQUAL(get_u32_list(TPM_CAP_AUDIT_COMMANDS, 0, 100, items, 256, &more), 1);
+	CU_ASSERT_EQUAL(items[0], TPM_CC_SetCommandCodeAuditStatus);
 	CU_ASSERT_EQUAL(more, 0);
+	CU_ASSERT_EQUAL(get_u32_list(TPM_CAP_AUDIT_COMMANDS, TPM_CC_SetCommandCodeAuditStatus + 1,
+				     100, items, 256, &more), 0);
 	harness_close(&h);
 }
 
 /* ---- PCRS ---- */
 static void test_pcrs(void)
 {
-	static const uint16_t algs[] = { TPM_ALG_SHA1, TPM_ALG_SHA256, TPM_ALG_SHA384 };
-	static const uint8_t fill[] = { 0xFF, 0xFF, 0x00 };
+	static const uint16_t algs[] = { TPM_ALG_SHA1, TPM_ALG_SHA256, TPM_ALG_SHA384,
+					 TPM_ALG_SHA512 };
+	static const uint8_t fill[] = { 0xFF, 0xFF, 0x00, 0x00 };
 	struct rd r;
 	uint32_t n;
 	uint8_t more;
@@ -294,8 +301,8 @@ static void test_pcrs(void)
 	CU_ASSERT_EQUAL_FATAL(getcap(TPM_CAP_PCRS, 0, 1, &r, &more), TPM_RC_SUCCESS);
 	CU_ASSERT_EQUAL(more, 0);
 	CU_ASSERT_EQUAL(rd_u32(&r, &n), TPM_RC_SUCCESS);
-	CU_ASSERT_EQUAL_FATAL(n, 3);
-	for (size_t i = 0; i < 3; i++) {
+	CU_ASSERT_EQUAL_FATAL(n, 4);
+	for (size_t i = 0; i < 4; i++) {
 		uint16_t alg;
 		uint8_t size, sel[3];
 
@@ -438,7 +445,7 @@ static void test_pcr_properties(void)
 	CU_ASSERT_EQUAL_FATAL(getcap(TPM_CAP_PCR_PROPERTIES, 0, 100, &r, &more), TPM_RC_SUCCESS);
 	CU_ASSERT_EQUAL(more, 0);
 	CU_ASSERT_EQUAL(rd_u32(&r, &n), TPM_RC_SUCCESS);
-	CU_ASSERT_EQUAL_FATAL(n, 13);
+	CU_ASSERT_EQUAL_FATAL(n, 15);
 	for (uint32_t i = 0; i < n; i++) {
 		uint32_t tag = 0;
 		uint8_t size = 0, sel[3] = { 0 };
@@ -459,6 +466,8 @@ static void test_pcr_properties(void)
 	CU_ASSERT_EQUAL(maps[TPM_PT_PCR_RESET_L4], 0x7E0000);
 	CU_ASSERT_EQUAL(maps[TPM_PT_PCR_DRTM_RESET], 0x7E0000);
 	CU_ASSERT_EQUAL(maps[TPM_PT_PCR_NO_INCREMENT], 0x700000);
+	CU_ASSERT_EQUAL(maps[TPM_PT_PCR_POLICY], 0x700000);
+	CU_ASSERT_EQUAL(maps[TPM_PT_PCR_AUTH], 0x700000);
 
 	CU_ASSERT_EQUAL_FATAL(getcap(TPM_CAP_PCR_PROPERTIES, TPM_PT_PCR_RESET_L4, 1, &r, &more),
 			      TPM_RC_SUCCESS);
@@ -578,7 +587,9 @@ static void test_testparms(void)
 			TPM_RC_SUCCESS);
 	CU_ASSERT_EQUAL(test_parms_ecc(TPM_ECC_NIST_P521, TPM_ALG_ECDSA, TPM_ALG_NULL),
 			RC_P1(TPM_RC_CURVE));
-	CU_ASSERT_EQUAL(test_parms_ecc(TPM_ECC_NIST_P256, TPM_ALG_ECDAA, TPM_ALG_NULL),
+	CU_ASSERT_EQUAL(test_parms_ecc(TPM_ECC_NIST_P256, TPM_ALG_ECSCHNORR, TPM_ALG_NULL),
+			TPM_RC_SUCCESS);
+	CU_ASSERT_EQUAL(test_parms_ecc(TPM_ECC_NIST_P256, TPM_ALG_SM2, TPM_ALG_NULL),
 			RC_P1(TPM_RC_SCHEME));
 	CU_ASSERT_EQUAL(test_parms_ecc(TPM_ECC_NIST_P256, TPM_ALG_ECDSA, TPM_ALG_KDF2),
 			RC_P1(TPM_RC_KDF));

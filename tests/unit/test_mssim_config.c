@@ -80,14 +80,14 @@ static void test_file(void)
 		   "state_dir = /srv/tpm state   # trailing comment\n"
 		   "   bind=::1\n"
 		   "port\t=\t3000\n"
-		   "pcr_banks = sha256 , sha384\n"
+		   "pcr_banks = sha256 , sha384,sha512\n"
 		   "log_level = debug");	/* no final newline */
 	CU_ASSERT_EQUAL(parse(ARGS("--config", path)), MSSIM_CONFIG_OK);
 	CU_ASSERT_STRING_EQUAL(cfg.state_dir, "/srv/tpm state");
 	CU_ASSERT_STRING_EQUAL(cfg.bind, "::1");
 	CU_ASSERT_EQUAL(cfg.port, 3000);
 	CU_ASSERT_EQUAL(cfg.platform_port, 3001);
-	CU_ASSERT_EQUAL(cfg.pcr_banks, PQTPM_BANK_SHA256 | PQTPM_BANK_SHA384);
+	CU_ASSERT_EQUAL(cfg.pcr_banks, PQTPM_BANK_SHA256 | PQTPM_BANK_SHA384 | PQTPM_BANK_SHA512);
 	CU_ASSERT_EQUAL(cfg.log_level, PQTPM_LOG_DEBUG);
 	remove_conf();
 }

@@ -253,7 +253,8 @@ static void test_extend_localities(void)
 
 static void test_event(void)
 {
-	static const TPM_ALG_ID algs[] = { TPM_ALG_SHA1, TPM_ALG_SHA256, TPM_ALG_SHA384 };
+	static const TPM_ALG_ID algs[] = { TPM_ALG_SHA1, TPM_ALG_SHA256, TPM_ALG_SHA384,
+					   TPM_ALG_SHA512 };
 	static uint8_t big[1025];
 	uint8_t d[MAX_DIGEST_SIZE], got[MAX_DIGEST_SIZE], old[32], want[32];
 	struct rd r;
@@ -267,8 +268,8 @@ static void test_event(void)
 	wr_tpm2b(&b.params, "hello", 5);
 	CU_ASSERT_EQUAL_FATAL(harness_run(&h, &b, &r, NULL), TPM_RC_SUCCESS);
 	CU_ASSERT_EQUAL(rd_u32(&r, &count), TPM_RC_SUCCESS);
-	CU_ASSERT_EQUAL_FATAL(count, 3);
-	for (size_t i = 0; i < 3; i++) {
+	CU_ASSERT_EQUAL_FATAL(count, 4);
+	for (size_t i = 0; i < 4; i++) {
 		uint16_t alg = 0;
 		size_t n = crypto_hash_size(algs[i]);
 
@@ -424,7 +425,8 @@ static void test_reset_rules(void)
 
 static TPM_RC allocate(const uint32_t *maps, uint8_t *success, uint32_t *needed)
 {
-	static const TPM_ALG_ID algs[] = { TPM_ALG_SHA1, TPM_ALG_SHA256, TPM_ALG_SHA384 };
+	static const TPM_ALG_ID algs[] = { TPM_ALG_SHA1, TPM_ALG_SHA256, TPM_ALG_SHA384,
+					   TPM_ALG_SHA512 };
 	uint32_t max = 0, available = 0;
 	struct rd r;
 	TPM_RC rc;
@@ -432,8 +434,8 @@ static TPM_RC allocate(const uint32_t *maps, uint8_t *success, uint32_t *needed)
 	cmd_begin(&b, TPM_CC_PCR_Allocate);
 	cmd_handle(&b, TPM_RH_PLATFORM);
 	cmd_auth_pw(&b, "");
-	wr_u32(&b.params, 3);
-	for (size_t i = 0; i < 3; i++)
+	wr_u32(&b.params, 4);
+	for (size_t i = 0; i < 4; i++)
 		sel_one(&b.params, algs[i], maps[i]);
 	rc = harness_run(&h, &b, &r, NULL);
 	if (rc != TPM_RC_SUCCESS)
@@ -444,17 +446,18 @@ static TPM_RC allocate(const uint32_t *maps, uint8_t *success, uint32_t *needed)
 	CU_ASSERT_EQUAL(rd_u32(&r, &available), TPM_RC_SUCCESS);
 	CU_ASSERT_EQUAL(rd_left(&r), 0);
 	CU_ASSERT_EQUAL(max, 24);
-	CU_ASSERT_EQUAL(available, 24 * (20 + 32 + 48));
+	CU_ASSERT_EQUAL(available, 24 * (20 + 32 + 48 + 64));
 	return rc;
 }
 
 static void test_allocate(void)
 {
-	static const uint32_t sha256_only[] = { 0, 0xFFFFFF, 0 };
-	static const uint32_t partial[] = { 0, 0x020001, 0 };
-	static const uint32_t no_drtm[] = { 0, 0x00FFFF, 0 };
-	static const uint32_t sha384_only[] = { 0, 0, 0xFFFFFF };
-	uint8_t ok = 9, v[MAX_DIGEST_SIZE];
+	static const uint32_t sha256_only[] = { 0, 0xFFFFFF, 0, 0 };
+	static const uint32_t partial[] = { 0, 0x020001, 0, 0 };
+	static const uint32_t no_drtm[] = { 0, 0x00FFFF, 0, 0 };
+	static const uint32_t sha384_only[] = { 0, 0, 0xFFFFFF, 0 };
+	static const uint32_t sha256_sha512[] = { 0, 0xFFFFFF, 0, 0xFFFFFF };
+	uint8_t ok = 9, v[MAX_DIGEST_SIZE], d[64], in[128], want[64];
 	uint32_t needed = 0;
 
 	harness_open(&h);
@@ -482,6 +485,23 @@ static void test_allocate(void)
 	CU_ASSERT_EQUAL(read1(TPM_ALG_SHA256, 0, v, NULL), 0);
 	CU_ASSERT_EQUAL(read1(TPM_ALG_SHA384, 17, v, NULL), 48);
 	CU_ASSERT(all_bytes(v, 48, 0xFF));
+
+	/* a SHA-512 bank: extended as the others, value = SHA-512(0^64 || digest) */
+	CU_ASSERT_EQUAL(allocate(sha256_sha512, &ok, &needed), TPM_RC_SUCCESS);
+	CU_ASSERT_EQUAL(ok, 1);
+	CU_ASSERT_EQUAL(needed, 24 * (32 + 64));
+	CU_ASSERT_EQUAL(pqtpm_engine_signal(h.e, PQTPM_SIGNAL_RESET), 0);
+	CU_ASSERT_EQUAL(startup_clear(), TPM_RC_SUCCESS);
+	CU_ASSERT_EQUAL(read1(TPM_ALG_SHA384, 0, v, NULL), 0);
+	CU_ASSERT_EQUAL(read1(TPM_ALG_SHA512, 16, v, NULL), 64);
+	CU_ASSERT(all_bytes(v, 64, 0));
+	memset(d, 0xA5, sizeof(d));
+	CU_ASSERT_EQUAL(extend(16, TPM_ALG_SHA512, d), TPM_RC_SUCCESS);
+	memset(in, 0, 64);
+	memcpy(in + 64, d, 64);
+	CU_ASSERT_EQUAL(crypto_hash(TPM_ALG_SHA512, in, sizeof(in), want), 0);
+	CU_ASSERT_EQUAL(read1(TPM_ALG_SHA512, 16, v, NULL), 64);
+	CU_ASSERT(memcmp(v, want, 64) == 0);
 	harness_close(&h);
 }
 

@@ -362,6 +362,10 @@ static void snapshot(struct snap *s)
 	snap_add(s, &b);
 	get_cap(&b, TPM_CAP_AUTH_POLICIES, TPM_RH_OWNER, 14);
 	snap_add(s, &b);
+	get_cap(&b, TPM_CAP_AUDIT_COMMANDS, 0, 254);
+	snap_add(s, &b);
+	get_cap(&b, TPM_CAP_PP_COMMANDS, 0, 254);
+	snap_add(s, &b);
 }
 
 /* ---- the cases: each builds one valid command (after what it needs) ---- */
@@ -1527,6 +1531,97 @@ static void c_get_session_audit_digest(struct cmdbuf *b)
 	wr_u16(&b->params, TPM_ALG_NULL);
 }
 
+static void c_set_command_code_audit_status(struct cmdbuf *b)
+{
+	cmd1(b, TPM_CC_SetCommandCodeAuditStatus, TPM_RH_OWNER, 1);
+	wr_u16(&b->params, TPM_ALG_NULL);
+	wr_u32(&b->params, 1);
+	wr_u32(&b->params, TPM_CC_GetRandom);
+	wr_u32(&b->params, 0);
+}
+
+static void c_get_command_audit_digest(struct cmdbuf *b)
+{
+	struct key k;
+
+	new_key(K_SIGN, &k);
+	cmd2(b, TPM_CC_GetCommandAuditDigest, TPM_RH_ENDORSEMENT, k.handle, 2);
+	wr_tpm2b(&b->params, "", 0);
+	wr_u16(&b->params, TPM_ALG_NULL);
+}
+
+static void c_pcr_set_auth_value(struct cmdbuf *b)
+{
+	cmd1(b, TPM_CC_PCR_SetAuthValue, 20, 1);
+	wr_tpm2b(&b->params, "pcr", 3);
+}
+
+static void c_pcr_set_auth_policy(struct cmdbuf *b)
+{
+	cmd1(b, TPM_CC_PCR_SetAuthPolicy, TPM_RH_PLATFORM, 1);
+	digest32(&b->params, 0x21);
+	wr_u16(&b->params, TPM_ALG_SHA256);
+	wr_u32(&b->params, 20);
+}
+
+static void c_pp_commands(struct cmdbuf *b)
+{
+	CU_ASSERT_EQUAL_FATAL(pqtpm_engine_signal(H->e, PQTPM_SIGNAL_PHYS_PRES_ON), 0);
+	cmd1(b, TPM_CC_PP_Commands, TPM_RH_PLATFORM, 1);
+	wr_u32(&b->params, 1);
+	wr_u32(&b->params, TPM_CC_Clear);
+	wr_u32(&b->params, 0);
+}
+
+static void c_set_algorithm_set(struct cmdbuf *b)
+{
+	cmd1(b, TPM_CC_SetAlgorithmSet, TPM_RH_PLATFORM, 1);
+	wr_u32(&b->params, 1);
+}
+
+static void c_ec_ephemeral(struct cmdbuf *b)
+{
+	cmd_begin(b, TPM_CC_EC_Ephemeral);
+	wr_u16(&b->params, TPM_ECC_NIST_P256);
+}
+
+static void c_commit(struct cmdbuf *b)
+{
+	struct tpmt_public t;
+	struct key k;
+
+	key_template(&t, TPM_ALG_ECC, TPMA_OBJECT_SIGN_ENCRYPT);
+	t.scheme.scheme = TPM_ALG_ECDAA;
+	t.scheme.hash_alg = TPM_ALG_SHA256;
+	key_primary(H, &t, NULL, 0, &k);
+	cmd1(b, TPM_CC_Commit, k.handle, 1);
+	wr_u16(&b->params, 0); /* P1: the Empty Point */
+	wr_tpm2b(&b->params, "", 0);
+	wr_tpm2b(&b->params, "", 0);
+}
+
+/* ZGen_2Phase with an ECDH key: its own public point for both of the other party's points,
+ * an ephemeral of EC_Ephemeral (counter 0). */
+static void c_zgen_2phase(struct cmdbuf *b)
+{
+	struct cmdbuf e;
+	struct key k;
+	size_t mark;
+
+	new_key(K_ECDH, &k);
+	c_ec_ephemeral(&e);
+	ok(&e, NULL, NULL);
+	cmd1(b, TPM_CC_ZGen_2Phase, k.handle, 1);
+	for (int i = 0; i < 2; i++) {
+		wr_size_begin(&b->params, &mark);
+		wr_tpm2b(&b->params, k.pub.x.b, k.pub.x.size);
+		wr_tpm2b(&b->params, k.pub.y.b, k.pub.y.size);
+		wr_size_end(&b->params, mark);
+	}
+	wr_u16(&b->params, TPM_ALG_ECDH);
+	wr_u16(&b->params, 0);
+}
+
 /* ---- the table ---- */
 
 struct tcase {
@@ -1642,6 +1737,15 @@ static const struct tcase cases[] = {
 	C(GetTime, c_get_time),
 	C(Quote, c_quote),
 	C(GetSessionAuditDigest, c_get_session_audit_digest),
+	C(SetCommandCodeAuditStatus, c_set_command_code_audit_status),
+	C(GetCommandAuditDigest, c_get_command_audit_digest),
+	C(PCR_SetAuthValue, c_pcr_set_auth_value),
+	C(PCR_SetAuthPolicy, c_pcr_set_auth_policy),
+	C(PP_Commands, c_pp_commands),
+	C(SetAlgorithmSet, c_set_algorithm_set),
+	C(EC_Ephemeral, c_ec_ephemeral),
+	C(Commit, c_commit),
+	C(ZGen_2Phase, c_zgen_2phase),
 	C(MakeCredential, c_make_credential),
 	C(ActivateCredential, c_activate_credential),
 	C(Duplicate, c_duplicate),
