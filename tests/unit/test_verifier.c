@@ -3,10 +3,11 @@
  * passes; each tampered field fails with its check's name: signature, nonce (evidence and
  * verifier), PCR values, PCR selection, AK attributes, another AK, each region of the
  * TPMS_ATTEST (magic, type, extraData, clock safe, trailing bytes), malformed base64 and
- * sizes, --previous (a TPM Reset, a clock that stood still), freshness, and the EK certificate
- * chain (RSA, ECC and ML-KEM EKs of a manufactured state directory: another CA, another EK's
- * certificate, a flipped bit, none), the event log (each digest and PCR index of each event,
- * an event left out, truncated, extended) and reference values. */
+ * sizes, every byte of the TPMS_ATTEST by its field, --previous (a TPM Reset, a clock that
+ * stood still), freshness, and the EK certificate chain (RSA, ECC and ML-KEM EKs of a
+ * manufactured state directory: another CA, another EK's certificate, a flipped bit, none),
+ * the event log (each digest and PCR index of each event, an event left out, truncated,
+ * extended) and reference values. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +15,8 @@
 
 #include <CUnit/Basic.h>
 #include <pqtpm/attest.h>
+
+#include "marshal.h"
 
 #include "harness.h"
 #include "unit_main.h"
@@ -272,6 +275,137 @@ static void test_tampered_attest(void)
 		expect(c, &o, "pcr-digest");
 		expect(c, &o, "signature");
 		json_decref(c);
+	}
+}
+
+/* Every byte of a quote's TPMS_ATTEST, by the field it is in: the check that must fail when it
+ * changes. A size or count breaks the structure (format, before any other check can run);
+ * every other byte breaks the signature and, where the verifier reads the field, its own
+ * check. A sizeofSelect does either: a select one byte shorter may still parse, as another
+ * selection. Fields the verifier has nothing to compare with (qualifiedSigner, clock, the counts
+ * without --previous, firmwareVersion) are caught by the signature alone. */
+struct attest_map {
+	const char *field[PQTPM_TSS_MAX_ATTEST], *check[PQTPM_TSS_MAX_ATTEST];
+	bool or_format[PQTPM_TSS_MAX_ATTEST];
+	size_t len;
+};
+
+static void span(struct attest_map *m, const struct rd *r, size_t from, const char *field,
+		 const char *check)
+{
+	for (size_t i = from; i < r->off; i++) {
+		m->field[i] = field;
+		m->check[i] = check;
+		m->or_format[i] = false;
+	}
+}
+
+static void map_attest(const json_t *ev, struct attest_map *m)
+{
+	const json_t *q = json_array_get(json_object_get(ev, "quotes"), 0);
+	static uint8_t b[PQTPM_TSS_MAX_ATTEST];
+	const uint8_t *skip;
+	uint16_t n, hash;
+	uint32_t u32, count;
+	uint64_t u64;
+	uint8_t u8;
+	struct rd r;
+	size_t at;
+
+	CU_ASSERT_EQUAL_FATAL(pqtpm_attest_unb64url(json_string_value(json_object_get(q, "attest")),
+						    b, sizeof(b), &m->len), 0);
+	rd_init(&r, b, m->len);
+	at = r.off;
+	CU_ASSERT_EQUAL_FATAL(rd_u32(&r, &u32), TPM_RC_SUCCESS);
+	span(m, &r, at, "magic", "magic");
+	at = r.off;
+	CU_ASSERT_EQUAL_FATAL(rd_u16(&r, &n), TPM_RC_SUCCESS);
+	span(m, &r, at, "type", "type");
+	at = r.off;
+	CU_ASSERT_EQUAL_FATAL(rd_u16(&r, &n), TPM_RC_SUCCESS);
+	span(m, &r, at, "qualifiedSigner size", "format");
+	at = r.off;
+	CU_ASSERT_EQUAL_FATAL(rd_view(&r, n, &skip), TPM_RC_SUCCESS);
+	span(m, &r, at, "qualifiedSigner", "signature");
+	at = r.off;
+	CU_ASSERT_EQUAL_FATAL(rd_u16(&r, &n), TPM_RC_SUCCESS);
+	span(m, &r, at, "extraData size", "format");
+	at = r.off;
+	CU_ASSERT_EQUAL_FATAL(rd_view(&r, n, &skip), TPM_RC_SUCCESS);
+	span(m, &r, at, "extraData", "nonce");
+	at = r.off;
+	CU_ASSERT_EQUAL_FATAL(rd_u64(&r, &u64), TPM_RC_SUCCESS);
+	span(m, &r, at, "clockInfo.clock", "signature");
+	at = r.off;
+	CU_ASSERT_EQUAL_FATAL(rd_u32(&r, &u32), TPM_RC_SUCCESS);
+	span(m, &r, at, "clockInfo.resetCount", "signature");
+	at = r.off;
+	CU_ASSERT_EQUAL_FATAL(rd_u32(&r, &u32), TPM_RC_SUCCESS);
+	span(m, &r, at, "clockInfo.restartCount", "signature");
+	at = r.off;
+	CU_ASSERT_EQUAL_FATAL(rd_u8(&r, &u8), TPM_RC_SUCCESS);
+	span(m, &r, at, "clockInfo.safe", "clock-safe");
+	at = r.off;
+	CU_ASSERT_EQUAL_FATAL(rd_u64(&r, &u64), TPM_RC_SUCCESS);
+	span(m, &r, at, "firmwareVersion", "signature");
+	at = r.off;
+	CU_ASSERT_EQUAL_FATAL(rd_u32(&r, &count), TPM_RC_SUCCESS);
+	span(m, &r, at, "pcrSelect count", "format");
+	CU_ASSERT_FATAL(count > 0 && count <= PQTPM_TSS_MAX_BANKS);
+	for (uint32_t i = 0; i < count; i++) {
+		at = r.off;
+		CU_ASSERT_EQUAL_FATAL(rd_u16(&r, &hash), TPM_RC_SUCCESS);
+		span(m, &r, at, "pcrSelect hash", "pcr-selection");
+		at = r.off;
+		CU_ASSERT_EQUAL_FATAL(rd_u8(&r, &u8), TPM_RC_SUCCESS);
+		span(m, &r, at, "sizeofSelect", "pcr-selection");
+		m->or_format[at] = true;
+		at = r.off;
+		CU_ASSERT_EQUAL_FATAL(rd_view(&r, u8, &skip), TPM_RC_SUCCESS);
+		span(m, &r, at, "pcrSelect", "pcr-selection");
+	}
+	at = r.off;
+	CU_ASSERT_EQUAL_FATAL(rd_u16(&r, &n), TPM_RC_SUCCESS);
+	span(m, &r, at, "pcrDigest size", "format");
+	CU_ASSERT_FATAL(n > 0);
+	at = r.off;
+	CU_ASSERT_EQUAL_FATAL(rd_view(&r, n, &skip), TPM_RC_SUCCESS);
+	span(m, &r, at, "pcrDigest", "pcr-digest");
+	CU_ASSERT_EQUAL_FATAL(rd_left(&r), 0);
+}
+
+/* one byte changed: invalid, with its field's check, and the signature's unless the
+ * structure no longer parses; says which byte of which AK when not */
+static void expect_byte(const struct sample *s, const struct attest_map *m, size_t at)
+{
+	struct pqtpm_attest_verify_opts o = opts_for(s);
+	json_t *c = with_blob(s->ev, "attest", flip, at), *r = NULL;
+	int v = pqtpm_attest_verify(c, &o, &r);
+	bool broke = r && strcmp(m->check[at], "format") == 0;
+	bool good = v == 0 && r && json_is_false(json_object_get(r, "valid")) &&
+		    ((m->or_format[at] && failed(r, "format")) ||
+		     (failed(r, m->check[at]) && (broke || failed(r, "signature"))));
+
+	CU_ASSERT(good);
+	if (!good) {
+		char *got = r ? json_dumps(json_object_get(r, "failures"), 0) : NULL;
+
+		fprintf(stderr, "\n  %s: byte %zu (%s) wanted %s in %s\n", s->alg, at, m->field[at],
+			m->check[at], got ? got : "no result");
+		free(got);
+	}
+	json_decref(r);
+	json_decref(c);
+}
+
+static void test_every_attest_byte(void)
+{
+	static struct attest_map m;
+
+	for (size_t i = 0; i < NSAMPLES; i++) {
+		map_attest(samples[i].ev, &m);
+		for (size_t at = 0; at < m.len; at++)
+			expect_byte(&samples[i], &m, at);
 	}
 }
 
@@ -536,6 +670,7 @@ int main(void)
 	static const struct unit_test tests[] = {
 		{ "valid evidence of every AK", test_valid },
 		{ "tampered TPMS_ATTEST and signature", test_tampered_attest },
+		{ "every byte of the TPMS_ATTEST", test_every_attest_byte },
 		{ "nonce", test_nonce },
 		{ "PCR values and selection", test_pcrs },
 		{ "AK attributes and another AK", test_ak },
