@@ -129,7 +129,7 @@ $(SERVER): $(BUILD)/obj/mssim/main.o $(MSSIM_A) $(LIB_A)
 	$(CC) $(LDFLAGS_SAN) -o $@ $^ $(LIBS)
 
 # ---- attestation (attest/): libpqtpm-attest.a, the pqtpm-attest CLI (attest/cli/), and the
-# unit test of the verifier; JSON through jansson
+# unit test of the verifier; JSON through jansson, `pqtpm-attest serve` through libmicrohttpd
 ATTEST_SRC := $(sort $(wildcard attest/*.c))
 ATTEST_CLI_SRC := $(sort $(wildcard attest/cli/*.c))
 ATTEST_A := $(BUILD)/lib/libpqtpm-attest.a
@@ -140,7 +140,7 @@ $(ATTEST_A): $(ATTEST_SRC:%.c=$(BUILD)/obj/%.o)
 	rm -f $@ && ar rcs $@ $^
 $(ATTEST_CLI): $(ATTEST_CLI_SRC:%.c=$(BUILD)/obj/%.o) $(ATTEST_A) $(TSS_A) $(LIB_A)
 	@mkdir -p $(dir $@)
-	$(CC) $(LDFLAGS_SAN) -o $@ $^ -ljansson $(LIBS)
+	$(CC) $(LDFLAGS_SAN) -o $@ $^ -lmicrohttpd -ljansson $(LIBS)
 $(BUILD)/bench/attest_bench: $(BUILD)/obj/tests/bench/attest_bench.o $(BENCH_SUPPORT_OBJ) \
 		$(ATTEST_A) $(TSS_A) $(LIB_A)
 	@mkdir -p $(dir $@)

@@ -62,5 +62,6 @@ int cmd_measure(const struct cli *c, int argc, char **argv);
 int cmd_import(const struct cli *c, int argc, char **argv);
 int cmd_quote(const struct cli *c, int argc, char **argv);
 int cmd_verify(const struct cli *c, int argc, char **argv);
+int cmd_serve(const struct cli *c, int argc, char **argv);
 
 #endif

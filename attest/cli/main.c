@@ -22,6 +22,7 @@ static const char usage[] =
 	"  quote    a quote of PCRs (and an event log) as JSON evidence\n"
 	"  import   evidence from tpm2_quote's files\n"
 	"  verify   check evidence (no TPM needed)\n"
+	"  serve    a stateless verifier over HTTP (challenges and verify)\n"
 	"\n"
 	"Exit status: 0 success (verify: valid), 1 verify: invalid, 2 usage, I/O or TPM error.\n";
 
@@ -33,7 +34,7 @@ int main(int argc, char **argv)
 	} cmds[] = {
 		{ "ek", cmd_ek }, { "ca", cmd_ca }, { "ak", cmd_ak }, { "credential", cmd_credential }, { "measure", cmd_measure },
 		{ "quote", cmd_quote }, { "import", cmd_import },
-		{ "verify", cmd_verify },
+		{ "verify", cmd_verify }, { "serve", cmd_serve },
 	};
 	struct cli c = { 0 };
 	int i = 1;
