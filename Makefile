@@ -145,6 +145,10 @@ $(BUILD)/bench/attest_bench: $(BUILD)/obj/tests/bench/attest_bench.o $(BENCH_SUP
 		$(ATTEST_A) $(TSS_A) $(LIB_A)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS_SAN) -o $@ $^ -ljansson $(LIBS)
+$(BUILD)/bench/attest_serve_bench: $(BUILD)/obj/tests/bench/attest_serve_bench.o \
+		$(BENCH_SUPPORT_OBJ) $(ATTEST_A) $(TSS_A) $(LIB_A) | $(ATTEST_CLI)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS_SAN) -o $@ $^ -ljansson $(LIBS)
 .PHONY: install-attest
 install: install-attest
 install-attest: $(ATTEST_A) $(ATTEST_CLI)

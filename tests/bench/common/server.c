@@ -30,21 +30,30 @@ static int port_free(unsigned port)
 	return ok;
 }
 
+int bench_free_port(unsigned *port)
+{
+	static int seeded;
+
+	if (!seeded++)
+		srand((unsigned)getpid());
+	for (int tries = 0; tries < 1000; tries++) {
+		*port = 20000 + (unsigned)rand() % 40000;
+		if (port_free(*port) && port_free(*port + 1))
+			return 0;
+	}
+	return -1;
+}
+
 int bench_server_start(const char *argv0, unsigned *port)
 {
 	char bin[4096], portarg[16];
 	const char *slash = strrchr(argv0, '/');
-	int tries = 0;
 
 	snprintf(bin, sizeof(bin), "%.*s/../bin/pqtpm-server", slash ? (int)(slash - argv0) : 1,
 		 slash ? argv0 : ".");
 	if (access(bin, X_OK) != 0 || !mkdtemp(state_dir))
 		return -1;
-	srand((unsigned)getpid());
-	do
-		*port = 20000 + (unsigned)rand() % 40000;
-	while ((!port_free(*port) || !port_free(*port + 1)) && ++tries < 1000);
-	if (tries == 1000)
+	if (bench_free_port(port))
 		return -1;
 	snprintf(portarg, sizeof(portarg), "%u", *port);
 	fflush(stdout);
