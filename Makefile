@@ -155,6 +155,12 @@ install-attest: $(ATTEST_A) $(ATTEST_CLI)
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib
 	install -m 0755 $(ATTEST_CLI) $(DESTDIR)$(PREFIX)/bin/
 	install -m 0644 $(ATTEST_A) $(DESTDIR)$(PREFIX)/lib/
+$(BUILD)/obj/tests/unit/test_serve.o: ALL_CFLAGS += -Iattest/cli
+$(BUILD)/tests/test_serve: $(BUILD)/obj/tests/unit/test_serve.o $(UNIT_SUPPORT_OBJ) \
+		$(filter $(BUILD)/obj/attest/cli/serve_% $(BUILD)/obj/attest/cli/cli.o, \
+			$(ATTEST_CLI_SRC:%.c=$(BUILD)/obj/%.o)) $(ATTEST_A) $(TSS_A) $(MSSIM_A) $(LIB_A)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS_SAN) -o $@ $^ -lcunit -ljansson $(LIBS)
 $(BUILD)/tests/test_verifier: $(BUILD)/obj/tests/unit/test_verifier.o $(UNIT_SUPPORT_OBJ) \
 		$(ATTEST_A) $(TSS_A) $(MSSIM_A) $(LIB_A)
 	@mkdir -p $(dir $@)
