@@ -178,8 +178,7 @@ static int run(const struct addrinfo *ai, const char *bind, unsigned port, uint8
 		return cli_error("serve: cannot listen on %s port %u: %s", bind, port,
 				 strerror(errno));
 	fprintf(stderr, "pqtpm-attest: serving on %s port %u\n", bind, port);
-	while (sigwait(&set, &sig) == 0 && sig != SIGTERM && sig != SIGINT)
-		;
+	sigwait(&set, &sig); /* set holds SIGTERM and SIGINT only */
 	MHD_stop_daemon(d);
 	return EXIT_OK;
 }
