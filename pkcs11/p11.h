@@ -130,8 +130,8 @@ struct p11_op {
 	bool multi; /* an Update came: the single-part call is no longer allowed */
 	CK_MECHANISM_TYPE mech;
 	CK_OBJECT_HANDLE key;
-	TPM_ALG_ID hash; /* RSA-PSS: the digest's hash */
-	uint8_t ctx[255]; /* ML-DSA: the context string */
+	TPM_ALG_ID hash; /* RSA-PSS: the digest's hash; RSA-OAEP: its hash */
+	uint8_t ctx[255]; /* ML-DSA: the context string; RSA-OAEP: the label */
 	size_t ctx_len;
 	uint8_t *data;
 	size_t len, cap;
@@ -143,7 +143,7 @@ struct p11_session {
 	CK_SESSION_HANDLE handle;
 	CK_SLOT_ID slot;
 	CK_FLAGS flags;
-	struct p11_op sign, verify, digest;
+	struct p11_op sign, verify, digest, encrypt, decrypt;
 	bool finding;
 	CK_OBJECT_HANDLE *found;
 	size_t nfound, found_pos;
