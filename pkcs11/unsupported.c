@@ -57,9 +57,6 @@ NOT_SUPPORTED(C_UnwrapKey,
 	      (CK_SESSION_HANDLE session, CK_MECHANISM_PTR mechanism,
 	       CK_OBJECT_HANDLE unwrapping_key, CK_BYTE_PTR wrapped_key, CK_ULONG wrapped_key_len,
 	       CK_ATTRIBUTE_PTR templ, CK_ULONG attribute_count, CK_OBJECT_HANDLE_PTR key))
-NOT_SUPPORTED(C_DeriveKey,
-	      (CK_SESSION_HANDLE session, CK_MECHANISM_PTR mechanism, CK_OBJECT_HANDLE base_key,
-	       CK_ATTRIBUTE_PTR templ, CK_ULONG attribute_count, CK_OBJECT_HANDLE_PTR key))
 NOT_SUPPORTED(C_SeedRandom, (CK_SESSION_HANDLE session, CK_BYTE_PTR seed, CK_ULONG seed_len))
 NOT_SUPPORTED(C_WaitForSlotEvent, (CK_FLAGS flags, CK_SLOT_ID_PTR slot, CK_VOID_PTR reserved))
 
