@@ -10,6 +10,8 @@ clang libclang-rt-14-dev valgrind faketime"
 PKGS="$PKGS libsqlite3-dev libp11-kit-dev p11-kit opensc gnutls-bin"
 # attestation tests (attest_ek.sh, attest_cli.sh): openssl, jq, python3 for the DER helpers
 PKGS="$PKGS openssl jq python3"
+# the PKCS#11 module in real applications (pkcs11_apps.sh): ssh with PKCS11Provider, OpenSSL's engine
+PKGS="$PKGS openssh-client openssh-server libengine-pkcs11-openssl"
 # `install-deps.sh bench` (make bench): gnuplot as well, for the report's plot.
 [ "${1:-}" = bench ] && PKGS="$PKGS gnuplot-nox"
 # `install-deps.sh conformance` (make conformance): tpm2-abrmd and its TCTI, which the peer
