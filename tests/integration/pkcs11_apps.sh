@@ -21,10 +21,9 @@ U11="$P11 --token-label apps --login --pin $PIN"
 
 SSHD_PID=
 stop_sshd() {
-	local i
 	[ -n "$SSHD_PID" ] || return 0
 	kill "$SSHD_PID" 2>/dev/null || true
-	for i in $(seq 1 50); do
+	for _ in $(seq 1 50); do
 		kill -0 "$SSHD_PID" 2>/dev/null || break
 		sleep 0.1
 	done
@@ -32,7 +31,14 @@ stop_sshd() {
 	wait "$SSHD_PID" 2>/dev/null || true
 	SSHD_PID=
 }
-trap 'rc=$?; stop_sshd; (exit $rc); _lib_cleanup' EXIT
+# lib.sh's cleanup after ours, with the exit status it would have seen
+on_exit() {
+	local rc=$?
+	stop_sshd
+	(exit "$rc")
+	_lib_cleanup
+}
+trap on_exit EXIT
 
 run "pkcs11-tool --init-token" $P11 --init-token --label apps --so-pin so-secret
 run "pkcs11-tool --init-pin" $P11 --token-label apps --login --login-type so \
