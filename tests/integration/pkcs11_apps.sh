@@ -97,8 +97,8 @@ run "the plaintext back" cmp "$T/plain" "$T/pt"
 # ---- ssh with the module ----
 run "ssh-keygen -D prints the token's public keys" ssh-keygen -D "$MOD"
 cp "$T/out" "$T/authorized_keys"
-check_eq "an RSA and an ECDSA key" "1 1" \
-	"$(grep -c '^ssh-rsa ' "$T/authorized_keys") $(grep -c '^ecdsa-sha2-nistp256 ' "$T/authorized_keys")"
+check_eq "an RSA and an ECDSA key" "1 1" "$(grep -c '^ssh-rsa ' "$T/authorized_keys") \
+$(grep -c '^ecdsa-sha2-nistp256 ' "$T/authorized_keys")"
 chmod 600 "$T/authorized_keys"
 run "a host key for the test's sshd" ssh-keygen -q -t ed25519 -N '' -f "$T/host_key"
 # sshd as root wants its privilege-separation directory (Debian's service makes it at start)
@@ -125,7 +125,8 @@ for _ in $(seq 1 100); do
 	kill -0 "$SSHD_PID" 2>/dev/null || break
 	sleep 0.05
 done
-check_eq "sshd listens on 127.0.0.1:$SSH_PORT" yes "$(tcp_connects "$SSH_PORT" && echo yes || echo no)"
+check_eq "sshd listens on 127.0.0.1:$SSH_PORT" yes \
+	"$(tcp_connects "$SSH_PORT" && echo yes || echo no)"
 printf '#!/bin/sh\necho %s\n' "$PIN" >"$T/askpass"
 chmod 700 "$T/askpass"
 SSH_OPTS=(-F /dev/null -p "$SSH_PORT" -o StrictHostKeyChecking=no

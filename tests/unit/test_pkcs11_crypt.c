@@ -2,7 +2,8 @@
  * (dlopen): RSA PKCS#1 v1.5 and OAEP (SHA-1, SHA-256, a label) encrypted with the public key and
  * decrypted with the private one, both in the TPM, with the errors the specification names
  * (lengths, parameters, key use, login, a damaged ciphertext, the two-call pattern); ECDH1
- * derivation between two keys of the token agreeing both ways, with the derived keys' attributes. */
+ * derivation between two keys of the token agreeing both ways, with the derived keys'
+ * attributes. */
 #include <dlfcn.h>
 #include <limits.h>
 #include <stdio.h>
