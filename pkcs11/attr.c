@@ -56,6 +56,21 @@ CK_RV p11_attr_set_ulong(struct p11_object *o, CK_ATTRIBUTE_TYPE type, CK_ULONG 
 	return p11_attr_set(o, type, &v, sizeof(v));
 }
 
+CK_RV p11_attr_set_unique_id(struct p11_object *o)
+{
+	static const char hex[] = "0123456789abcdef";
+	uint8_t rnd[8];
+	char uid[2 * sizeof(rnd)];
+	size_t i;
+	CK_RV rv = p11_tpm_random(rnd, sizeof(rnd));
+
+	for (i = 0; i < sizeof(rnd); i++) {
+		uid[2 * i] = hex[rnd[i] >> 4];
+		uid[2 * i + 1] = hex[rnd[i] & 15];
+	}
+	return rv == CKR_OK ? p11_attr_set(o, CKA_UNIQUE_ID, uid, sizeof(uid)) : rv;
+}
+
 bool p11_attr_bool(const struct p11_object *o, CK_ATTRIBUTE_TYPE type, bool dflt)
 {
 	const struct p11_attr *a = p11_attr_find(o, type);
@@ -122,13 +137,15 @@ CK_RV p11_tmpl_ulong(const CK_ATTRIBUTE *tmpl, CK_ULONG n, CK_ATTRIBUTE_TYPE typ
 	return CKR_OK;
 }
 
-/* The private parts of a key: never kept here (they live in the TPM), always sensitive. */
+/* The private parts of a key: never kept here (they live in the TPM), always sensitive; a
+ * secret key's value unless it is neither sensitive nor unextractable. */
 static bool sensitive(const struct p11_object *o, CK_ATTRIBUTE_TYPE type)
 {
 	CK_ULONG cls = p11_attr_ulong(o, CKA_CLASS, CK_UNAVAILABLE_INFORMATION);
 
 	if (cls == CKO_SECRET_KEY)
-		return type == CKA_VALUE;
+		return type == CKA_VALUE && (p11_attr_bool(o, CKA_SENSITIVE, true) ||
+					     !p11_attr_bool(o, CKA_EXTRACTABLE, false));
 	if (cls != CKO_PRIVATE_KEY)
 		return false;
 	switch (type) {

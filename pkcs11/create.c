@@ -86,18 +86,8 @@ static CK_RV check_template(const CK_ATTRIBUTE *t, CK_ULONG n, CK_OBJECT_CLASS c
 
 static CK_RV defaults(struct p11_object *o, CK_OBJECT_CLASS cls)
 {
-	static const char hex[] = "0123456789abcdef";
-	uint8_t rnd[8];
-	char uid[2 * sizeof(rnd)];
-	size_t i;
-	CK_RV rv = p11_tpm_random(rnd, sizeof(rnd));
+	CK_RV rv = p11_attr_set_unique_id(o);
 
-	for (i = 0; i < sizeof(rnd); i++) {
-		uid[2 * i] = hex[rnd[i] >> 4];
-		uid[2 * i + 1] = hex[rnd[i] & 15];
-	}
-	if (rv == CKR_OK)
-		rv = p11_attr_set(o, CKA_UNIQUE_ID, uid, sizeof(uid));
 	if (rv == CKR_OK && !p11_attr_find(o, CKA_TOKEN))
 		rv = p11_attr_set_bool(o, CKA_TOKEN, false);
 	/* data objects are private unless said otherwise, certificates public */

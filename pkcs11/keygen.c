@@ -185,22 +185,12 @@ static CK_RV read_request(CK_MECHANISM_TYPE mech, const CK_ATTRIBUTE *pub, CK_UL
 static CK_RV common(struct p11_object *o, CK_OBJECT_CLASS cls, const struct request *r,
 		    CK_MECHANISM_TYPE mech)
 {
-	static const char hex[] = "0123456789abcdef";
-	uint8_t rnd[8];
-	char uid[2 * sizeof(rnd)];
-	size_t i;
-	CK_RV rv = p11_tpm_random(rnd, sizeof(rnd));
+	CK_RV rv = p11_attr_set_unique_id(o);
 
-	for (i = 0; i < sizeof(rnd); i++) {
-		uid[2 * i] = hex[rnd[i] >> 4];
-		uid[2 * i + 1] = hex[rnd[i] & 15];
-	}
 	if (rv == CKR_OK)
 		rv = p11_attr_set_ulong(o, CKA_CLASS, cls);
 	if (rv == CKR_OK)
 		rv = p11_attr_set_ulong(o, CKA_KEY_TYPE, r->type);
-	if (rv == CKR_OK)
-		rv = p11_attr_set(o, CKA_UNIQUE_ID, uid, sizeof(uid));
 	if (rv == CKR_OK)
 		rv = p11_attr_set_bool(o, CKA_LOCAL, true);
 	if (rv == CKR_OK)
@@ -337,24 +327,6 @@ static CK_RV build_half(struct p11_object *o, CK_OBJECT_CLASS cls, const struct 
 	return public_values(o, r, &tpub, is_priv);
 }
 
-/* A new object joins the token: into the store first when it is a token object. */
-static CK_RV keep(struct p11_session *s, struct p11_object *o)
-{
-	CK_RV rv = CKR_OK;
-
-	if (p11_attr_bool(o, CKA_TOKEN, false))
-		rv = p11_store_object_add(p11.store, o);
-	else
-		o->session = s->handle;
-	if (rv == CKR_OK)
-		rv = p11_object_add(o);
-	if (rv != CKR_OK && o->row) {
-		p11_store_object_delete(p11.store, o->row);
-		o->row = 0;
-	}
-	return rv;
-}
-
 CK_RV C_GenerateKeyPair(CK_SESSION_HANDLE hSession, CK_MECHANISM_PTR pMechanism,
 			CK_ATTRIBUTE_PTR pPublicKeyTemplate, CK_ULONG ulPublicKeyAttributeCount,
 			CK_ATTRIBUTE_PTR pPrivateKeyTemplate,
@@ -424,9 +396,9 @@ CK_RV C_GenerateKeyPair(CK_SESSION_HANDLE hSession, CK_MECHANISM_PTR pMechanism,
 		rv = build_half(privo, CKO_PRIVATE_KEY, &r, pMechanism->mechanism,
 				pPrivateKeyTemplate, ulPrivateKeyAttributeCount, pub, priv);
 	if (rv == CKR_OK)
-		rv = keep(s, pubo);
+		rv = p11_object_keep(s, pubo);
 	if (rv == CKR_OK) {
-		rv = keep(s, privo);
+		rv = p11_object_keep(s, privo);
 		/* both halves or neither: the public one goes again */
 		if (rv != CKR_OK && pubo->row) {
 			p11_store_object_delete(p11.store, pubo->row);

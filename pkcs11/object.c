@@ -25,8 +25,10 @@ void p11_object_free(struct p11_object *o)
 		return;
 	if (o->loaded)
 		p11_tpm_flush(o->loaded);
-	for (i = 0; i < o->nattrs; i++)
+	for (i = 0; i < o->nattrs; i++) {
+		explicit_bzero(o->attrs[i].value, o->attrs[i].len); /* a secret key's value */
 		free(o->attrs[i].value);
+	}
 	free(o->attrs);
 	free(o->tpm_pub);
 	if (o->tpm_priv)
@@ -224,4 +226,21 @@ CK_RV C_DestroyObject(CK_SESSION_HANDLE hSession, CK_OBJECT_HANDLE hObject)
 	if (rv == CKR_OK)
 		p11_object_drop(o);
 	return p11_done(rv);
+}
+
+CK_RV p11_object_keep(struct p11_session *s, struct p11_object *o)
+{
+	CK_RV rv = CKR_OK;
+
+	if (p11_attr_bool(o, CKA_TOKEN, false))
+		rv = p11_store_object_add(p11.store, o);
+	else
+		o->session = s->handle;
+	if (rv == CKR_OK)
+		rv = p11_object_add(o);
+	if (rv != CKR_OK && o->row) {
+		p11_store_object_delete(p11.store, o->row);
+		o->row = 0;
+	}
+	return rv;
 }

@@ -130,8 +130,8 @@ struct p11_op {
 	bool multi; /* an Update came: the single-part call is no longer allowed */
 	CK_MECHANISM_TYPE mech;
 	CK_OBJECT_HANDLE key;
-	TPM_ALG_ID hash; /* RSA-PSS: the digest's hash */
-	uint8_t ctx[255]; /* ML-DSA: the context string */
+	TPM_ALG_ID hash; /* RSA-PSS: the digest's hash; RSA-OAEP: its hash */
+	uint8_t ctx[255]; /* ML-DSA: the context string; RSA-OAEP: the label */
 	size_t ctx_len;
 	uint8_t *data;
 	size_t len, cap;
@@ -143,7 +143,7 @@ struct p11_session {
 	CK_SESSION_HANDLE handle;
 	CK_SLOT_ID slot;
 	CK_FLAGS flags;
-	struct p11_op sign, verify, digest;
+	struct p11_op sign, verify, digest, encrypt, decrypt;
 	bool finding;
 	CK_OBJECT_HANDLE *found;
 	size_t nfound, found_pos;
@@ -172,6 +172,8 @@ CK_RV p11_attr_set(struct p11_object *o, CK_ATTRIBUTE_TYPE type, const void *val
 		   CK_ULONG len);
 CK_RV p11_attr_set_bool(struct p11_object *o, CK_ATTRIBUTE_TYPE type, bool v);
 CK_RV p11_attr_set_ulong(struct p11_object *o, CK_ATTRIBUTE_TYPE type, CK_ULONG v);
+/* CKA_UNIQUE_ID: 16 hex digits of the TPM's random. */
+CK_RV p11_attr_set_unique_id(struct p11_object *o);
 bool p11_attr_bool(const struct p11_object *o, CK_ATTRIBUTE_TYPE type, bool dflt);
 CK_ULONG p11_attr_ulong(const struct p11_object *o, CK_ATTRIBUTE_TYPE type, CK_ULONG dflt);
 /* Whether the object matches every attribute of the template. */
@@ -185,6 +187,10 @@ struct p11_object *p11_object_new(CK_SLOT_ID slot);
 void p11_object_free(struct p11_object *o);
 /* Give the object a handle (it joins the module's table): CKR_OK or CKR_DEVICE_MEMORY. */
 CK_RV p11_object_add(struct p11_object *o);
+/* A new object of session s joins the token: into the store first when it is a token object,
+ * then the table (on failure its store row goes again). */
+struct p11_session;
+CK_RV p11_object_keep(struct p11_session *s, struct p11_object *o);
 /* Out of the table (if it is there) and freed. */
 void p11_object_drop(struct p11_object *o);
 /* The object of handle h that session s may see (private objects only when the user is logged

@@ -49,6 +49,8 @@ static void close_one(struct p11_session **p)
 	p11_op_end(&(*p)->sign);
 	p11_op_end(&(*p)->verify);
 	p11_op_end(&(*p)->digest);
+	p11_op_end(&(*p)->encrypt);
+	p11_op_end(&(*p)->decrypt);
 	free((*p)->found);
 	free(*p);
 	*p = NULL;

@@ -131,7 +131,7 @@ static CK_RV op_init(CK_SESSION_HANDLE h, bool sign, CK_MECHANISM_PTR m, CK_OBJE
 	if (!m)
 		return CKR_ARGUMENTS_BAD;
 	d = p11_mech_find(m->mechanism);
-	if (!d || d->kind == P11_DIGEST || d->kind == P11_KEYGEN)
+	if (!d || !(d->flags & CKF_SIGN))
 		return CKR_MECHANISM_INVALID;
 	if (p11_object_get(s, tok, key, &k) != CKR_OK)
 		return CKR_KEY_HANDLE_INVALID;

@@ -19,18 +19,10 @@ NOT_SUPPORTED(C_CopyObject,
 	       CK_ULONG count, CK_OBJECT_HANDLE_PTR new_object))
 NOT_SUPPORTED(C_SetAttributeValue, (CK_SESSION_HANDLE session, CK_OBJECT_HANDLE object,
 				    CK_ATTRIBUTE_PTR templ, CK_ULONG count))
-NOT_SUPPORTED(C_EncryptInit,
-	      (CK_SESSION_HANDLE session, CK_MECHANISM_PTR mechanism, CK_OBJECT_HANDLE key))
-NOT_SUPPORTED(C_Encrypt, (CK_SESSION_HANDLE session, CK_BYTE_PTR data, CK_ULONG data_len,
-			  CK_BYTE_PTR encrypted_data, CK_ULONG_PTR encrypted_data_len))
 NOT_SUPPORTED(C_EncryptUpdate, (CK_SESSION_HANDLE session, CK_BYTE_PTR part, CK_ULONG part_len,
 				CK_BYTE_PTR encrypted_part, CK_ULONG_PTR encrypted_part_len))
 NOT_SUPPORTED(C_EncryptFinal, (CK_SESSION_HANDLE session, CK_BYTE_PTR last_encrypted_part,
 			       CK_ULONG_PTR last_encrypted_part_len))
-NOT_SUPPORTED(C_DecryptInit,
-	      (CK_SESSION_HANDLE session, CK_MECHANISM_PTR mechanism, CK_OBJECT_HANDLE key))
-NOT_SUPPORTED(C_Decrypt, (CK_SESSION_HANDLE session, CK_BYTE_PTR encrypted_data,
-			  CK_ULONG encrypted_data_len, CK_BYTE_PTR data, CK_ULONG_PTR data_len))
 NOT_SUPPORTED(C_DecryptUpdate,
 	      (CK_SESSION_HANDLE session, CK_BYTE_PTR encrypted_part, CK_ULONG encrypted_part_len,
 	       CK_BYTE_PTR part, CK_ULONG_PTR part_len))
@@ -64,9 +56,6 @@ NOT_SUPPORTED(C_WrapKey,
 NOT_SUPPORTED(C_UnwrapKey,
 	      (CK_SESSION_HANDLE session, CK_MECHANISM_PTR mechanism,
 	       CK_OBJECT_HANDLE unwrapping_key, CK_BYTE_PTR wrapped_key, CK_ULONG wrapped_key_len,
-	       CK_ATTRIBUTE_PTR templ, CK_ULONG attribute_count, CK_OBJECT_HANDLE_PTR key))
-NOT_SUPPORTED(C_DeriveKey,
-	      (CK_SESSION_HANDLE session, CK_MECHANISM_PTR mechanism, CK_OBJECT_HANDLE base_key,
 	       CK_ATTRIBUTE_PTR templ, CK_ULONG attribute_count, CK_OBJECT_HANDLE_PTR key))
 NOT_SUPPORTED(C_SeedRandom, (CK_SESSION_HANDLE session, CK_BYTE_PTR seed, CK_ULONG seed_len))
 NOT_SUPPORTED(C_WaitForSlotEvent, (CK_FLAGS flags, CK_SLOT_ID_PTR slot, CK_VOID_PTR reserved))

@@ -12,6 +12,8 @@ PKGS="$PKGS libsqlite3-dev libp11-kit-dev p11-kit opensc gnutls-bin"
 PKGS="$PKGS openssl jq python3"
 # pqtpm-attest serve (attest/serve/) and its test (attest_serve.sh): libmicrohttpd, curl
 PKGS="$PKGS libmicrohttpd-dev curl"
+# the PKCS#11 module in real applications (pkcs11_apps.sh): ssh with PKCS11Provider, OpenSSL's engine
+PKGS="$PKGS openssh-client openssh-server libengine-pkcs11-openssl"
 # `install-deps.sh bench` (make bench): gnuplot as well, for the report's plot.
 [ "${1:-}" = bench ] && PKGS="$PKGS gnuplot-nox"
 # `install-deps.sh conformance` (make conformance): tpm2-abrmd and its TCTI, which the peer

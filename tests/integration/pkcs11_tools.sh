@@ -2,7 +2,8 @@
 # The PKCS#11 module through real clients: pkcs11-tool (OpenSC) initializes a token and its
 # user PIN, logs in, generates RSA and EC keys in the TPM, signs (signatures verified by
 # openssl against the exported public keys, and by the module), hashes without a login, lists
-# and deletes objects, stores a certificate, two pkcs11-tool processes make keys on one token at once, pkcs11-tool
+# and deletes objects, decrypts RSA PKCS#1 v1.5 and OAEP (openssl encrypted with the exported
+# public key), derives an ECDH secret that openssl derives too, stores a certificate, two pkcs11-tool processes make keys on one token at once, pkcs11-tool
 # --test, --test-fork and --test-threads pass, p11tool (GnuTLS) makes a key and test-signs (ECDSA, RSA-PSS), then the PIN
 # is changed and wrong PINs counted (the TPM's dictionary-attack lockout, seen in the token
 # flags); p11tool (GnuTLS) and p11-kit (through the module file) list the token; an
@@ -99,6 +100,43 @@ check_eq "no private key listed" 0 "$(grep -c '^Private Key Object' "$T/out")"
 run "delete the P-384 private key" $U11 --delete-object --type privkey --id 03
 run "list after the delete" $U11 --list-objects --type privkey
 check_eq "two private keys left" 2 "$(grep -c '^Private Key Object' "$T/out")"
+
+# decryption with the TPM's key of what openssl encrypted with the exported public key
+run "keygen RSA-2048 for decryption" $U11 --keypairgen --key-type rsa:2048 --id 31 \
+	--label rsa-dec --usage-decrypt
+run "export its public key" $U11 --read-object --type pubkey --id 31 -o "$T/rsad.der"
+run "as PEM" openssl pkey -pubin -inform DER -in "$T/rsad.der" -out "$T/rsad.pem"
+head -c 48 /dev/urandom >"$T/plain"
+run "openssl encrypts OAEP SHA-256" openssl pkeyutl -encrypt -pubin -inkey "$T/rsad.pem" \
+	-pkeyopt rsa_padding_mode:oaep -pkeyopt rsa_oaep_md:sha256 -pkeyopt rsa_mgf1_md:sha256 \
+	-in "$T/plain" -out "$T/ct1"
+run "pkcs11-tool --decrypt RSA-PKCS-OAEP SHA-256" $U11 --decrypt --id 31 -m RSA-PKCS-OAEP \
+	--hash-algorithm SHA256 --mgf MGF1-SHA256 -i "$T/ct1" -o "$T/pt1"
+run "the plaintext back (OAEP)" cmp "$T/plain" "$T/pt1"
+run "openssl encrypts PKCS#1 v1.5" openssl pkeyutl -encrypt -pubin -inkey "$T/rsad.pem" \
+	-in "$T/plain" -out "$T/ct2"
+run "pkcs11-tool --decrypt RSA-PKCS" $U11 --decrypt --id 31 -m RSA-PKCS -i "$T/ct2" \
+	-o "$T/pt2"
+run "the plaintext back (PKCS#1 v1.5)" cmp "$T/plain" "$T/pt2"
+# ECDH: the token's key with openssl's, the same secret on both sides
+run "keygen EC P-256 for derivation" $U11 --keypairgen --key-type EC:prime256v1 --id 32 \
+	--label ec-dh --usage-derive
+run "list the public keys" $U11 --list-objects --type pubkey
+# (the listing has every key: the point of the one labelled ec-dh, which comes before its label)
+point=$(awk '/EC_POINT: *0441/ { p = $2 } /label: *ec-dh$/ { print substr(p, 5) }' "$T/out")
+check_eq "an uncompressed P-256 point of ec-dh" 130 "${#point}"
+echo "3059301306072a8648ce3d020106082a8648ce3d030107034200$point" | xxd -r -p >"$T/ecdh.der"
+run "its public key as PEM" openssl pkey -pubin -inform DER -in "$T/ecdh.der" -out "$T/ecdh.pem"
+run "openssl's key" openssl genpkey -algorithm EC -pkeyopt ec_paramgen_curve:P-256 \
+	-out "$T/peer.key"
+run "openssl's public key" openssl pkey -in "$T/peer.key" -pubout -outform DER \
+	-out "$T/peer.der"
+run "pkcs11-tool --derive ECDH1" $U11 --derive --id 32 -m ECDH1-DERIVE -i "$T/peer.der" \
+	-o "$T/z1"
+run "openssl derives" openssl pkeyutl -derive -inkey "$T/peer.key" -peerkey "$T/ecdh.pem" \
+	-out "$T/z2"
+check_eq "a 32-byte secret" 32 "$(stat -c %s "$T/z1")"
+run "the same secret on both sides" cmp "$T/z1" "$T/z2"
 
 # two processes on the token at once: both keys are there for a third
 $U11 --keypairgen --key-type EC:prime256v1 --id 11 --label first >"$T/p1.out" 2>&1 &

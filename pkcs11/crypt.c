@@ -1,0 +1,262 @@
+/* C_Encrypt* and C_Decrypt*: RSA PKCS#1 v1.5 (RSAES) and OAEP, single-part, both in the TPM:
+ * decryption with the private key (TPM2_RSA_Decrypt), encryption with the public key loaded
+ * alone (TPM2_LoadExternal, TPM2_RSA_Encrypt). The TPM's OAEP is MGF1 with the OAEP hash, and
+ * its label is empty or ends in a zero octet (TPM 2.0 Part 3, RSA_Encrypt), so other parameters
+ * are CKR_MECHANISM_PARAM_INVALID. */
+#include <string.h>
+
+#include "mech.h"
+
+static CK_RV oaep_params(const CK_MECHANISM *m, struct p11_op *op)
+{
+	static const struct {
+		CK_MECHANISM_TYPE hash;
+		CK_RSA_PKCS_MGF_TYPE mgf;
+	} ok[] = { { CKM_SHA_1, CKG_MGF1_SHA1 },
+		   { CKM_SHA256, CKG_MGF1_SHA256 },
+		   { CKM_SHA384, CKG_MGF1_SHA384 },
+		   { CKM_SHA512, CKG_MGF1_SHA512 } };
+	const CK_RSA_PKCS_OAEP_PARAMS *p = m->pParameter;
+	size_t i;
+
+	if (!p || m->ulParameterLen != sizeof(*p))
+		return CKR_MECHANISM_PARAM_INVALID;
+	for (i = 0; i < sizeof(ok) / sizeof(ok[0]); i++)
+		if (ok[i].hash == p->hashAlg && ok[i].mgf == p->mgf)
+			break;
+	if (i == sizeof(ok) / sizeof(ok[0]))
+		return CKR_MECHANISM_PARAM_INVALID;
+	op->hash = p11_hash_of_mech(p->hashAlg);
+	if (p->source != CKZ_DATA_SPECIFIED && (p->source || p->ulSourceDataLen))
+		return CKR_MECHANISM_PARAM_INVALID;
+	if (p->ulSourceDataLen) {
+		const uint8_t *l = p->pSourceData;
+
+		if (!l || p->ulSourceDataLen > sizeof(op->ctx) || l[p->ulSourceDataLen - 1])
+			return CKR_MECHANISM_PARAM_INVALID;
+		memcpy(op->ctx, l, p->ulSourceDataLen);
+	}
+	op->ctx_len = p->ulSourceDataLen;
+	return CKR_OK;
+}
+
+static CK_RV crypt_init(CK_SESSION_HANDLE h, bool enc, CK_MECHANISM_PTR m, CK_OBJECT_HANDLE key)
+{
+	const struct p11_mech *d;
+	struct p11_session *s;
+	struct p11_token *tok;
+	struct p11_object *k;
+	struct p11_op *op;
+	CK_RV rv = p11_session_get(h, &s, &tok);
+
+	if (rv != CKR_OK)
+		return rv;
+	op = enc ? &s->encrypt : &s->decrypt;
+	if (op->active)
+		return CKR_OPERATION_ACTIVE;
+	if (!m)
+		return CKR_ARGUMENTS_BAD;
+	d = p11_mech_find(m->mechanism);
+	if (!d || !(d->flags & (enc ? CKF_ENCRYPT : CKF_DECRYPT)))
+		return CKR_MECHANISM_INVALID;
+	if (p11_object_get(s, tok, key, &k) != CKR_OK)
+		return CKR_KEY_HANDLE_INVALID;
+	if (p11_attr_ulong(k, CKA_CLASS, 0) != (enc ? CKO_PUBLIC_KEY : CKO_PRIVATE_KEY) ||
+	    p11_attr_ulong(k, CKA_KEY_TYPE, CK_UNAVAILABLE_INFORMATION) != d->key_type ||
+	    !k->tpm_pub)
+		return CKR_KEY_TYPE_INCONSISTENT;
+	if (!p11_attr_bool(k, enc ? CKA_ENCRYPT : CKA_DECRYPT, false))
+		return CKR_KEY_FUNCTION_NOT_PERMITTED;
+	if (!enc && tok->user != CKU_USER)
+		return CKR_USER_NOT_LOGGED_IN;
+	memset(op, 0, sizeof(*op));
+	if (d->kind == P11_RSA_OAEP)
+		rv = oaep_params(m, op);
+	else if (m->pParameter || m->ulParameterLen)
+		rv = CKR_MECHANISM_PARAM_INVALID;
+	if (rv != CKR_OK)
+		return rv;
+	op->active = true;
+	op->mech = d->type;
+	op->key = key;
+	return CKR_OK;
+}
+
+static size_t modulus_size(const struct p11_object *k)
+{
+	const struct p11_attr *a = p11_attr_find(k, CKA_MODULUS);
+
+	return a ? a->len : 0;
+}
+
+/* TPM_RC_VALUE or _SIZE (any parameter): the data does not fit the key and the scheme. */
+static bool rc_value(TPM_RC rc)
+{
+	return (rc & 0xBFu) == (TPM_RC_VALUE & 0xBFu) || (rc & 0xBFu) == (TPM_RC_SIZE & 0xBFu);
+}
+
+static CK_RV encrypt_once(const struct p11_op *op, struct p11_object *k, const uint8_t *in,
+			  size_t len, uint8_t *out, size_t size)
+{
+	TPM_ALG_ID scheme = op->mech == CKM_RSA_PKCS_OAEP ? TPM_ALG_OAEP : TPM_ALG_RSAES;
+	struct pqtpm_tss *t;
+	size_t n = 0;
+	TPM_HANDLE h;
+	TPM_RC rc;
+	CK_RV rv = p11_tpm(&t, NULL);
+
+	if (rv == CKR_OK)
+		rv = p11_tpm_load_public(k->tpm_pub, &h);
+	if (rv != CKR_OK)
+		return rv;
+	rc = pqtpm_tss_rsa_encrypt(t, h, in, len, scheme, op->hash, op->ctx, op->ctx_len, out,
+				   size, &n);
+	p11_tpm_flush(h);
+	if (rc_value(rc) || rc == PQTPM_TSS_RC_BAD_VALUE)
+		return CKR_DATA_LEN_RANGE;
+	rv = p11_tpm_rv(rc, "RSA_Encrypt");
+	if (rv == CKR_OK && n != size) /* the TPM's ciphertext is as long as the modulus */
+		rv = CKR_DEVICE_ERROR;
+	return rv;
+}
+
+static CK_RV decrypt_once(const struct p11_token *tok, const struct p11_op *op,
+			  struct p11_object *k, const uint8_t *in, size_t len, uint8_t *out,
+			  size_t cap, size_t *out_len)
+{
+	TPM_ALG_ID scheme = op->mech == CKM_RSA_PKCS_OAEP ? TPM_ALG_OAEP : TPM_ALG_RSAES;
+	struct pqtpm_tss *t;
+	TPM_HANDLE h;
+	TPM_RC rc;
+	CK_RV rv = p11_tpm(&t, NULL);
+
+	if (rv == CKR_OK)
+		rv = p11_tpm_load(k, &h);
+	if (rv != CKR_OK)
+		return rv;
+	rc = pqtpm_tss_rsa_decrypt(t, h, tok->secret, in, len, scheme, op->hash, op->ctx,
+				   op->ctx_len, out, cap, out_len);
+	/* a padding that does not check out */
+	if (rc_value(rc))
+		return CKR_ENCRYPTED_DATA_INVALID;
+	rv = p11_tpm_rv(rc, "RSA_Decrypt");
+	/* a PIN error here would mean a wrong wrapping secret: the key, not the user's PIN */
+	return rv == CKR_PIN_INCORRECT ? CKR_DEVICE_ERROR : rv;
+}
+
+CK_RV C_EncryptInit(CK_SESSION_HANDLE hSession, CK_MECHANISM_PTR pMechanism, CK_OBJECT_HANDLE hKey)
+{
+	CK_RV rv = p11_enter();
+
+	if (rv != CKR_OK)
+		return rv;
+	return p11_done(crypt_init(hSession, true, pMechanism, hKey));
+}
+
+CK_RV C_DecryptInit(CK_SESSION_HANDLE hSession, CK_MECHANISM_PTR pMechanism, CK_OBJECT_HANDLE hKey)
+{
+	CK_RV rv = p11_enter();
+
+	if (rv != CKR_OK)
+		return rv;
+	return p11_done(crypt_init(hSession, false, pMechanism, hKey));
+}
+
+/* The session's operation and its key; the operation ends when the key has gone. */
+static CK_RV crypt_op(CK_SESSION_HANDLE h, bool enc, struct p11_session **s,
+		      struct p11_token **tok, struct p11_object **k)
+{
+	struct p11_op *op;
+	CK_RV rv = p11_session_get(h, s, tok);
+
+	if (rv != CKR_OK)
+		return rv;
+	op = enc ? &(*s)->encrypt : &(*s)->decrypt;
+	if (!op->active)
+		return CKR_OPERATION_NOT_INITIALIZED;
+	if (p11_object_get(*s, *tok, op->key, k) != CKR_OK) {
+		p11_op_end(op);
+		return CKR_KEY_HANDLE_INVALID;
+	}
+	return CKR_OK;
+}
+
+CK_RV C_Encrypt(CK_SESSION_HANDLE hSession, CK_BYTE_PTR pData, CK_ULONG ulDataLen,
+		CK_BYTE_PTR pEncryptedData, CK_ULONG_PTR pulEncryptedDataLen)
+{
+	struct p11_session *s;
+	struct p11_token *tok;
+	struct p11_object *k;
+	size_t size;
+	CK_RV rv = p11_enter();
+
+	if (rv != CKR_OK)
+		return rv;
+	rv = crypt_op(hSession, true, &s, &tok, &k);
+	if (rv != CKR_OK)
+		return p11_done(rv);
+	if (!pulEncryptedDataLen || (!pData && ulDataLen)) {
+		p11_op_end(&s->encrypt);
+		return p11_done(CKR_ARGUMENTS_BAD);
+	}
+	size = modulus_size(k);
+	if (!pEncryptedData || *pulEncryptedDataLen < size) {
+		*pulEncryptedDataLen = size;
+		return p11_done(pEncryptedData ? CKR_BUFFER_TOO_SMALL : CKR_OK);
+	}
+	rv = encrypt_once(&s->encrypt, k, pData, ulDataLen, pEncryptedData, size);
+	if (p11_tpm_recover())
+		rv = encrypt_once(&s->encrypt, k, pData, ulDataLen, pEncryptedData, size);
+	if (rv == CKR_OK)
+		*pulEncryptedDataLen = size;
+	p11_op_end(&s->encrypt);
+	return p11_done(rv);
+}
+
+/* The length query answers the modulus size (the most a plaintext can be); a buffer too small
+ * for the actual plaintext is told its length and the operation goes on, as the spec says. */
+CK_RV C_Decrypt(CK_SESSION_HANDLE hSession, CK_BYTE_PTR pEncryptedData,
+		CK_ULONG ulEncryptedDataLen, CK_BYTE_PTR pData, CK_ULONG_PTR pulDataLen)
+{
+	uint8_t plain[PQTPM_TSS_MAX_RSA];
+	struct p11_session *s;
+	struct p11_token *tok;
+	struct p11_object *k;
+	size_t size, n = 0;
+	CK_RV rv = p11_enter();
+
+	if (rv != CKR_OK)
+		return rv;
+	rv = crypt_op(hSession, false, &s, &tok, &k);
+	if (rv != CKR_OK)
+		return p11_done(rv);
+	if (!pulDataLen || !pEncryptedData) {
+		p11_op_end(&s->decrypt);
+		return p11_done(CKR_ARGUMENTS_BAD);
+	}
+	size = modulus_size(k);
+	if (ulEncryptedDataLen != size) {
+		p11_op_end(&s->decrypt);
+		return p11_done(CKR_ENCRYPTED_DATA_LEN_RANGE);
+	}
+	if (!pData) {
+		*pulDataLen = size;
+		return p11_done(CKR_OK);
+	}
+	rv = decrypt_once(tok, &s->decrypt, k, pEncryptedData, size, plain, sizeof(plain), &n);
+	if (p11_tpm_recover())
+		rv = decrypt_once(tok, &s->decrypt, k, pEncryptedData, size, plain, sizeof(plain),
+				  &n);
+	if (rv == CKR_OK && *pulDataLen < n) {
+		*pulDataLen = n;
+		explicit_bzero(plain, sizeof(plain));
+		return p11_done(CKR_BUFFER_TOO_SMALL);
+	}
+	if (rv == CKR_OK) {
+		memcpy(pData, plain, n);
+		*pulDataLen = n;
+	}
+	explicit_bzero(plain, sizeof(plain));
+	p11_op_end(&s->decrypt);
+	return p11_done(rv);
+}
