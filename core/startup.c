@@ -4,6 +4,11 @@
  *   TPM Restart Startup(CLEAR) after Shutdown(STATE): PCRs reset, restartCount + 1.
  *   TPM Resume  Startup(STATE) after Shutdown(STATE): restartCount + 1, PCRs kept.
  * In every case the hierarchies are enabled again and platformAuth/platformPolicy cleared.
+ * State-reset data goes at a TPM Reset only: the command audit digest is cleared (the next
+ * audited command starts a new sequence; the counter, hash and list are persistent) and the
+ * commit state made anew (a new nonce, counts from 0, none outstanding), as the reference
+ * implementation's STATE_RESET_DATA. The PCR group's authValue (state-clear data) goes at
+ * every Startup(CLEAR) (pcr.c); its policy is persistent.
  * Saved session contexts end at a TPM Reset and survive a Restart or Resume (Part 1 §30).
  *
  * Shutdown(STATE) saves PCRs 0-15 in the state file, so that a TPM Resume in a new process
@@ -78,6 +83,8 @@ TPM_RC startup_run(struct pqtpm_engine *e, uint16_t type, uint8_t locality)
 		TRY(new_null_hierarchy(e));
 		e->context_counter = 0;
 		session_drop_saved(e);
+		e->cmd_audit_digest.size = 0;
+		crypto_wipe(&e->commit, sizeof(e->commit));
 	} else {
 		e->ps.restart_count++;
 		/* saved sessions, the NULL hierarchy, the context counter: as Shutdown left them */

@@ -17,8 +17,13 @@
 #define STATE_MAX_SESSION_BYTES 640u
 #define STATE_MAX_RESUME_BYTES (4u + 2u * PRIMARY_SEED_SIZE + 8u + 4u + 2u + \
 				MAX_SAVED_SESSIONS * STATE_MAX_SESSION_BYTES)
+/* the platform's settings: tag, audit hash and counter, the two command lists, the algorithm
+ * set, the PCR policy */
+#define STATE_MAX_PLATFORM_BYTES (4u + 2u + 8u + 2u + CMD_AUDIT_MAX * 4u + 2u + \
+				  PP_LIST_MAX * 4u + 4u + 2u + 2u + MAX_DIGEST_SIZE)
 #define STATE_MAX_BODY (4096u + MAX_PERSISTENT_OBJECTS * STATE_MAX_OBJECT_BYTES + \
-			STATE_MAX_PCR_BYTES + STATE_MAX_NV_BYTES + STATE_MAX_RESUME_BYTES)
+			STATE_MAX_PCR_BYTES + STATE_MAX_NV_BYTES + STATE_MAX_PLATFORM_BYTES + \
+			STATE_MAX_RESUME_BYTES)
 
 /* Marshal ps into w, with generation in place of ps->generation. */
 TPM_RC state_encode(const struct persist *ps, uint64_t generation, struct wr *w);
@@ -58,8 +63,14 @@ struct vstate {
 	uint64_t ram_value[NV_MAX_INDICES];
 	unsigned nsessions;
 	struct session sessions[MAX_SAVED_SESSIONS];
+	struct tpm2b_digest cmd_audit_digest;
+	struct commit_state commit;
+	struct tpm2b_digest pcr_group_auth;
 };
-#define VOLATILE_MAX_BODY (256u + MAX_PCR_BANKS * (2u + PCR_NUM * MAX_DIGEST_SIZE) + \
+/* the fixed fields (with the audit digest, the commit state and the PCR group's authValue),
+ * the PCR banks, the orderly counters, the saved sessions */
+#define VOLATILE_MAX_BODY (512u + 2u * (2u + MAX_DIGEST_SIZE) + \
+			   MAX_PCR_BANKS * (2u + PCR_NUM * MAX_DIGEST_SIZE) + \
 			   NV_MAX_INDICES * 12u + MAX_SAVED_SESSIONS * STATE_MAX_SESSION_BYTES)
 /* The engine's volatile state, with the host's boot id and whether the engine is closing. */
 TPM_RC volatile_encode(const struct pqtpm_engine *e, const uint8_t *boot_id, bool clean,

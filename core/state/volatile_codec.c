@@ -10,7 +10,10 @@
  *   PCR banks: count u8, then per bank: alg u16, PCR 0-23 values of the alg's digest size,
  *   orderly counters in RAM: count u16, then per counter: handle u32, value u64,
  *   saved sessions: count u16, then each as the state file's saved sessions section writes
- *   one (state/codec.c, with its audit state).
+ *   one (state/codec.c, with its audit state),
+ * and, written since they live here (a body without them restores them cleared):
+ *   command audit digest TPM2B_DIGEST (empty: clear), commit state: nonceSet u8, nonce[32],
+ *   counter u64, outstanding counts bitmap[16], PCR group 20-22 authValue TPM2B_DIGEST.
  * Booleans are 0 or 1; anything else, and any byte after the last field, is refused. */
 #include <string.h>
 
@@ -70,6 +73,16 @@ static TPM_RC encode_sessions(struct wr *w, const struct pqtpm_engine *e)
 	return TPM_RC_SUCCESS;
 }
 
+static TPM_RC encode_reset_data(struct wr *w, const struct pqtpm_engine *e)
+{
+	TRY(wr_tpm2b_digest(w, &e->cmd_audit_digest));
+	TRY(wr_u8(w, e->commit.nonce_set));
+	TRY(wr_bytes(w, e->commit.nonce, sizeof(e->commit.nonce)));
+	TRY(wr_u64(w, e->commit.counter));
+	TRY(wr_bytes(w, e->commit.pending, sizeof(e->commit.pending)));
+	return wr_tpm2b_digest(w, &e->pcr_group_auth);
+}
+
 TPM_RC volatile_encode(const struct pqtpm_engine *e, const uint8_t *boot_id, bool clean,
 		       struct wr *w)
 {
@@ -87,7 +100,8 @@ TPM_RC volatile_encode(const struct pqtpm_engine *e, const uint8_t *boot_id, boo
 	TRY(wr_u32(w, e->exclusive_audit));
 	TRY(encode_banks(w, e));
 	TRY(encode_ram(w, e->nv_ram));
-	return encode_sessions(w, e);
+	TRY(encode_sessions(w, e));
+	return encode_reset_data(w, e);
 }
 
 static TPM_RC decode_flags(struct rd *r, struct vstate *v, const char **what)
@@ -170,6 +184,32 @@ static TPM_RC decode_sessions(struct rd *r, struct vstate *v, const char **what)
 	return TPM_RC_SUCCESS;
 }
 
+/* A digest of one of the hashes the audit may use, or empty. */
+static bool audit_digest_ok(const struct tpm2b_digest *d)
+{
+	static const TPM_ALG_ID algs[] = { TPM_ALG_SHA1, TPM_ALG_SHA256, TPM_ALG_SHA384,
+					   TPM_ALG_SHA512 };
+
+	for (size_t i = 0; i < sizeof(algs) / sizeof(algs[0]); i++)
+		if (d->size == crypto_hash_size(algs[i]))
+			return true;
+	return d->size == 0;
+}
+
+static TPM_RC decode_reset_data(struct rd *r, struct vstate *v, const char **what)
+{
+	TRY(rd_tpm2b_digest(r, &v->cmd_audit_digest));
+	if (!audit_digest_ok(&v->cmd_audit_digest)) {
+		*what = "bad command audit digest";
+		return TPM_RC_SIZE;
+	}
+	TRY(state_decode_bool(r, &v->commit.nonce_set, what));
+	TRY(rd_bytes(r, v->commit.nonce, sizeof(v->commit.nonce)));
+	TRY(rd_u64(r, &v->commit.counter));
+	TRY(rd_bytes(r, v->commit.pending, sizeof(v->commit.pending)));
+	return rd_tpm2b_digest(r, &v->pcr_group_auth);
+}
+
 static TPM_RC decode_fields(struct rd *r, struct vstate *v, const char **what)
 {
 	uint32_t ppm;
@@ -195,7 +235,8 @@ static TPM_RC decode_fields(struct rd *r, struct vstate *v, const char **what)
 	TRY(rd_u32(r, &v->exclusive_audit));
 	TRY(decode_banks(r, v, what));
 	TRY(decode_ram(r, v, what));
-	return decode_sessions(r, v, what);
+	TRY(decode_sessions(r, v, what));
+	return rd_left(r) ? decode_reset_data(r, v, what) : TPM_RC_SUCCESS;
 }
 
 TPM_RC volatile_decode(struct rd *r, struct vstate *v, const char **what)
