@@ -72,7 +72,7 @@ run "setcommandauditstatus -g sha256" tpm2_setcommandauditstatus -g sha256
 run "setcommandauditstatus TPM2_CC_GetRandom" tpm2_setcommandauditstatus TPM2_CC_GetRandom
 run "getrandom 8 (audited)" tpm2_getrandom 8 -o "$K/r.bin"
 check_counter "one sequence" 0x1
-_platform 3 && ok "physical presence asserted" || bad "physical presence asserted"
+if _platform 3; then ok "physical presence asserted"; else bad "physical presence asserted"; fi
 # PP_Commands(platform, setList {Clear}, clearList {}), SetAlgorithmSet(platform, 7),
 # PCR_SetAuthPolicy(platform, policy, SHA-256, PCR 20), PCR_SetAuthValue(21, "group")
 send "PP_Commands" "8002000000270000012d4000000c${PW}000000010000012600000000"
@@ -89,7 +89,7 @@ pcr_event "the authValue survives the restart" group 0x907
 run "getrandom 8 (audited, after the restart)" tpm2_getrandom 8 -o "$K/r.bin"
 check_counter "the same sequence after the restart" 0x1
 
-tpm_reset && ok "power cycle" || bad "power cycle"
+if tpm_reset; then ok "power cycle"; else bad "power cycle"; fi
 run "startup clear (a TPM Reset)" tpm2_startup -c
 check_settings "after a TPM Reset"
 pcr_event "the authValue is EmptyAuth after the reset" "" 0x907
