@@ -136,6 +136,25 @@ struct pcr_saved {
 	uint8_t value[MAX_PCR_BANKS][PCR_SAVED_NUM][MAX_DIGEST_SIZE];
 };
 
+/* The commit state of the anonymous and two-phase schemes (commit.c): a nonce made on first
+ * use, the next count, and which of the last COMMIT_SLOTS counts are still outstanding. */
+#define COMMIT_SLOTS 128
+struct commit_state {
+	bool nonce_set;
+	uint8_t nonce[32];
+	uint64_t counter;
+	uint8_t pending[COMMIT_SLOTS / 8];
+};
+
+/* The state-reset and state-clear data as Shutdown(STATE) saved them, for a TPM Restart or
+ * Resume in a process that never had the TPM's RAM (a host reboot in between; startup.c). */
+struct ram_saved {
+	bool valid;				/* 0: nothing saved */
+	struct tpm2b_digest cmd_audit_digest;
+	struct commit_state commit;
+	struct tpm2b_digest pcr_group_auth;
+};
+
 struct nv_store; /* nv/nv.h */
 struct session_resume; /* session.h */
 struct nv_ram;
@@ -185,6 +204,7 @@ struct persist {
 	uint64_t generation;			/* bumped on each write, for other processes */
 	bool clock_safe;			/* TPMS_CLOCK_INFO.safe */
 	struct pcr_saved pcr_saved;		/* by Shutdown(STATE) */
+	struct ram_saved ram_saved;		/* by Shutdown(STATE) */
 	struct nv_store *nv;			/* NV indices (nv/nv.h); never NULL in an engine */
 	struct session_resume *resume;		/* Shutdown(STATE)'s saved sessions (session.h) */
 };
@@ -194,16 +214,6 @@ struct state_file_id {
 	bool known;
 	uint64_t dev, ino, size;
 	int64_t mtime_ns, ctime_ns;
-};
-
-/* The commit state of the anonymous and two-phase schemes (commit.c): a nonce made on first
- * use, the next count, and which of the last COMMIT_SLOTS counts are still outstanding. */
-#define COMMIT_SLOTS 128
-struct commit_state {
-	bool nonce_set;
-	uint8_t nonce[32];
-	uint64_t counter;
-	uint8_t pending[COMMIT_SLOTS / 8];
 };
 
 struct pcr_bank {

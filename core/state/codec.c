@@ -39,6 +39,9 @@
  *   auditAlg u16 (0: not set), auditCounter u64, audited command count u16, then each u32
  *   (ascending), PP command count u16, then each u32 (ascending), algorithmSet u32,
  *   PCR group 20-22 policyAlg u16, policy TPM2B_DIGEST (empty with TPM_ALG_NULL).
+ * Then, only between a Shutdown(STATE) and the next Startup, the tagged section "RSET" (struct
+ * ram_saved): the engine's state-reset and state-clear data as state/volatile_codec.c writes
+ * them (audit digest, commit state, PCR group authValue).
  * A version 1 file loads as a TPM without NV indices, DA failures or saved PCRs.
  * Booleans are 0 or 1; anything else is refused. */
 #include <stdlib.h>
@@ -117,6 +120,7 @@ static TPM_RC encode_nv(struct wr *w, struct nv_store *s)
 }
 
 #define PLATFORM_TAG 0x504C4154u  /* "PLAT" */
+#define RAM_TAG 0x52534554u	  /* "RSET" */
 #define RESUME_TAG_V1 0x53455353u /* "SESS": sessions without their audit state */
 #define RESUME_TAG 0x53455341u	  /* "SESA" */
 
@@ -175,6 +179,25 @@ static TPM_RC encode_platform(struct wr *w, const struct persist *ps)
 	return wr_tpm2b_digest(w, &ps->pcr_group_policy);
 }
 
+TPM_RC state_encode_ram(struct wr *w, const struct tpm2b_digest *audit,
+			const struct commit_state *commit, const struct tpm2b_digest *pcr_auth)
+{
+	TRY(wr_tpm2b_digest(w, audit));
+	TRY(wr_u8(w, commit->nonce_set));
+	TRY(wr_bytes(w, commit->nonce, sizeof(commit->nonce)));
+	TRY(wr_u64(w, commit->counter));
+	TRY(wr_bytes(w, commit->pending, sizeof(commit->pending)));
+	return wr_tpm2b_digest(w, pcr_auth);
+}
+
+static TPM_RC encode_ram_saved(struct wr *w, const struct ram_saved *ram)
+{
+	if (!ram->valid)
+		return TPM_RC_SUCCESS;
+	TRY(wr_u32(w, RAM_TAG));
+	return state_encode_ram(w, &ram->cmd_audit_digest, &ram->commit, &ram->pcr_group_auth);
+}
+
 static TPM_RC encode_resume(struct wr *w, const struct persist *ps)
 {
 	const struct session_resume *r = ps->resume;
@@ -220,6 +243,7 @@ TPM_RC state_encode(const struct persist *ps, uint64_t generation, struct wr *w)
 	TRY(encode_pcr_saved(w, &ps->pcr_saved));
 	TRY(encode_nv(w, ps->nv));
 	TRY(encode_platform(w, ps));
+	TRY(encode_ram_saved(w, &ps->ram_saved));
 	return encode_resume(w, ps);
 }
 
@@ -516,6 +540,52 @@ static TPM_RC decode_platform(struct rd *r, struct persist *ps, const char **wha
 	return TPM_RC_SUCCESS;
 }
 
+/* A digest of one of the hashes the audit may use, or empty. */
+static bool audit_digest_ok(const struct tpm2b_digest *d)
+{
+	static const TPM_ALG_ID algs[] = { TPM_ALG_SHA1, TPM_ALG_SHA256, TPM_ALG_SHA384,
+					   TPM_ALG_SHA512 };
+
+	for (size_t i = 0; i < sizeof(algs) / sizeof(algs[0]); i++)
+		if (d->size == crypto_hash_size(algs[i]))
+			return true;
+	return d->size == 0;
+}
+
+TPM_RC state_decode_ram(struct rd *r, struct tpm2b_digest *audit, struct commit_state *commit,
+			struct tpm2b_digest *pcr_auth, const char **what)
+{
+	TRY(rd_tpm2b_digest(r, audit));
+	if (!audit_digest_ok(audit)) {
+		*what = "bad command audit digest";
+		return TPM_RC_SIZE;
+	}
+	TRY(state_decode_bool(r, &commit->nonce_set, what));
+	TRY(rd_bytes(r, commit->nonce, sizeof(commit->nonce)));
+	TRY(rd_u64(r, &commit->counter));
+	TRY(rd_bytes(r, commit->pending, sizeof(commit->pending)));
+	return rd_tpm2b_digest(r, pcr_auth);
+}
+
+/* Shutdown(STATE)'s reset and clear data, if the body goes on with them. */
+static TPM_RC decode_ram_saved(struct rd *r, struct persist *ps, const char **what)
+{
+	struct ram_saved *ram = &ps->ram_saved;
+	struct rd peek = *r;
+	uint32_t tag;
+
+	if (rd_u32(&peek, &tag) != TPM_RC_SUCCESS || tag != RAM_TAG)
+		return TPM_RC_SUCCESS;
+	*r = peek;
+	if (!ps->saved_state_valid) {
+		*what = "saved reset data without a Shutdown(STATE)";
+		return TPM_RC_VALUE;
+	}
+	TRY(state_decode_ram(r, &ram->cmd_audit_digest, &ram->commit, &ram->pcr_group_auth, what));
+	ram->valid = true;
+	return TPM_RC_SUCCESS;
+}
+
 /* The saved sessions section, if the body goes on with it. */
 static TPM_RC decode_resume(struct rd *r, struct persist *ps, const char **what)
 {
@@ -596,6 +666,7 @@ static TPM_RC decode_fields(struct rd *r, struct persist *ps, uint32_t version,
 		TRY(decode_pcr_saved(r, &ps->pcr_saved, what));
 		TRY(decode_nv(r, ps, what));
 		TRY(decode_platform(r, ps, what));
+		TRY(decode_ram_saved(r, ps, what));
 		if (rd_left(r))
 			TRY(decode_resume(r, ps, what));
 	} else {

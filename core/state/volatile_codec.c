@@ -73,16 +73,6 @@ static TPM_RC encode_sessions(struct wr *w, const struct pqtpm_engine *e)
 	return TPM_RC_SUCCESS;
 }
 
-static TPM_RC encode_reset_data(struct wr *w, const struct pqtpm_engine *e)
-{
-	TRY(wr_tpm2b_digest(w, &e->cmd_audit_digest));
-	TRY(wr_u8(w, e->commit.nonce_set));
-	TRY(wr_bytes(w, e->commit.nonce, sizeof(e->commit.nonce)));
-	TRY(wr_u64(w, e->commit.counter));
-	TRY(wr_bytes(w, e->commit.pending, sizeof(e->commit.pending)));
-	return wr_tpm2b_digest(w, &e->pcr_group_auth);
-}
-
 TPM_RC volatile_encode(const struct pqtpm_engine *e, const uint8_t *boot_id, bool clean,
 		       struct wr *w)
 {
@@ -101,7 +91,7 @@ TPM_RC volatile_encode(const struct pqtpm_engine *e, const uint8_t *boot_id, boo
 	TRY(encode_banks(w, e));
 	TRY(encode_ram(w, e->nv_ram));
 	TRY(encode_sessions(w, e));
-	return encode_reset_data(w, e);
+	return state_encode_ram(w, &e->cmd_audit_digest, &e->commit, &e->pcr_group_auth);
 }
 
 static TPM_RC decode_flags(struct rd *r, struct vstate *v, const char **what)
@@ -184,32 +174,6 @@ static TPM_RC decode_sessions(struct rd *r, struct vstate *v, const char **what)
 	return TPM_RC_SUCCESS;
 }
 
-/* A digest of one of the hashes the audit may use, or empty. */
-static bool audit_digest_ok(const struct tpm2b_digest *d)
-{
-	static const TPM_ALG_ID algs[] = { TPM_ALG_SHA1, TPM_ALG_SHA256, TPM_ALG_SHA384,
-					   TPM_ALG_SHA512 };
-
-	for (size_t i = 0; i < sizeof(algs) / sizeof(algs[0]); i++)
-		if (d->size == crypto_hash_size(algs[i]))
-			return true;
-	return d->size == 0;
-}
-
-static TPM_RC decode_reset_data(struct rd *r, struct vstate *v, const char **what)
-{
-	TRY(rd_tpm2b_digest(r, &v->cmd_audit_digest));
-	if (!audit_digest_ok(&v->cmd_audit_digest)) {
-		*what = "bad command audit digest";
-		return TPM_RC_SIZE;
-	}
-	TRY(state_decode_bool(r, &v->commit.nonce_set, what));
-	TRY(rd_bytes(r, v->commit.nonce, sizeof(v->commit.nonce)));
-	TRY(rd_u64(r, &v->commit.counter));
-	TRY(rd_bytes(r, v->commit.pending, sizeof(v->commit.pending)));
-	return rd_tpm2b_digest(r, &v->pcr_group_auth);
-}
-
 static TPM_RC decode_fields(struct rd *r, struct vstate *v, const char **what)
 {
 	uint32_t ppm;
@@ -236,7 +200,9 @@ static TPM_RC decode_fields(struct rd *r, struct vstate *v, const char **what)
 	TRY(decode_banks(r, v, what));
 	TRY(decode_ram(r, v, what));
 	TRY(decode_sessions(r, v, what));
-	return rd_left(r) ? decode_reset_data(r, v, what) : TPM_RC_SUCCESS;
+	if (!rd_left(r))
+		return TPM_RC_SUCCESS;
+	return state_decode_ram(r, &v->cmd_audit_digest, &v->commit, &v->pcr_group_auth, what);
 }
 
 TPM_RC volatile_decode(struct rd *r, struct vstate *v, const char **what)

@@ -653,6 +653,13 @@ static void fill_v2(struct persist *ps)
 	ps->algorithm_set = 0xA5A5F00Du;
 	ps->pcr_group_policy_alg = TPM_ALG_SHA256;
 	random_digest(&ps->pcr_group_policy, 32);
+	ps->ram_saved.valid = true;
+	random_digest(&ps->ram_saved.cmd_audit_digest, 48);
+	ps->ram_saved.commit.nonce_set = true;
+	random_bytes(ps->ram_saved.commit.nonce, sizeof(ps->ram_saved.commit.nonce));
+	ps->ram_saved.commit.counter = 0x1234567;
+	random_bytes(ps->ram_saved.commit.pending, sizeof(ps->ram_saved.commit.pending));
+	random_digest(&ps->ram_saved.pcr_group_auth, 5);
 }
 
 static void test_round_trip_v2(void)
@@ -695,6 +702,13 @@ static void test_round_trip_v2(void)
 	CU_ASSERT_EQUAL(b->ps.algorithm_set, a->ps.algorithm_set);
 	CU_ASSERT_EQUAL(b->ps.pcr_group_policy_alg, TPM_ALG_SHA256);
 	CU_ASSERT_EQUAL(memcmp(&b->ps.pcr_group_policy, &a->ps.pcr_group_policy, 2 + 32), 0);
+	CU_ASSERT(b->ps.ram_saved.valid);
+	CU_ASSERT_EQUAL(memcmp(&b->ps.ram_saved.cmd_audit_digest, &a->ps.ram_saved.cmd_audit_digest,
+			       2 + 48), 0);
+	CU_ASSERT_EQUAL(memcmp(&b->ps.ram_saved.commit, &a->ps.ram_saved.commit,
+			       sizeof(a->ps.ram_saved.commit)), 0);
+	CU_ASSERT_EQUAL(memcmp(&b->ps.ram_saved.pcr_group_auth, &a->ps.ram_saved.pcr_group_auth,
+			       2 + 5), 0);
 	engine_free(a);
 	engine_free(b);
 }
@@ -824,6 +838,45 @@ static void test_platform_section(void)
 	}
 	free(bad);
 	free(good);
+}
+
+/* Shutdown(STATE)'s reset data ("RSET") only with a Shutdown(STATE), with an audit digest of
+ * a hash's size. */
+static void test_ram_saved_section(void)
+{
+	size_t cap = 16384;
+	uint8_t *buf = malloc(cap);
+	const char *what = NULL;
+	struct persist ps, out;
+	struct wr w;
+	struct rd r;
+
+	CU_ASSERT_FATAL(buf != NULL);
+	memset(&ps, 0, sizeof(ps));
+	ps.ram_saved.valid = true;
+	ps.ram_saved.cmd_audit_digest.size = 32;
+	wr_init(&w, buf, cap);
+	CU_ASSERT_FATAL(state_encode(&ps, 1, &w) == TPM_RC_SUCCESS);
+	rd_init(&r, buf, w.off);
+	CU_ASSERT_NOT_EQUAL(state_decode(&r, &out, STATE_VERSION, &what), TPM_RC_SUCCESS);
+	CU_ASSERT(what && strstr(what, "without a Shutdown(STATE)") != NULL);
+
+	ps.saved_state_valid = true;
+	wr_init(&w, buf, cap);
+	CU_ASSERT_FATAL(state_encode(&ps, 1, &w) == TPM_RC_SUCCESS);
+	rd_init(&r, buf, w.off);
+	CU_ASSERT_EQUAL_FATAL(state_decode(&r, &out, STATE_VERSION, &what), TPM_RC_SUCCESS);
+	CU_ASSERT(out.ram_saved.valid);
+	CU_ASSERT_EQUAL(out.ram_saved.cmd_audit_digest.size, 32);
+	state_free_persist(&out);
+
+	ps.ram_saved.cmd_audit_digest.size = 31;
+	wr_init(&w, buf, cap);
+	CU_ASSERT_FATAL(state_encode(&ps, 1, &w) == TPM_RC_SUCCESS);
+	rd_init(&r, buf, w.off);
+	CU_ASSERT_NOT_EQUAL(state_decode(&r, &out, STATE_VERSION, &what), TPM_RC_SUCCESS);
+	CU_ASSERT(what && strstr(what, "bad command audit digest") != NULL);
+	free(buf);
 }
 
 /* A version 1 file (no version 2 sections) loads: no NV indices, Clock safe, no DA failures. */
@@ -1079,6 +1132,7 @@ int main(void)
 		{ "bad version 2 sections with good checksums", test_bad_v2_sections_refused },
 		{ "the platform's settings: old files load, bad ones refused",
 		  test_platform_section },
+		{ "Shutdown(STATE)'s reset data", test_ram_saved_section },
 		{ "a version 1 file loads and is saved as version 2", test_version1_loads },
 		{ "a directory as state file", test_directory_as_state_file_refused },
 		{ "save into a missing directory", test_save_into_missing_dir_fails },

@@ -2,13 +2,16 @@
  * command audit hash, list and counter, the PP_Commands list, the algorithm set and the PCR
  * group's policy are persistent; the audit digest and the commit state survive a new engine on
  * the directory (not a reset) and go at a TPM Reset only; the PCR group's authValue survives a
- * new engine and a Resume, and goes at every Startup(CLEAR). */
+ * new engine and a Resume, and goes at every Startup(CLEAR). Shutdown(STATE) saves the last
+ * three in the state file for a host reboot before the Startup (no pqtpm.volatile then). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "engine_int.h"
 #include "harness.h"
+#include "nv_util.h"
 #include "unit_main.h"
 
 static char root[] = "/tmp/pqtpm-test-lifetimes-XXXXXX";
@@ -207,10 +210,62 @@ static void test_lifetimes(void)
 	harness_close(&h);
 }
 
+/* A host reboot: a new engine on the directory without its volatile file (as one from an
+ * earlier boot), the TPM powered on, no Startup yet */
+static void reboot(void)
+{
+	char path[128];
+
+	harness_close(&h);
+	snprintf(path, sizeof(path), "%s/pqtpm.volatile", dir);
+	CU_ASSERT_FATAL(unlink(path) == 0);
+	nvt_open_raw(&h, dir);
+}
+
+static void test_across_reboot(void)
+{
+	struct tpm2b_digest digest, auth;
+	struct commit_state commit;
+
+	harness_open_dir(&h, dir);
+	CU_ASSERT_EQUAL(get_random(), TPM_RC_SUCCESS);
+	CU_ASSERT_EQUAL(pcr_auth_value("reboot"), TPM_RC_SUCCESS);
+	CU_ASSERT_EQUAL(ephemeral(), TPM_RC_SUCCESS);
+	digest = h.e->cmd_audit_digest;
+	auth = h.e->pcr_group_auth;
+	commit = h.e->commit;
+	CU_ASSERT_EQUAL_FATAL(digest.size, 32);
+	CU_ASSERT(commit.nonce_set);
+
+	/* TPM Resume after a reboot: as Shutdown(STATE) left them */
+	CU_ASSERT_EQUAL(su(TPM_CC_Shutdown, TPM_SU_STATE), TPM_RC_SUCCESS);
+	reboot();
+	CU_ASSERT_EQUAL_FATAL(su(TPM_CC_Startup, TPM_SU_STATE), TPM_RC_SUCCESS);
+	CU_ASSERT(memcmp(&h.e->cmd_audit_digest, &digest, 2 + digest.size) == 0);
+	CU_ASSERT(memcmp(&h.e->pcr_group_auth, &auth, 2 + auth.size) == 0);
+	CU_ASSERT(memcmp(&h.e->commit, &commit, sizeof(commit)) == 0);
+	CU_ASSERT(!h.e->ps.ram_saved.valid);
+
+	/* TPM Restart after a reboot: the authValue goes; a commit made after the Shutdown
+	 * leaves no saved commit state to come back (a count would give its r twice) */
+	CU_ASSERT_EQUAL(su(TPM_CC_Shutdown, TPM_SU_STATE), TPM_RC_SUCCESS);
+	CU_ASSERT_EQUAL(ephemeral(), TPM_RC_SUCCESS);
+	reboot();
+	CU_ASSERT_EQUAL_FATAL(su(TPM_CC_Startup, TPM_SU_CLEAR), TPM_RC_SUCCESS);
+	CU_ASSERT(memcmp(&h.e->cmd_audit_digest, &digest, 2 + digest.size) == 0);
+	CU_ASSERT_EQUAL(h.e->pcr_group_auth.size, 0);
+	CU_ASSERT(!h.e->commit.nonce_set);
+	CU_ASSERT_EQUAL(h.e->commit.counter, 0);
+	CU_ASSERT_EQUAL(ephemeral(), TPM_RC_SUCCESS);
+	CU_ASSERT(memcmp(h.e->commit.nonce, commit.nonce, sizeof(commit.nonce)) != 0);
+	harness_close(&h);
+}
+
 int main(void)
 {
 	static const struct unit_test tests[] = {
 		{ "the settings persist, the reset data goes at a TPM Reset", test_lifetimes },
+		{ "Shutdown(STATE) keeps the reset data across a host reboot", test_across_reboot },
 	};
 	int failed;
 
