@@ -11,6 +11,7 @@
 
 #include "engine_int.h"
 #include "harness.h"
+#include "state/state_int.h"
 #include "nv_util.h"
 #include "unit_main.h"
 
@@ -261,11 +262,52 @@ static void test_across_reboot(void)
 	harness_close(&h);
 }
 
+/* A volatile body written before the reset data lived there loads with it cleared; an audit
+ * digest of no hash's size is refused. */
+static void test_volatile_body(void)
+{
+	static uint8_t buf[VOLATILE_MAX_BODY];
+	static struct vstate v;
+	const uint8_t boot[VOLATILE_BOOT_ID_SIZE] = { 1 };
+	const char *what = NULL;
+	size_t len, tail;
+	struct wr w;
+	struct rd r;
+
+	harness_open(&h);
+	CU_ASSERT_EQUAL(pcr_auth_value("abc"), TPM_RC_SUCCESS);
+	CU_ASSERT_EQUAL(ephemeral(), TPM_RC_SUCCESS);
+	h.e->cmd_audit_digest.size = 20;
+	wr_init(&w, buf, sizeof(buf));
+	CU_ASSERT_FATAL(volatile_encode(h.e, boot, false, &w) == TPM_RC_SUCCESS);
+	len = w.off;
+	rd_init(&r, buf, len);
+	CU_ASSERT_EQUAL_FATAL(volatile_decode(&r, &v, &what), TPM_RC_SUCCESS);
+	CU_ASSERT_EQUAL(v.cmd_audit_digest.size, 20);
+	CU_ASSERT_EQUAL(v.pcr_group_auth.size, 3);
+	CU_ASSERT(memcmp(&v.commit, &h.e->commit, sizeof(v.commit)) == 0);
+
+	/* digest (2 + 20), commit (1 + 32 + 8 + 16), authValue (2 + 3) */
+	tail = 2 + 20 + 1 + 32 + 8 + COMMIT_SLOTS / 8 + 2 + 3;
+	rd_init(&r, buf, len - tail);
+	CU_ASSERT_EQUAL_FATAL(volatile_decode(&r, &v, &what), TPM_RC_SUCCESS);
+	CU_ASSERT_EQUAL(v.cmd_audit_digest.size, 0);
+	CU_ASSERT_EQUAL(v.pcr_group_auth.size, 0);
+	CU_ASSERT(!v.commit.nonce_set);
+
+	buf[len - tail + 1] = 21;
+	rd_init(&r, buf, len + 1);
+	CU_ASSERT_NOT_EQUAL(volatile_decode(&r, &v, &what), TPM_RC_SUCCESS);
+	CU_ASSERT(what && strstr(what, "bad command audit digest") != NULL);
+	harness_close(&h);
+}
+
 int main(void)
 {
 	static const struct unit_test tests[] = {
 		{ "the settings persist, the reset data goes at a TPM Reset", test_lifetimes },
 		{ "Shutdown(STATE) keeps the reset data across a host reboot", test_across_reboot },
+		{ "the volatile body with and without the reset data", test_volatile_body },
 	};
 	int failed;
 
