@@ -97,8 +97,8 @@ static const struct tpm2b_digest *entity_policy(struct cmd *c, unsigned slot, TP
 	if ((c->handle[slot] >> 24) == TPM_HT_PCR) {
 		if (!pcr_in_auth_group(c->handle[slot]))
 			return NULL;
-		*alg = c->e->pcr_group_policy_alg;
-		return &c->e->pcr_group_policy;
+		*alg = c->e->ps.pcr_group_policy_alg;
+		return &c->e->ps.pcr_group_policy;
 	}
 	h = hier_get(c->e, c->handle[slot]);
 	if (!h || c->handle[slot] == TPM_RH_NULL)

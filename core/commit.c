@@ -23,6 +23,19 @@ static void slot_set(struct commit_state *s, uint64_t count, bool on)
 		s->pending[i / 8] &= (uint8_t)~(1u << (i % 8));
 }
 
+/* A commit made or used after a Shutdown(STATE): the commit state that Shutdown saved must not
+ * come back after a host reboot (startup.c), or a count used since would give its r again.
+ * The saved one goes: such a Restart or Resume draws a new nonce. */
+static void commit_changed(struct pqtpm_engine *e)
+{
+	struct commit_state *saved = &e->ps.ram_saved.commit;
+
+	if (!e->ps.ram_saved.valid || !saved->nonce_set)
+		return;
+	crypto_wipe(saved, sizeof(*saved));
+	engine_dirty(e);
+}
+
 /* r = KDFa(nonce, label, Name, count || attempt) until it lies in [1, n - 1]. */
 static TPM_RC derive_r(struct commit_state *s, uint16_t curve, const struct tpm2b_name *name,
 		       uint64_t count, uint8_t *r)
@@ -56,6 +69,7 @@ TPM_RC commit_new(struct pqtpm_engine *e, uint16_t curve, const struct tpm2b_nam
 	struct commit_state *s = &e->commit;
 
 	TRY(derive_r(s, curve, name, s->counter, r));
+	commit_changed(e);
 	slot_set(s, s->counter, true);
 	*counter = (uint16_t)s->counter;
 	s->counter++;
@@ -93,8 +107,10 @@ void commit_end(struct pqtpm_engine *e, uint16_t counter)
 {
 	uint64_t count;
 
-	if (full_count(&e->commit, counter, &count))
+	if (full_count(&e->commit, counter, &count)) {
+		commit_changed(e);
 		slot_set(&e->commit, count, false);
+	}
 }
 
 /* k random in [1, n - 1] */

@@ -213,11 +213,15 @@ static TPM_RC run(struct cmd *c, const uint8_t *cmd, size_t len, struct auth_are
 	rd_init(&c->in, params, c->cp_len);
 	TRY(cmd_pp_check(c));
 	TRY(cmd_audit_before(c));
+	/* a new audit sequence counts in the persistent state */
+	if (!c->e->state_locked && c->e->state_dir && cmd_audit_counts(c))
+		return RC_NEEDS_LOCK;
 	TRY(c->def->run(c));
 	/* Handlers refuse leftover bytes before they act (cmd_params_done); this only catches
 	 * one that forgot, too late to undo what it did outside e->ps. */
 	if (rd_left(&c->in) != 0)
 		return TPM_RC_SIZE;
+	cmd_audit_count(c);
 	return TPM_RC_SUCCESS;
 }
 

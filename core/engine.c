@@ -77,6 +77,7 @@ static int fresh_state(struct pqtpm_engine *e, unsigned banks)
 	}
 	e->ps.pcr_banks = banks ? banks : (PQTPM_BANK_SHA1 | PQTPM_BANK_SHA256);
 	e->ps.pcr_banks_pending = e->ps.pcr_banks;
+	e->ps.pcr_group_policy_alg = TPM_ALG_NULL;
 	return 0;
 }
 

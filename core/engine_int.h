@@ -136,13 +136,58 @@ struct pcr_saved {
 	uint8_t value[MAX_PCR_BANKS][PCR_SAVED_NUM][MAX_DIGEST_SIZE];
 };
 
+/* The commit state of the anonymous and two-phase schemes (commit.c): a nonce made on first
+ * use, the next count, and which of the last COMMIT_SLOTS counts are still outstanding. */
+#define COMMIT_SLOTS 128
+struct commit_state {
+	bool nonce_set;
+	uint8_t nonce[32];
+	uint64_t counter;
+	uint8_t pending[COMMIT_SLOTS / 8];
+};
+
+/* The state-reset and state-clear data as Shutdown(STATE) saved them, for a TPM Restart or
+ * Resume in a process that never had the TPM's RAM (a host reboot in between; startup.c). */
+struct ram_saved {
+	bool valid;				/* 0: nothing saved */
+	struct tpm2b_digest cmd_audit_digest;
+	struct commit_state commit;
+	struct tpm2b_digest pcr_group_auth;
+};
+
 struct nv_store; /* nv/nv.h */
 struct session_resume; /* session.h */
 struct nv_ram;
 struct nv_index;
 
+/* Command audit (cmd/command_audit.c, Part 1 "Command Audit"): the audit hash, the counter of
+ * audit sequences and the commands audited besides SetCommandCodeAuditStatus, which always is.
+ * Persistent (the reference implementation's gp.auditHashAlg, auditCounter, auditCommands):
+ * in the state file. The digest itself is state-reset data, in the engine (cmd_audit_digest). */
+#define CMD_AUDIT_MAX 128
+struct command_audit {
+	TPM_ALG_ID alg;			/* TPM_ALG_ERROR (0) until set: SHA-512, as libtpms */
+	uint64_t counter;
+	uint16_t n;
+	TPM_CC list[CMD_AUDIT_MAX];	/* sorted */
+};
+
+/* Physical presence (cmd/pp.c): the commands that require it when the platform authorizes
+ * them, besides PP_Commands, which always does (sorted; persistent, in the state file). */
+#define PP_LIST_MAX 32
+struct pp_list {
+	uint16_t n;
+	TPM_CC list[PP_LIST_MAX];
+};
+
 /* ---- persistent state: everything in the state file ---- */
 struct persist {
+	/* the platform's settings (state/codec.c's "PLAT" section) */
+	struct command_audit audit;		/* cmd/command_audit.c */
+	struct pp_list pp;			/* PP_Commands (cmd/pp.c) */
+	uint32_t algorithm_set;			/* SetAlgorithmSet, TPM_PT_ALGORITHM_SET */
+	struct tpm2b_digest pcr_group_policy;	/* PCR_SetAuthPolicy of the group 20-22 */
+	TPM_ALG_ID pcr_group_policy_alg;
 	struct hierarchy hier[HIER_COUNT];	/* NULL's seed/auth are not saved */
 	bool disable_clear;
 	bool ph_enable_nv;			/* kept here though it's STCLEAR-ish; see startup.c */
@@ -159,6 +204,7 @@ struct persist {
 	uint64_t generation;			/* bumped on each write, for other processes */
 	bool clock_safe;			/* TPMS_CLOCK_INFO.safe */
 	struct pcr_saved pcr_saved;		/* by Shutdown(STATE) */
+	struct ram_saved ram_saved;		/* by Shutdown(STATE) */
 	struct nv_store *nv;			/* NV indices (nv/nv.h); never NULL in an engine */
 	struct session_resume *resume;		/* Shutdown(STATE)'s saved sessions (session.h) */
 };
@@ -168,37 +214,6 @@ struct state_file_id {
 	bool known;
 	uint64_t dev, ino, size;
 	int64_t mtime_ns, ctime_ns;
-};
-
-/* Command audit (cmd/command_audit.c, Part 1 "Command Audit"): the audit hash, the counter of
- * audit sequences, the digest (size 0: clear, the next audited command starts a new sequence)
- * and the commands audited besides SetCommandCodeAuditStatus, which always is. Kept in the
- * engine's memory: a restart of the server starts again from the defaults. */
-#define CMD_AUDIT_MAX 128
-struct command_audit {
-	TPM_ALG_ID alg;			/* TPM_ALG_ERROR (0) until set: SHA-512, as libtpms */
-	uint64_t counter;
-	struct tpm2b_digest digest;
-	uint16_t n;
-	TPM_CC list[CMD_AUDIT_MAX];	/* sorted */
-};
-
-/* Physical presence (cmd/pp.c): the commands that require it when the platform authorizes
- * them, besides PP_Commands, which always does (sorted; in the engine's memory). */
-#define PP_LIST_MAX 32
-struct pp_list {
-	uint16_t n;
-	TPM_CC list[PP_LIST_MAX];
-};
-
-/* The commit state of the anonymous and two-phase schemes (commit.c): a nonce made on first
- * use, the next count, and which of the last COMMIT_SLOTS counts are still outstanding. */
-#define COMMIT_SLOTS 128
-struct commit_state {
-	bool nonce_set;
-	uint8_t nonce[32];
-	uint64_t counter;
-	uint8_t pending[COMMIT_SLOTS / 8];
 };
 
 struct pcr_bank {
@@ -252,11 +267,9 @@ struct pqtpm_engine {
 	unsigned nbanks;
 	uint32_t pcr_update_counter;
 	uint8_t startup_locality;	/* of the last Startup: PCR 0's reset value (pcr.c) */
-	/* The authValue and authPolicy of the PCR group 20-22 (cmd/pcr_auth.c): the value is
-	 * EmptyAuth again at Startup(CLEAR); both live in the engine's memory. */
+	/* The authValue of the PCR group 20-22 (cmd/pcr_auth.c): state-clear data, EmptyAuth
+	 * again at Startup(CLEAR), kept in pqtpm.volatile (its policy is in ps). */
 	struct tpm2b_digest pcr_group_auth;
-	struct tpm2b_digest pcr_group_policy;
-	TPM_ALG_ID pcr_group_policy_alg;
 
 	uint64_t clock_base_ms;		/* monotonic ms of the last clock sync */
 	uint64_t power_on_ms;		/* monotonic ms at the last power on (TPMS_TIME_INFO.time) */
@@ -280,10 +293,11 @@ struct pqtpm_engine {
 	/* The exclusive audit session (auth.c), 0 if none: engine-wide, since any client's
 	 * command that it does not audit ends its exclusivity. */
 	TPM_HANDLE exclusive_audit;
-	struct command_audit cmd_audit;
-	struct pp_list pp;
+	/* State-reset data (cleared or made anew at a TPM Reset only, kept in pqtpm.volatile):
+	 * the command audit digest (size 0: clear, the next audited command starts a new
+	 * sequence) and the commit state. */
+	struct tpm2b_digest cmd_audit_digest;
 	struct commit_state commit;
-	uint32_t algorithm_set;		/* SetAlgorithmSet, TPM_PT_ALGORITHM_SET (cmd/pp.c) */
 };
 
 /* ---- command context ---- */
@@ -346,6 +360,7 @@ struct cmd {
 	 * before it ran, for its cpHash afterwards (cmd/command_audit.c) */
 	bool audited;
 	struct tpm2b_name audit_names[3];
+	bool audit_new_sequence;	/* cmd_audit_count started one: the digest from zeros */
 };
 
 /* Every handler calls this once it has read its last parameter and before it does anything:
@@ -365,6 +380,11 @@ const struct cmd_def *cmd_at(size_t i); /* sorted by code, for GetCapability(COM
  * digest extended with its cpHash and rpHash, a new sequence counted if it was clear). */
 TPM_RC cmd_audit_before(struct cmd *c);
 TPM_RC cmd_audit_after(struct cmd *c, const uint8_t *rsp_params, size_t rsp_len);
+/* Whether the command, audited and the digest clear, would count a new sequence: the
+ * persistent counter changes, so it must run locked (dispatch, before the handler). */
+bool cmd_audit_counts(const struct cmd *c);
+/* After the handler succeeded, inside its transaction: a new sequence counted (in ps). */
+void cmd_audit_count(struct cmd *c);
 /* TPM_RC_PP when the command requires physical presence here (PP_Commands, or one the list
  * names, authorized by the platform) and it is not asserted; dispatch, before the handler. */
 TPM_RC cmd_pp_check(const struct cmd *c);

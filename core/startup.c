@@ -4,6 +4,12 @@
  *   TPM Restart Startup(CLEAR) after Shutdown(STATE): PCRs reset, restartCount + 1.
  *   TPM Resume  Startup(STATE) after Shutdown(STATE): restartCount + 1, PCRs kept.
  * In every case the hierarchies are enabled again and platformAuth/platformPolicy cleared.
+ * State-reset data goes at a TPM Reset only: the command audit digest is cleared (the next
+ * audited command starts a new sequence; the counter, hash and list are persistent) and the
+ * commit state made anew (a new nonce, counts from 0, none outstanding), as the reference
+ * implementation's STATE_RESET_DATA. The PCR group's authValue (state-clear data) goes at
+ * every Startup(CLEAR) (pcr.c); its policy is persistent. Shutdown(STATE) saves both kinds
+ * in the state file too, for a Restart or Resume after a host reboot.
  * Saved session contexts end at a TPM Reset and survive a Restart or Resume (Part 1 §30).
  *
  * Shutdown(STATE) saves PCRs 0-15 in the state file, so that a TPM Resume in a new process
@@ -29,8 +35,13 @@ static TPM_RC new_null_hierarchy(struct pqtpm_engine *e)
 void startup_save_pcrs(struct pqtpm_engine *e)
 {
 	struct pcr_saved *p = &e->ps.pcr_saved;
+	struct ram_saved *ram = &e->ps.ram_saved;
 
 	session_resume_capture(e);
+	ram->valid = true;
+	ram->cmd_audit_digest = e->cmd_audit_digest;
+	ram->commit = e->commit;
+	ram->pcr_group_auth = e->pcr_group_auth;
 
 	memset(p, 0, sizeof(*p));
 	for (unsigned b = 0; b < e->nbanks && b < MAX_PCR_BANKS; b++) {
@@ -57,6 +68,29 @@ static void restore_pcrs(struct pqtpm_engine *e)
 	e->nbanks = p->nbanks;
 }
 
+static bool all_zero(const uint8_t *b, size_t n)
+{
+	uint8_t acc = 0;
+
+	for (size_t i = 0; i < n; i++)
+		acc |= b[i];
+	return acc == 0;
+}
+
+/* TPM Restart or Resume: a process that never had the TPM's RAM (no NULL hierarchy yet: a
+ * host reboot since Shutdown(STATE)) takes the reset and clear data Shutdown saved; one that
+ * has it keeps its own, which commands after the Shutdown may have moved on. */
+static void restore_ram(struct pqtpm_engine *e)
+{
+	const struct ram_saved *ram = &e->ps.ram_saved;
+
+	if (!ram->valid || !all_zero(e->null_proof, sizeof(e->null_proof)))
+		return;
+	e->cmd_audit_digest = ram->cmd_audit_digest;
+	e->commit = ram->commit;
+	e->pcr_group_auth = ram->pcr_group_auth;
+}
+
 TPM_RC startup_run(struct pqtpm_engine *e, uint16_t type, uint8_t locality)
 {
 	bool after_state = e->ps.orderly && e->ps.saved_state_valid;
@@ -78,8 +112,11 @@ TPM_RC startup_run(struct pqtpm_engine *e, uint16_t type, uint8_t locality)
 		TRY(new_null_hierarchy(e));
 		e->context_counter = 0;
 		session_drop_saved(e);
+		e->cmd_audit_digest.size = 0;
+		crypto_wipe(&e->commit, sizeof(e->commit));
 	} else {
 		e->ps.restart_count++;
+		restore_ram(e);
 		/* saved sessions, the NULL hierarchy, the context counter: as Shutdown left them */
 		TRY(session_resume_restore(e));
 	}
@@ -89,6 +126,7 @@ TPM_RC startup_run(struct pqtpm_engine *e, uint16_t type, uint8_t locality)
 	if (after_state)
 		session_resume_pcr_counter(e);
 	memset(&e->ps.pcr_saved, 0, sizeof(e->ps.pcr_saved));
+	crypto_wipe(&e->ps.ram_saved, sizeof(e->ps.ram_saved));
 	nv_startup(e, type == TPM_SU_CLEAR, was_orderly);
 	/* Clock values reported after the last save may have been lost (Part 1 §36.4) */
 	if (!was_orderly)

@@ -522,7 +522,7 @@ static bool tpm_property(struct cmd *c, uint32_t pt, uint32_t *v)
 	case TPM_PT_HR_PERSISTENT_AVAIL: *v = MAX_PERSISTENT_OBJECTS - persistent; break;
 	case TPM_PT_NV_COUNTERS: *v = nv_count(e->ps.nv, TPM_NT_COUNTER); break;
 	case TPM_PT_NV_COUNTERS_AVAIL: *v = counters_avail(e); break;
-	case TPM_PT_ALGORITHM_SET: *v = e->algorithm_set; break;
+	case TPM_PT_ALGORITHM_SET: *v = e->ps.algorithm_set; break;
 	case TPM_PT_LOADED_CURVES: *v = N(curves); break;
 	case TPM_PT_LOCKOUT_COUNTER: *v = da_failed_tries(c->e); break;
 	case TPM_PT_MAX_AUTH_FAIL: *v = da_max_tries(e); break;

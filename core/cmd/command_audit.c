@@ -3,7 +3,10 @@
  * H(digest || cpHash || rpHash) with the audit hash; the first command after the digest was
  * cleared starts a new sequence from zeros and counts it. GetCommandAuditDigest signs the
  * digest with the counter and a digest of the list of audited commands, then clears it.
- * Commands that only read state may run at the same time, so the state has its own lock. */
+ * The hash, the list and the counter are persistent (e->ps.audit, saved by the command's
+ * transaction); the digest is state-reset data (e->cmd_audit_digest: pqtpm.volatile, cleared
+ * at a TPM Reset, startup.c). Commands that only read state may run at the same time, so the
+ * state has its own lock. */
 #include <string.h>
 
 #include "attest.h"
@@ -29,7 +32,7 @@ static bool is_audited(const struct command_audit *a, TPM_CC cc)
 TPM_RC cmd_audit_before(struct cmd *c)
 {
 	pthread_mutex_lock(&audit_lock);
-	c->audited = is_audited(&c->e->cmd_audit, c->def->code);
+	c->audited = is_audited(&c->e->ps.audit, c->def->code);
 	pthread_mutex_unlock(&audit_lock);
 	if (!c->audited)
 		return TPM_RC_SUCCESS;
@@ -55,25 +58,53 @@ static TPM_RC cp_hash(const struct cmd *c, TPM_ALG_ID alg, struct tpm2b_digest *
 	return crypto_hash_finish(&h, out->b);
 }
 
-static TPM_RC extend(struct command_audit *a, const struct cmd *c, const uint8_t *rsp_params,
+bool cmd_audit_counts(const struct cmd *c)
+{
+	bool clear;
+
+	if (!c->audited)
+		return false;
+	pthread_mutex_lock(&audit_lock);
+	clear = c->e->cmd_audit_digest.size == 0;
+	pthread_mutex_unlock(&audit_lock);
+	return clear;
+}
+
+void cmd_audit_count(struct cmd *c)
+{
+	struct pqtpm_engine *e = c->e;
+
+	if (!c->audited)
+		return;
+	pthread_mutex_lock(&audit_lock);
+	if (e->cmd_audit_digest.size == 0) {
+		e->ps.audit.counter++;
+		c->audit_new_sequence = true;
+		engine_dirty(e);
+	}
+	pthread_mutex_unlock(&audit_lock);
+}
+
+static TPM_RC extend(struct pqtpm_engine *e, const struct cmd *c, const uint8_t *rsp_params,
 		     size_t rsp_len)
 {
-	TPM_ALG_ID alg = audit_alg(a);
+	struct tpm2b_digest *d = &e->cmd_audit_digest;
+	TPM_ALG_ID alg = audit_alg(&e->ps.audit);
 	struct tpm2b_digest cp, rp;
 	struct crypto_hash_ctx h;
 
 	TRY(cp_hash(c, alg, &cp));
 	TRY(session_rp_hash(alg, c->def->code, rsp_params, rsp_len, &rp));
-	if (a->digest.size == 0) {
-		a->digest.size = (uint16_t)crypto_hash_size(alg);
-		memset(a->digest.b, 0, a->digest.size);
-		a->counter++;
+	/* counted by cmd_audit_count, in the command's transaction */
+	if (c->audit_new_sequence || d->size == 0) {
+		d->size = (uint16_t)crypto_hash_size(alg);
+		memset(d->b, 0, d->size);
 	}
 	TRY(crypto_hash_start(&h, alg));
-	TRY(crypto_hash_update(&h, a->digest.b, a->digest.size));
+	TRY(crypto_hash_update(&h, d->b, d->size));
 	TRY(crypto_hash_update(&h, cp.b, cp.size));
 	TRY(crypto_hash_update(&h, rp.b, rp.size));
-	return crypto_hash_finish(&h, a->digest.b);
+	return crypto_hash_finish(&h, d->b);
 }
 
 TPM_RC cmd_audit_after(struct cmd *c, const uint8_t *rsp_params, size_t rsp_len)
@@ -83,7 +114,7 @@ TPM_RC cmd_audit_after(struct cmd *c, const uint8_t *rsp_params, size_t rsp_len)
 	if (!c->audited)
 		return TPM_RC_SUCCESS;
 	pthread_mutex_lock(&audit_lock);
-	rc = extend(&c->e->cmd_audit, c, rsp_params, rsp_len);
+	rc = extend(c->e, c, rsp_params, rsp_len);
 	pthread_mutex_unlock(&audit_lock);
 	return rc;
 }
@@ -93,7 +124,7 @@ uint64_t cmd_audit_counter(const struct pqtpm_engine *e)
 	uint64_t v;
 
 	pthread_mutex_lock(&audit_lock);
-	v = e->cmd_audit.counter;
+	v = e->ps.audit.counter;
 	pthread_mutex_unlock(&audit_lock);
 	return v;
 }
@@ -122,7 +153,7 @@ size_t cmd_audit_commands(struct pqtpm_engine *e, TPM_CC from, TPM_CC *out, size
 	size_t n, k = 0;
 
 	pthread_mutex_lock(&audit_lock);
-	n = all_audited(&e->cmd_audit, all);
+	n = all_audited(&e->ps.audit, all);
 	pthread_mutex_unlock(&audit_lock);
 	for (size_t i = 0; i < n && k < max; i++)
 		if (all[i] >= from)
@@ -161,7 +192,7 @@ static void audit_clear(struct command_audit *a, TPM_CC cc)
 static TPM_RC set_command_code_audit_status(struct cmd *c)
 {
 	TPM_CC set[TPML_CC_MAX], clear[TPML_CC_MAX];
-	struct command_audit *a = &c->e->cmd_audit;
+	struct command_audit *a = &c->e->ps.audit;
 	uint32_t nset, nclear;
 	uint16_t alg;
 
@@ -179,7 +210,7 @@ static TPM_RC set_command_code_audit_status(struct cmd *c)
 			return rc_param(TPM_RC_VALUE, 1);
 		}
 		a->alg = alg;
-		a->digest.size = 0;
+		c->e->cmd_audit_digest.size = 0;
 		/* as the reference implementation: the change itself is not audited, the next
 		 * audited command starts the sequence under the new hash */
 		c->audited = false;
@@ -190,6 +221,7 @@ static TPM_RC set_command_code_audit_status(struct cmd *c)
 			audit_clear(a, clear[i]);
 	}
 	pthread_mutex_unlock(&audit_lock);
+	engine_dirty(c->e);
 	return TPM_RC_SUCCESS;
 }
 
@@ -216,20 +248,20 @@ static TPM_RC command_digest(const struct command_audit *a, struct tpm2b_digest 
 }
 
 /* TPMS_COMMAND_AUDIT_INFO: auditCounter, digestAlg, auditDigest, commandDigest. */
-static TPM_RC audit_info(const struct command_audit *a, struct wr *w)
+static TPM_RC audit_info(const struct pqtpm_engine *e, struct wr *w)
 {
+	const struct command_audit *a = &e->ps.audit;
 	struct tpm2b_digest cmds;
 
 	TRY(command_digest(a, &cmds));
 	TRY(wr_u64(w, a->counter));
 	TRY(wr_u16(w, audit_alg(a)));
-	TRY(wr_tpm2b_digest(w, &a->digest));
+	TRY(wr_tpm2b_digest(w, &e->cmd_audit_digest));
 	return wr_tpm2b_digest(w, &cmds);
 }
 
 static TPM_RC get_command_audit_digest(struct cmd *c)
 {
-	struct command_audit *a = &c->e->cmd_audit;
 	struct attest_data qualifying;
 	struct tpmt_scheme in_scheme;
 	uint8_t body[8 + 2 + 2 * (2 + MAX_DIGEST_SIZE)];
@@ -241,14 +273,14 @@ static TPM_RC get_command_audit_digest(struct cmd *c)
 	TRY(cmd_params_done(c));
 	wr_init(&w, body, sizeof(body));
 	pthread_mutex_lock(&audit_lock);
-	rc = audit_info(a, &w);
+	rc = audit_info(c->e, &w);
 	pthread_mutex_unlock(&audit_lock);
 	TRY(rc);
 	TRY(attest_sign(c, 1, &in_scheme, 2, &qualifying, TPM_ST_ATTEST_COMMAND_AUDIT, body,
 			w.off));
 	/* reported: the next audited command starts a new sequence */
 	pthread_mutex_lock(&audit_lock);
-	a->digest.size = 0;
+	c->e->cmd_audit_digest.size = 0;
 	pthread_mutex_unlock(&audit_lock);
 	return TPM_RC_SUCCESS;
 }

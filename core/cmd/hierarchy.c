@@ -163,7 +163,8 @@ static TPM_RC set_primary_policy(struct cmd *c)
 }
 
 /* Part 3 §24.4: a new platform seed (and proof, so old platform contexts no longer load),
- * platformPolicy empty, platform objects gone. NV indices stay. */
+ * platformPolicy empty, the PCR policies back to none (as the reference implementation),
+ * platform objects gone. NV indices stay. */
 static TPM_RC change_pps(struct cmd *c)
 {
 	struct pqtpm_engine *e = c->e;
@@ -174,6 +175,8 @@ static TPM_RC change_pps(struct cmd *c)
 	TRY(crypto_random(h->proof, PRIMARY_SEED_SIZE));
 	h->policy.size = 0;
 	h->policy_alg = TPM_ALG_NULL;
+	e->ps.pcr_group_policy.size = 0;
+	e->ps.pcr_group_policy_alg = TPM_ALG_NULL;
 	flush_hierarchy(e, TPM_RH_PLATFORM);
 	TRY(drop_persistent(e, 1u << HIER_PLATFORM));
 	engine_dirty(e);

@@ -34,8 +34,9 @@ static TPM_RC pcr_set_auth_policy(struct cmd *c)
 	/* the policy is a digest of its hash, or empty with TPM_ALG_NULL */
 	if (policy.size != (alg == TPM_ALG_NULL ? 0 : crypto_hash_size(alg)))
 		return rc_param(TPM_RC_SIZE, 1);
-	c->e->pcr_group_policy = policy;
-	c->e->pcr_group_policy_alg = alg;
+	c->e->ps.pcr_group_policy = policy;
+	c->e->ps.pcr_group_policy_alg = alg;
+	engine_dirty(c->e);
 	return TPM_RC_SUCCESS;
 }
 

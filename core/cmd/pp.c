@@ -19,7 +19,7 @@ TPM_RC cmd_pp_check(const struct cmd *c)
 	TPM_CC cc = c->def->code;
 	bool platform = false;
 
-	if (cc != TPM_CC_PP_Commands && !pp_listed(&c->e->pp, cc))
+	if (cc != TPM_CC_PP_Commands && !pp_listed(&c->e->ps.pp, cc))
 		return TPM_RC_SUCCESS;
 	for (unsigned i = 0; i < c->def->handles; i++)
 		if (c->def->auth[i] != AUTH_NONE && c->handle[i] == TPM_RH_PLATFORM)
@@ -40,12 +40,12 @@ size_t cmd_pp_commands(const struct pqtpm_engine *e, TPM_CC from, TPM_CC *out, s
 	bool own = false;
 
 	/* the list is sorted; PP_Commands goes in its place */
-	for (uint16_t i = 0; i < e->pp.n; i++) {
-		if (!own && e->pp.list[i] > TPM_CC_PP_Commands) {
+	for (uint16_t i = 0; i < e->ps.pp.n; i++) {
+		if (!own && e->ps.pp.list[i] > TPM_CC_PP_Commands) {
 			k = put(out, k, max, from, TPM_CC_PP_Commands);
 			own = true;
 		}
-		k = put(out, k, max, from, e->pp.list[i]);
+		k = put(out, k, max, from, e->ps.pp.list[i]);
 	}
 	if (!own)
 		k = put(out, k, max, from, TPM_CC_PP_Commands);
@@ -88,9 +88,10 @@ static TPM_RC pp_commands(struct cmd *c)
 	TRYP(2, rd_tpml_cc(&c->in, clear, &nclear));
 	TRY(cmd_params_done(c));
 	for (uint32_t i = 0; i < nset; i++)
-		pp_set(&c->e->pp, set[i]);
+		pp_set(&c->e->ps.pp, set[i]);
 	for (uint32_t i = 0; i < nclear; i++)
-		pp_clear(&c->e->pp, clear[i]);
+		pp_clear(&c->e->ps.pp, clear[i]);
+	engine_dirty(c->e);
 	return TPM_RC_SUCCESS;
 }
 
@@ -102,7 +103,8 @@ static TPM_RC set_algorithm_set(struct cmd *c)
 
 	TRYP(1, rd_u32(&c->in, &set));
 	TRY(cmd_params_done(c));
-	c->e->algorithm_set = set;
+	c->e->ps.algorithm_set = set;
+	engine_dirty(c->e);
 	return TPM_RC_SUCCESS;
 }
 

@@ -32,6 +32,16 @@
  *   Tag "SESA" (written since session audit) is the same section with, after each session's
  *   savedSequence: isAudit u8, auditDigest TPM2B_DIGEST (empty unless isAudit). A "SESS"
  *   section still loads: its sessions have never audited.
+ * Before it, in a version 2 file written since the platform's settings were persistent, the
+ * tagged section "PLAT" (a file without it loads with their defaults: nothing audited but
+ * SetCommandCodeAuditStatus under SHA-512 with counter 0, no PP_Commands list, algorithm
+ * set 0, no PCR policy):
+ *   auditAlg u16 (0: not set), auditCounter u64, audited command count u16, then each u32
+ *   (ascending), PP command count u16, then each u32 (ascending), algorithmSet u32,
+ *   PCR group 20-22 policyAlg u16, policy TPM2B_DIGEST (empty with TPM_ALG_NULL).
+ * Then, only between a Shutdown(STATE) and the next Startup, the tagged section "RSET" (struct
+ * ram_saved): the engine's state-reset and state-clear data as state/volatile_codec.c writes
+ * them (audit digest, commit state, PCR group authValue).
  * A version 1 file loads as a TPM without NV indices, DA failures or saved PCRs.
  * Booleans are 0 or 1; anything else is refused. */
 #include <stdlib.h>
@@ -109,6 +119,8 @@ static TPM_RC encode_nv(struct wr *w, struct nv_store *s)
 	return TPM_RC_SUCCESS;
 }
 
+#define PLATFORM_TAG 0x504C4154u  /* "PLAT" */
+#define RAM_TAG 0x52534554u	  /* "RSET" */
 #define RESUME_TAG_V1 0x53455353u /* "SESS": sessions without their audit state */
 #define RESUME_TAG 0x53455341u	  /* "SESA" */
 
@@ -144,6 +156,46 @@ TPM_RC state_encode_session(struct wr *w, const struct session *s)
 	TRY(wr_u64(w, s->saved_sequence));
 	TRY(wr_u8(w, s->is_audit));
 	return wr_tpm2b_digest(w, &s->audit_digest);
+}
+
+static TPM_RC encode_codes(struct wr *w, const TPM_CC *list, uint16_t n)
+{
+	TRY(wr_u16(w, n));
+	for (uint16_t i = 0; i < n; i++)
+		TRY(wr_u32(w, list[i]));
+	return TPM_RC_SUCCESS;
+}
+
+static TPM_RC encode_platform(struct wr *w, const struct persist *ps)
+{
+	TRY(wr_u32(w, PLATFORM_TAG));
+	TRY(wr_u16(w, ps->audit.alg));
+	TRY(wr_u64(w, ps->audit.counter));
+	TRY(encode_codes(w, ps->audit.list, ps->audit.n));
+	TRY(encode_codes(w, ps->pp.list, ps->pp.n));
+	TRY(wr_u32(w, ps->algorithm_set));
+	/* no policy is TPM_ALG_NULL with an empty digest, however the engine left alg */
+	TRY(wr_u16(w, ps->pcr_group_policy.size ? ps->pcr_group_policy_alg : TPM_ALG_NULL));
+	return wr_tpm2b_digest(w, &ps->pcr_group_policy);
+}
+
+TPM_RC state_encode_ram(struct wr *w, const struct tpm2b_digest *audit,
+			const struct commit_state *commit, const struct tpm2b_digest *pcr_auth)
+{
+	TRY(wr_tpm2b_digest(w, audit));
+	TRY(wr_u8(w, commit->nonce_set));
+	TRY(wr_bytes(w, commit->nonce, sizeof(commit->nonce)));
+	TRY(wr_u64(w, commit->counter));
+	TRY(wr_bytes(w, commit->pending, sizeof(commit->pending)));
+	return wr_tpm2b_digest(w, pcr_auth);
+}
+
+static TPM_RC encode_ram_saved(struct wr *w, const struct ram_saved *ram)
+{
+	if (!ram->valid)
+		return TPM_RC_SUCCESS;
+	TRY(wr_u32(w, RAM_TAG));
+	return state_encode_ram(w, &ram->cmd_audit_digest, &ram->commit, &ram->pcr_group_auth);
 }
 
 static TPM_RC encode_resume(struct wr *w, const struct persist *ps)
@@ -190,6 +242,8 @@ TPM_RC state_encode(const struct persist *ps, uint64_t generation, struct wr *w)
 	TRY(encode_da(w, &ps->da));
 	TRY(encode_pcr_saved(w, &ps->pcr_saved));
 	TRY(encode_nv(w, ps->nv));
+	TRY(encode_platform(w, ps));
+	TRY(encode_ram_saved(w, &ps->ram_saved));
 	return encode_resume(w, ps);
 }
 
@@ -435,6 +489,103 @@ TPM_RC state_decode_session(struct rd *r, struct session *s, bool with_audit,
 	return TPM_RC_SUCCESS;
 }
 
+/* Command codes, ascending and each once (at most max); what names the list for a message. */
+static TPM_RC decode_codes(struct rd *r, TPM_CC *list, uint16_t *n, uint16_t max,
+			   const char *what_list, const char **what)
+{
+	TRY(rd_u16(r, n));
+	if (*n > max) {
+		*what = what_list;
+		return TPM_RC_VALUE;
+	}
+	for (uint16_t i = 0; i < *n; i++) {
+		TRY(rd_u32(r, &list[i]));
+		if (i && list[i] <= list[i - 1]) {
+			*what = what_list;
+			return TPM_RC_VALUE;
+		}
+	}
+	return TPM_RC_SUCCESS;
+}
+
+/* The platform's settings, if the body goes on with them. */
+static TPM_RC decode_platform(struct rd *r, struct persist *ps, const char **what)
+{
+	struct rd peek = *r;
+	uint32_t tag;
+	TPM_ALG_ID alg;
+
+	if (rd_u32(&peek, &tag) != TPM_RC_SUCCESS || tag != PLATFORM_TAG)
+		return TPM_RC_SUCCESS;
+	*r = peek;
+	TRY(rd_u16(r, &ps->audit.alg));
+	if (ps->audit.alg && crypto_hash_size(ps->audit.alg) == 0) {
+		*what = "bad command audit hash";
+		return TPM_RC_HASH;
+	}
+	TRY(rd_u64(r, &ps->audit.counter));
+	TRY(decode_codes(r, ps->audit.list, &ps->audit.n, CMD_AUDIT_MAX, "bad audited command list",
+			 what));
+	TRY(decode_codes(r, ps->pp.list, &ps->pp.n, PP_LIST_MAX, "bad PP_Commands list", what));
+	TRY(rd_u32(r, &ps->algorithm_set));
+	TRY(rd_u16(r, &alg));
+	TRY(rd_tpm2b_digest(r, &ps->pcr_group_policy));
+	ps->pcr_group_policy_alg = alg;
+	if (ps->pcr_group_policy.size != (alg == TPM_ALG_NULL ? 0 : crypto_hash_size(alg)) ||
+	    (alg != TPM_ALG_NULL && crypto_hash_size(alg) == 0)) {
+		*what = "bad PCR policy";
+		return TPM_RC_VALUE;
+	}
+	*what = "malformed field";
+	return TPM_RC_SUCCESS;
+}
+
+/* A digest of one of the hashes the audit may use, or empty. */
+static bool audit_digest_ok(const struct tpm2b_digest *d)
+{
+	static const TPM_ALG_ID algs[] = { TPM_ALG_SHA1, TPM_ALG_SHA256, TPM_ALG_SHA384,
+					   TPM_ALG_SHA512 };
+
+	for (size_t i = 0; i < sizeof(algs) / sizeof(algs[0]); i++)
+		if (d->size == crypto_hash_size(algs[i]))
+			return true;
+	return d->size == 0;
+}
+
+TPM_RC state_decode_ram(struct rd *r, struct tpm2b_digest *audit, struct commit_state *commit,
+			struct tpm2b_digest *pcr_auth, const char **what)
+{
+	TRY(rd_tpm2b_digest(r, audit));
+	if (!audit_digest_ok(audit)) {
+		*what = "bad command audit digest";
+		return TPM_RC_SIZE;
+	}
+	TRY(state_decode_bool(r, &commit->nonce_set, what));
+	TRY(rd_bytes(r, commit->nonce, sizeof(commit->nonce)));
+	TRY(rd_u64(r, &commit->counter));
+	TRY(rd_bytes(r, commit->pending, sizeof(commit->pending)));
+	return rd_tpm2b_digest(r, pcr_auth);
+}
+
+/* Shutdown(STATE)'s reset and clear data, if the body goes on with them. */
+static TPM_RC decode_ram_saved(struct rd *r, struct persist *ps, const char **what)
+{
+	struct ram_saved *ram = &ps->ram_saved;
+	struct rd peek = *r;
+	uint32_t tag;
+
+	if (rd_u32(&peek, &tag) != TPM_RC_SUCCESS || tag != RAM_TAG)
+		return TPM_RC_SUCCESS;
+	*r = peek;
+	if (!ps->saved_state_valid) {
+		*what = "saved reset data without a Shutdown(STATE)";
+		return TPM_RC_VALUE;
+	}
+	TRY(state_decode_ram(r, &ram->cmd_audit_digest, &ram->commit, &ram->pcr_group_auth, what));
+	ram->valid = true;
+	return TPM_RC_SUCCESS;
+}
+
 /* The saved sessions section, if the body goes on with it. */
 static TPM_RC decode_resume(struct rd *r, struct persist *ps, const char **what)
 {
@@ -486,6 +637,12 @@ static void v1_defaults(struct persist *ps)
 	ps->clock_safe = true;
 }
 
+/* What a file without the platform's settings had: none set. */
+static void platform_defaults(struct persist *ps)
+{
+	ps->pcr_group_policy_alg = TPM_ALG_NULL;
+}
+
 static TPM_RC decode_fields(struct rd *r, struct persist *ps, uint32_t version,
 			    const char **what)
 {
@@ -508,6 +665,8 @@ static TPM_RC decode_fields(struct rd *r, struct persist *ps, uint32_t version,
 		TRY(decode_da(r, &ps->da, what));
 		TRY(decode_pcr_saved(r, &ps->pcr_saved, what));
 		TRY(decode_nv(r, ps, what));
+		TRY(decode_platform(r, ps, what));
+		TRY(decode_ram_saved(r, ps, what));
 		if (rd_left(r))
 			TRY(decode_resume(r, ps, what));
 	} else {
@@ -531,6 +690,7 @@ TPM_RC state_decode(struct rd *r, struct persist *ps, uint32_t version, const ch
 		*what = "out of memory";
 		return TPM_RC_MEMORY;
 	}
+	platform_defaults(ps);
 	rc = decode_fields(r, ps, version, what);
 	if (rc != TPM_RC_SUCCESS) {
 		state_free_persist(ps);

@@ -17,8 +17,15 @@
 #define STATE_MAX_SESSION_BYTES 640u
 #define STATE_MAX_RESUME_BYTES (4u + 2u * PRIMARY_SEED_SIZE + 8u + 4u + 2u + \
 				MAX_SAVED_SESSIONS * STATE_MAX_SESSION_BYTES)
+/* the platform's settings: tag, audit hash and counter, the two command lists, the algorithm
+ * set, the PCR policy */
+#define STATE_MAX_PLATFORM_BYTES (4u + 2u + 8u + 2u + CMD_AUDIT_MAX * 4u + 2u + \
+				  PP_LIST_MAX * 4u + 4u + 2u + 2u + MAX_DIGEST_SIZE)
+/* Shutdown(STATE)'s reset and clear data: tag, two digests, the commit state */
+#define STATE_MAX_RAM_BYTES (4u + 2u * (2u + MAX_DIGEST_SIZE) + 1u + 32u + 8u + COMMIT_SLOTS / 8u)
 #define STATE_MAX_BODY (4096u + MAX_PERSISTENT_OBJECTS * STATE_MAX_OBJECT_BYTES + \
-			STATE_MAX_PCR_BYTES + STATE_MAX_NV_BYTES + STATE_MAX_RESUME_BYTES)
+			STATE_MAX_PCR_BYTES + STATE_MAX_NV_BYTES + STATE_MAX_PLATFORM_BYTES + \
+			STATE_MAX_RAM_BYTES + STATE_MAX_RESUME_BYTES)
 
 /* Marshal ps into w, with generation in place of ps->generation. */
 TPM_RC state_encode(const struct persist *ps, uint64_t generation, struct wr *w);
@@ -33,6 +40,12 @@ TPM_RC state_decode(struct rd *r, struct persist *ps, uint32_t version, const ch
 TPM_RC state_encode_session(struct wr *w, const struct session *s);
 TPM_RC state_decode_session(struct rd *r, struct session *s, bool with_audit, const char **what);
 TPM_RC state_decode_bool(struct rd *r, bool *v, const char **what);
+/* The engine's state-reset and state-clear data (the audit digest, the commit state, the PCR
+ * group's authValue): in the volatile file, and saved by Shutdown(STATE). */
+TPM_RC state_encode_ram(struct wr *w, const struct tpm2b_digest *audit,
+			const struct commit_state *commit, const struct tpm2b_digest *pcr_auth);
+TPM_RC state_decode_ram(struct rd *r, struct tpm2b_digest *audit, struct commit_state *commit,
+			struct tpm2b_digest *pcr_auth, const char **what);
 
 /* The volatile state of a running TPM (state/volatile.c), as volatile_decode reads it. */
 #define VOLATILE_BOOT_ID_SIZE 16
@@ -58,8 +71,14 @@ struct vstate {
 	uint64_t ram_value[NV_MAX_INDICES];
 	unsigned nsessions;
 	struct session sessions[MAX_SAVED_SESSIONS];
+	struct tpm2b_digest cmd_audit_digest;
+	struct commit_state commit;
+	struct tpm2b_digest pcr_group_auth;
 };
-#define VOLATILE_MAX_BODY (256u + MAX_PCR_BANKS * (2u + PCR_NUM * MAX_DIGEST_SIZE) + \
+/* the fixed fields (with the audit digest, the commit state and the PCR group's authValue),
+ * the PCR banks, the orderly counters, the saved sessions */
+#define VOLATILE_MAX_BODY (512u + 2u * (2u + MAX_DIGEST_SIZE) + \
+			   MAX_PCR_BANKS * (2u + PCR_NUM * MAX_DIGEST_SIZE) + \
 			   NV_MAX_INDICES * 12u + MAX_SAVED_SESSIONS * STATE_MAX_SESSION_BYTES)
 /* The engine's volatile state, with the host's boot id and whether the engine is closing. */
 TPM_RC volatile_encode(const struct pqtpm_engine *e, const uint8_t *boot_id, bool clean,

@@ -177,6 +177,9 @@ static void apply(struct pqtpm_engine *e, const struct vstate *s)
 	e->exclusive_audit = s->exclusive_audit;
 	e->nbanks = s->nbanks;
 	memcpy(e->banks, s->banks, sizeof(e->banks));
+	e->cmd_audit_digest = s->cmd_audit_digest;
+	e->commit = s->commit;
+	e->pcr_group_auth = s->pcr_group_auth;
 }
 
 /* What apply cannot do without memory: the orderly counters and the saved sessions. */

@@ -10,7 +10,10 @@
  *   PCR banks: count u8, then per bank: alg u16, PCR 0-23 values of the alg's digest size,
  *   orderly counters in RAM: count u16, then per counter: handle u32, value u64,
  *   saved sessions: count u16, then each as the state file's saved sessions section writes
- *   one (state/codec.c, with its audit state).
+ *   one (state/codec.c, with its audit state),
+ * and, written since they live here (a body without them restores them cleared):
+ *   command audit digest TPM2B_DIGEST (empty: clear), commit state: nonceSet u8, nonce[32],
+ *   counter u64, outstanding counts bitmap[16], PCR group 20-22 authValue TPM2B_DIGEST.
  * Booleans are 0 or 1; anything else, and any byte after the last field, is refused. */
 #include <string.h>
 
@@ -87,7 +90,8 @@ TPM_RC volatile_encode(const struct pqtpm_engine *e, const uint8_t *boot_id, boo
 	TRY(wr_u32(w, e->exclusive_audit));
 	TRY(encode_banks(w, e));
 	TRY(encode_ram(w, e->nv_ram));
-	return encode_sessions(w, e);
+	TRY(encode_sessions(w, e));
+	return state_encode_ram(w, &e->cmd_audit_digest, &e->commit, &e->pcr_group_auth);
 }
 
 static TPM_RC decode_flags(struct rd *r, struct vstate *v, const char **what)
@@ -195,7 +199,10 @@ static TPM_RC decode_fields(struct rd *r, struct vstate *v, const char **what)
 	TRY(rd_u32(r, &v->exclusive_audit));
 	TRY(decode_banks(r, v, what));
 	TRY(decode_ram(r, v, what));
-	return decode_sessions(r, v, what);
+	TRY(decode_sessions(r, v, what));
+	if (!rd_left(r))
+		return TPM_RC_SUCCESS;
+	return state_decode_ram(r, &v->cmd_audit_digest, &v->commit, &v->pcr_group_auth, what);
 }
 
 TPM_RC volatile_decode(struct rd *r, struct vstate *v, const char **what)

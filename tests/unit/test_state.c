@@ -510,7 +510,10 @@ static size_t flags_offset(const struct persist *ps)
 
 /* What version 2 adds after the objects when there is nothing to add: clockSafe, the DA
  * state, no saved PCR bank, NV maxCounter and no index. */
-#define V2_TAIL_EMPTY (1 + (4 + 1 + 4 + 4 + 4 + 8 + 1 + 8 + 8) + 1 + (8 + 2))
+/* the "PLAT" section with nothing set: tag, audit hash and counter, two empty lists, the
+ * algorithm set, no PCR policy */
+#define PLATFORM_EMPTY (4 + 2 + 8 + 2 + 2 + 4 + 2 + 2)
+#define V2_TAIL_EMPTY (1 + (4 + 1 + 4 + 4 + 4 + 8 + 1 + 8 + 8) + 1 + (8 + 2) + PLATFORM_EMPTY)
 
 /* Bodies with a valid checksum that still do not parse: what an older or newer writer with
  * the same version number, or a bug, would leave. */
@@ -639,6 +642,24 @@ static void fill_v2(struct persist *ps)
 	add_index(ps->nv, NV_IDX + 1, TPMA_NV_AUTHREAD | TPMA_NV_AUTHWRITE, 2000, "secret", 2);
 	add_index(ps->nv, NV_IDX + 2, TPMA_NV_OWNERREAD | TPMA_NV_OWNERWRITE |
 				     (TPM_NT_EXTEND << TPMA_NV_TPM2_NT_SHIFT), 32, "", 3);
+	ps->audit.alg = TPM_ALG_SHA384;
+	ps->audit.counter = 0x0102030405060708ull;
+	ps->audit.n = CMD_AUDIT_MAX;
+	for (unsigned i = 0; i < CMD_AUDIT_MAX; i++)
+		ps->audit.list[i] = TPM_CC_NV_UndefineSpaceSpecial + i;
+	ps->pp.n = 2;
+	ps->pp.list[0] = TPM_CC_Clear;
+	ps->pp.list[1] = TPM_CC_HierarchyChangeAuth;
+	ps->algorithm_set = 0xA5A5F00Du;
+	ps->pcr_group_policy_alg = TPM_ALG_SHA256;
+	random_digest(&ps->pcr_group_policy, 32);
+	ps->ram_saved.valid = true;
+	random_digest(&ps->ram_saved.cmd_audit_digest, 48);
+	ps->ram_saved.commit.nonce_set = true;
+	random_bytes(ps->ram_saved.commit.nonce, sizeof(ps->ram_saved.commit.nonce));
+	ps->ram_saved.commit.counter = 0x1234567;
+	random_bytes(ps->ram_saved.commit.pending, sizeof(ps->ram_saved.commit.pending));
+	random_digest(&ps->ram_saved.pcr_group_auth, 5);
 }
 
 static void test_round_trip_v2(void)
@@ -676,6 +697,18 @@ static void test_round_trip_v2(void)
 		CU_ASSERT_EQUAL(memcmp(x->auth.b, y->auth.b, x->auth.size), 0);
 		CU_ASSERT_EQUAL(memcmp(nv_data(a->ps.nv, x), nv_data(b->ps.nv, y), x->pub.size), 0);
 	}
+	CU_ASSERT_EQUAL(memcmp(&b->ps.audit, &a->ps.audit, sizeof(a->ps.audit)), 0);
+	CU_ASSERT_EQUAL(memcmp(&b->ps.pp, &a->ps.pp, sizeof(a->ps.pp)), 0);
+	CU_ASSERT_EQUAL(b->ps.algorithm_set, a->ps.algorithm_set);
+	CU_ASSERT_EQUAL(b->ps.pcr_group_policy_alg, TPM_ALG_SHA256);
+	CU_ASSERT_EQUAL(memcmp(&b->ps.pcr_group_policy, &a->ps.pcr_group_policy, 2 + 32), 0);
+	CU_ASSERT(b->ps.ram_saved.valid);
+	CU_ASSERT_EQUAL(memcmp(&b->ps.ram_saved.cmd_audit_digest, &a->ps.ram_saved.cmd_audit_digest,
+			       2 + 48), 0);
+	CU_ASSERT_EQUAL(memcmp(&b->ps.ram_saved.commit, &a->ps.ram_saved.commit,
+			       sizeof(a->ps.ram_saved.commit)), 0);
+	CU_ASSERT_EQUAL(memcmp(&b->ps.ram_saved.pcr_group_auth, &a->ps.ram_saved.pcr_group_auth,
+			       2 + 5), 0);
 	engine_free(a);
 	engine_free(b);
 }
@@ -707,7 +740,8 @@ static void test_bad_v2_sections_refused(void)
 
 	new_dir(dir, sizeof(dir));
 	good = v2_file(dir, &len, &tail, &idx);
-	CU_ASSERT_EQUAL_FATAL(len - CHECKSUM_SIZE, idx + 4 + 2 + 4 + 2 + 2 + 2 + 2 + 8);
+	CU_ASSERT_EQUAL_FATAL(len - CHECKSUM_SIZE,
+			      idx + 4 + 2 + 4 + 2 + 2 + 2 + 2 + 8 + PLATFORM_EMPTY);
 	bad = malloc(len + 64);
 	CU_ASSERT_FATAL(bad != NULL);
 
@@ -733,18 +767,116 @@ static void test_bad_v2_sections_refused(void)
 	EDIT(idx + 15, 40, "bad NV index");		 /* authValue past the end */
 #undef EDIT
 
-	/* the same index twice: count 2, the index repeated */
+	/* the same index twice: count 2, the index repeated before the "PLAT" section */
 	{
-		size_t one = len - CHECKSUM_SIZE - idx;
+		size_t end = len - CHECKSUM_SIZE - PLATFORM_EMPTY, one = end - idx;
 
-		memcpy(bad, good, len - CHECKSUM_SIZE);
-		memcpy(bad + len - CHECKSUM_SIZE, good + idx, one);
+		memcpy(bad, good, end);
+		memcpy(bad + end, good + idx, one);
+		memcpy(bad + end + one, good + end, PLATFORM_EMPTY);
 		bad[idx - 1] = 2;
 		reseal(bad, len + one);
 		expect_refused(dir, bad, len + one, "NV index defined twice");
 	}
 	free(bad);
 	free(good);
+}
+
+/* A file written before the platform's settings were persistent (no "PLAT" section) loads
+ * with their defaults; a "PLAT" section with a bad hash, an unsorted or too long list or a
+ * policy of the wrong size is refused. */
+static void test_platform_section(void)
+{
+	char dir[256], path[512], err[512] = "";
+	size_t len, tail, idx, plat, oldlen;
+	struct pqtpm_engine *e;
+	uint8_t *good, *bad;
+
+	new_dir(dir, sizeof(dir));
+	good = v2_file(dir, &len, &tail, &idx);
+	plat = len - CHECKSUM_SIZE - PLATFORM_EMPTY;
+	CU_ASSERT_EQUAL_FATAL(good[plat], 'P');
+	oldlen = plat + CHECKSUM_SIZE;
+	bad = malloc(len + 64);
+	CU_ASSERT_FATAL(bad != NULL);
+	memcpy(bad, good, plat);
+	reseal(bad, oldlen);
+	path_in(path, sizeof(path), dir, STATE_FILE);
+	write_bytes(path, bad, oldlen);
+	e = engine_new(dir);
+	CU_ASSERT_EQUAL_FATAL(state_load(e, err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL(e->ps.audit.alg, 0);
+	CU_ASSERT_EQUAL(e->ps.audit.counter, 0);
+	CU_ASSERT_EQUAL(e->ps.audit.n, 0);
+	CU_ASSERT_EQUAL(e->ps.pp.n, 0);
+	CU_ASSERT_EQUAL(e->ps.algorithm_set, 0);
+	CU_ASSERT_EQUAL(e->ps.pcr_group_policy_alg, TPM_ALG_NULL);
+	CU_ASSERT_EQUAL(e->ps.pcr_group_policy.size, 0);
+	engine_free(e);
+
+#define EDIT(off, val, phrase)                                                              \
+	do {                                                                                \
+		memcpy(bad, good, len);                                                     \
+		bad[off] = (val);                                                           \
+		reseal(bad, len);                                                           \
+		expect_refused(dir, bad, len, phrase);                                      \
+	} while (0)
+	EDIT(plat + 5, 0x99, "bad command audit hash");		/* alg 0x0099 */
+	EDIT(plat + 4 + 2 + 8, 0x01, "bad audited command list"); /* 256 announced */
+	EDIT(plat + 4 + 2 + 8 + 2 + 2 + 4 + 1, 0x0b, "bad PCR policy"); /* SHA-256, empty */
+#undef EDIT
+	/* an audited command list out of order */
+	{
+		size_t list = plat + 4 + 2 + 8, n = 2, extra = 4 * n;
+
+		memcpy(bad, good, len - CHECKSUM_SIZE);
+		memmove(bad + list + 2 + extra, bad + list + 2, len - CHECKSUM_SIZE - list - 2);
+		bad[list + 1] = (uint8_t)n;
+		memcpy(bad + list + 2, "\x00\x00\x01\x7b\x00\x00\x01\x44", extra);
+		reseal(bad, len + extra);
+		expect_refused(dir, bad, len + extra, "bad audited command list");
+	}
+	free(bad);
+	free(good);
+}
+
+/* Shutdown(STATE)'s reset data ("RSET") only with a Shutdown(STATE), with an audit digest of
+ * a hash's size. */
+static void test_ram_saved_section(void)
+{
+	size_t cap = 16384;
+	uint8_t *buf = malloc(cap);
+	const char *what = NULL;
+	struct persist ps, out;
+	struct wr w;
+	struct rd r;
+
+	CU_ASSERT_FATAL(buf != NULL);
+	memset(&ps, 0, sizeof(ps));
+	ps.ram_saved.valid = true;
+	ps.ram_saved.cmd_audit_digest.size = 32;
+	wr_init(&w, buf, cap);
+	CU_ASSERT_FATAL(state_encode(&ps, 1, &w) == TPM_RC_SUCCESS);
+	rd_init(&r, buf, w.off);
+	CU_ASSERT_NOT_EQUAL(state_decode(&r, &out, STATE_VERSION, &what), TPM_RC_SUCCESS);
+	CU_ASSERT(what && strstr(what, "without a Shutdown(STATE)") != NULL);
+
+	ps.saved_state_valid = true;
+	wr_init(&w, buf, cap);
+	CU_ASSERT_FATAL(state_encode(&ps, 1, &w) == TPM_RC_SUCCESS);
+	rd_init(&r, buf, w.off);
+	CU_ASSERT_EQUAL_FATAL(state_decode(&r, &out, STATE_VERSION, &what), TPM_RC_SUCCESS);
+	CU_ASSERT(out.ram_saved.valid);
+	CU_ASSERT_EQUAL(out.ram_saved.cmd_audit_digest.size, 32);
+	state_free_persist(&out);
+
+	ps.ram_saved.cmd_audit_digest.size = 31;
+	wr_init(&w, buf, cap);
+	CU_ASSERT_FATAL(state_encode(&ps, 1, &w) == TPM_RC_SUCCESS);
+	rd_init(&r, buf, w.off);
+	CU_ASSERT_NOT_EQUAL(state_decode(&r, &out, STATE_VERSION, &what), TPM_RC_SUCCESS);
+	CU_ASSERT(what && strstr(what, "bad command audit digest") != NULL);
+	free(buf);
 }
 
 /* A version 1 file (no version 2 sections) loads: no NV indices, Clock safe, no DA failures. */
@@ -998,6 +1130,9 @@ int main(void)
 		{ "bad objects with good checksums", test_bad_object_refused },
 		{ "round trip of NV, DA, saved PCRs, clockSafe", test_round_trip_v2 },
 		{ "bad version 2 sections with good checksums", test_bad_v2_sections_refused },
+		{ "the platform's settings: old files load, bad ones refused",
+		  test_platform_section },
+		{ "Shutdown(STATE)'s reset data", test_ram_saved_section },
 		{ "a version 1 file loads and is saved as version 2", test_version1_loads },
 		{ "a directory as state file", test_directory_as_state_file_refused },
 		{ "save into a missing directory", test_save_into_missing_dir_fails },
