@@ -11,7 +11,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -24,7 +23,7 @@
 
 struct embedded {
 	char dir[PATH_MAX];
-	char sock[sizeof(((struct sockaddr_un *)0)->sun_path)];
+	char sock[PATH_MAX];
 	struct pqtpm_engine *e;	 /* this process owns the directory ... */
 	struct pqtpm_client *cl;
 	int fd;			 /* ... or is a client of its owner (-1: neither, elect) */

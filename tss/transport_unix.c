@@ -5,28 +5,13 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/uio.h>
-#include <sys/un.h>
 #include <unistd.h>
 
 #include "transport_unix.h"
 
 int tss_unix_connect(const char *path)
 {
-	struct sockaddr_un a = { .sun_family = AF_UNIX };
-	int fd, rc;
-
-	if (!path || strlen(path) >= sizeof(a.sun_path))
-		return -ENAMETOOLONG;
-	strcpy(a.sun_path, path);
-	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	if (fd < 0)
-		return -errno;
-	if (connect(fd, (struct sockaddr *)&a, sizeof(a)) < 0) {
-		rc = -errno;
-		close(fd);
-		return rc;
-	}
-	return fd;
+	return path ? pqtpm_engine_connect(path) : -EINVAL;
 }
 
 /* A failure of the peer: it went away (the request may have run). */

@@ -9,7 +9,6 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
-#include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -24,18 +23,17 @@
 
 int owner_pid(const char *dir)
 {
-	struct sockaddr_un a = { .sun_family = AF_UNIX };
+	char path[PATH_MAX];
 	struct ucred cred;
 	socklen_t len = sizeof(cred);
 	int fd, rc;
 
-	if (state_path(a.sun_path, sizeof(a.sun_path), dir, PQTPM_SOCKET_NAME) < 0)
+	if (state_path(path, sizeof(path), dir, PQTPM_SOCKET_NAME) < 0)
 		return -ENAMETOOLONG;
-	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	fd = pqtpm_engine_connect(path);
 	if (fd < 0)
-		return -errno;
-	if (connect(fd, (struct sockaddr *)&a, sizeof(a)) < 0 ||
-	    getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) < 0)
+		return fd;
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) < 0)
 		rc = -errno;
 	else
 		rc = cred.pid > 0 ? (int)cred.pid : -ESRCH;

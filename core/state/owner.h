@@ -4,6 +4,7 @@
 #ifndef PQTPM_STATE_OWNER_H
 #define PQTPM_STATE_OWNER_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "engine_int.h"
@@ -17,6 +18,10 @@ int owner_lock(struct pqtpm_engine *e, char *err, size_t errlen);
 void owner_unlock(struct pqtpm_engine *e);
 /* The PID of the process serving <dir>/pqtpm.sock (SO_PEERCRED), or a negative errno. */
 int owner_pid(const char *dir);
+
+/* sockaddr.c: bind (listen_here) or connect fd to the UNIX socket at path, of any length
+ * (pqtpm_engine_connect in engine.h is the connecting half for clients). 0 or -errno. */
+int socket_at(int fd, const char *path, bool listen_here);
 
 /* serve.c: listen on <dir>/pqtpm.sock (0600) and serve it from a thread, each connection an
  * engine client. serve_stop closes every connection, joins the thread, unlinks the socket. */

@@ -6,6 +6,7 @@
  * a malformed frame ends that connection only. */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
@@ -14,7 +15,6 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
-#include <sys/un.h>
 #include <unistd.h>
 
 #include "state/owner.h"
@@ -37,7 +37,7 @@ struct serve {
 	int listen_fd;
 	int wake[2];		/* serve_stop writes to wake[1] */
 	pthread_t thread;
-	struct sockaddr_un addr;
+	char path[PATH_MAX];	/* <dir>/pqtpm.sock */
 	struct conn *conns[SERVE_MAX_CONNS];
 };
 
@@ -69,7 +69,7 @@ static void accept_one(struct serve *s)
 		free(c);
 		(void)close(fd);
 		pqtpm_log(PQTPM_LOG_WARN, "%s: a connection refused (out of memory or of clients)",
-			  s->addr.sun_path);
+			  s->path);
 		return;
 	}
 	c->fd = fd;
@@ -207,7 +207,7 @@ static void *serve_loop(void *arg)
 		if (poll(p, n, -1) < 0) {
 			if (errno == EINTR)
 				continue;
-			pqtpm_log(PQTPM_LOG_ERROR, "%s: poll: %s", s->addr.sun_path, strerror(errno));
+			pqtpm_log(PQTPM_LOG_ERROR, "%s: poll: %s", s->path, strerror(errno));
 			break;
 		}
 		if (p[0].revents)
@@ -231,7 +231,8 @@ static int fail_errno(char *err, size_t errlen, const char *path, const char *wh
 
 static int serve_listen(struct serve *s, char *err, size_t errlen)
 {
-	const char *path = s->addr.sun_path;
+	const char *path = s->path;
+	int rc;
 
 	/* a socket left by an owner that died: the lock we hold says nobody serves it */
 	if (unlink(path) < 0 && errno != ENOENT)
@@ -240,8 +241,11 @@ static int serve_listen(struct serve *s, char *err, size_t errlen)
 	if (s->listen_fd < 0)
 		return fail_errno(err, errlen, path, "socket");
 	/* the directory is 0700, so nobody connects before the chmod */
-	if (bind(s->listen_fd, (struct sockaddr *)&s->addr, sizeof(s->addr)) < 0)
+	rc = socket_at(s->listen_fd, path, true);
+	if (rc < 0) {
+		errno = -rc;
 		return fail_errno(err, errlen, path, "bind");
+	}
 	if (chmod(path, 0600) < 0)
 		return fail_errno(err, errlen, path, "chmod 0600");
 	if (listen(s->listen_fd, SERVE_BACKLOG) < 0)
@@ -258,7 +262,7 @@ static void serve_free(struct serve *s)
 			conn_drop(s, i);
 	if (s->listen_fd >= 0) {
 		(void)close(s->listen_fd);
-		(void)unlink(s->addr.sun_path); /* best effort: the next owner removes it anyway */
+		(void)unlink(s->path); /* best effort: the next owner removes it anyway */
 	}
 	if (s->wake[0] >= 0)
 		(void)close(s->wake[0]);
@@ -277,11 +281,8 @@ int serve_start(struct pqtpm_engine *e, char *err, size_t errlen)
 		return -ENOMEM;
 	s->e = e;
 	s->listen_fd = s->wake[0] = s->wake[1] = -1;
-	s->addr.sun_family = AF_UNIX;
-	if (state_path(s->addr.sun_path, sizeof(s->addr.sun_path), e->state_dir,
-		       PQTPM_SOCKET_NAME) < 0) {
-		snprintf(err, errlen, "%s/%s: longer than a socket name may be (%zu bytes)",
-			 e->state_dir, PQTPM_SOCKET_NAME, sizeof(s->addr.sun_path) - 1);
+	if (state_path(s->path, sizeof(s->path), e->state_dir, PQTPM_SOCKET_NAME) < 0) {
+		snprintf(err, errlen, "%s/%s: path too long", e->state_dir, PQTPM_SOCKET_NAME);
 		free(s);
 		return -ENAMETOOLONG;
 	}
@@ -293,7 +294,7 @@ int serve_start(struct pqtpm_engine *e, char *err, size_t errlen)
 		rc = -pthread_create(&s->thread, NULL, serve_loop, s);
 		pthread_sigmask(SIG_SETMASK, &old, NULL);
 		if (rc < 0)
-			snprintf(err, errlen, "%s: cannot start its thread: %s", s->addr.sun_path,
+			snprintf(err, errlen, "%s: cannot start its thread: %s", s->path,
 				 strerror(-rc));
 	}
 	if (rc < 0) {

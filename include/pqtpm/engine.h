@@ -54,6 +54,10 @@ enum pqtpm_capabilities {
  * hierarchy, saved contexts, power and startup) is kept in the directory too, so that the next
  * owner finds the TPM as this one left it: open is not a TPM Reset. */
 #define PQTPM_SOCKET_NAME "pqtpm.sock"
+/* A connected stream socket to the owner's socket at path (e.g. DIR/pqtpm.sock), whatever the
+ * path's length (sun_path holds 107 bytes; a longer one is reached through its directory),
+ * or a negative errno. */
+int pqtpm_engine_connect(const char *path);
 #define PQTPM_FRAME_COMMAND 0u
 #define PQTPM_FRAME_SIGNAL 1u
 #define PQTPM_FRAME_HEADER 6u

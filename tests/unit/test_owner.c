@@ -62,28 +62,9 @@ static struct pqtpm_engine *must_open(void)
 	return e;
 }
 
-/* PCR_Extend(PCR, SHA-256 digest d) with a password session, as raw bytes. */
 static TPM_RC extend(struct pqtpm_tss *t, const uint8_t d[32])
 {
-	uint8_t cmd[128], rsp[PQTPM_MAX_RESPONSE_SIZE];
-	size_t rsp_len;
-	struct wr w;
-
-	wr_init(&w, cmd, sizeof(cmd));
-	wr_u16(&w, TPM_ST_SESSIONS);
-	wr_u32(&w, 0);
-	wr_u32(&w, TPM_CC_PCR_Extend);
-	wr_u32(&w, PCR);
-	wr_u32(&w, 9);
-	wr_u32(&w, TPM_RS_PW);
-	wr_u16(&w, 0);
-	wr_u8(&w, 0);
-	wr_u16(&w, 0);
-	wr_u32(&w, 1);
-	wr_u16(&w, TPM_ALG_SHA256);
-	wr_bytes(&w, d, 32);
-	wr_patch_u32(&w, 2, (uint32_t)w.off);
-	return pqtpm_tss_transmit(t, cmd, w.off, rsp, sizeof(rsp), &rsp_len);
+	return pqtpm_tss_pcr_extend(t, PCR, TPM_ALG_SHA256, d, 32);
 }
 
 static void read_pcr(struct pqtpm_tss *t, uint8_t out[32])
@@ -388,6 +369,43 @@ static void test_log_handler(void)
 	CU_ASSERT_STRING_EQUAL(c.msg, "one 1");
 }
 
+/* A state directory deeper than a socket name may be (sun_path: 107 bytes): the owner still
+ * serves it, a second opener still names the owner, and unix: and embedded: clients reach it. */
+static void test_deep_directory(void)
+{
+	struct pqtpm_engine_config cfg = { .auto_startup = 1, .log_level = PQTPM_LOG_ERROR };
+	char deep[512], tcti[600], err[512], pid[32];
+	struct pqtpm_engine *e = NULL, *b = NULL;
+	struct pqtpm_tss *owner, *client, *embedded;
+	uint8_t d[32], want[32], got[32];
+
+	snprintf(deep, sizeof(deep), "%s/%0150d/state", root, 0);
+	CU_ASSERT_FATAL(strlen(deep) + sizeof(PQTPM_SOCKET_NAME) >
+			sizeof(((struct sockaddr_un *)0)->sun_path));
+	cfg.state_dir = deep;
+	CU_ASSERT_FATAL(pqtpm_engine_open(&e, &cfg, err, sizeof(err)) == 0);
+	CU_ASSERT_EQUAL(pqtpm_engine_open(&b, &cfg, err, sizeof(err)), -EBUSY);
+	snprintf(pid, sizeof(pid), "process %d", (int)getpid());
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, pid));
+	CU_ASSERT_FATAL(pqtpm_tss_open_engine(&owner, e) == 0);
+	snprintf(tcti, sizeof(tcti), "unix:%s/%s", deep, PQTPM_SOCKET_NAME);
+	CU_ASSERT_FATAL(pqtpm_tss_open_tcti(&client, tcti) == 0);
+	snprintf(tcti, sizeof(tcti), "embedded:%s", deep);
+	CU_ASSERT_FATAL(pqtpm_tss_open_tcti(&embedded, tcti) == 0);
+	read_pcr(owner, want);
+	memset(d, 0x33, sizeof(d));
+	CU_ASSERT_EQUAL(extend(client, d), TPM_RC_SUCCESS);
+	chain(want, d);
+	CU_ASSERT_EQUAL(extend(embedded, d), TPM_RC_SUCCESS);
+	chain(want, d);
+	read_pcr(owner, got);
+	CU_ASSERT(memcmp(got, want, 32) == 0);
+	pqtpm_tss_close(embedded);
+	pqtpm_tss_close(client);
+	pqtpm_tss_close(owner);
+	pqtpm_engine_close(e);
+}
+
 int main(void)
 {
 	static const struct unit_test tests[] = {
@@ -398,6 +416,7 @@ int main(void)
 		{ "a new state file is a new TPM", test_new_state_file },
 		{ "malformed frames end their connection only", test_malformed_frames },
 		{ "log handler", test_log_handler },
+		{ "a directory deeper than a socket name", test_deep_directory },
 	};
 
 	if (setup())
