@@ -39,10 +39,9 @@ UP=(--token-label alpha --login --pin "$PIN")
 
 SERVER_P11KIT=
 p11kit_stop() {
-	local i
 	[ -n "$SERVER_P11KIT" ] || return 0
 	kill -TERM "$SERVER_P11KIT" 2>/dev/null || true
-	for i in $(seq 1 100); do
+	for _ in $(seq 1 100); do
 		kill -0 "$SERVER_P11KIT" 2>/dev/null || break
 		sleep 0.05
 	done
@@ -51,6 +50,7 @@ p11kit_stop() {
 	SERVER_P11KIT=
 }
 # lib.sh's exit handler after ours, with the script's exit status
+# shellcheck disable=SC2154 # _st is set by the trap itself
 trap '_st=$?; p11kit_stop; (exit $_st); _lib_cleanup' EXIT
 
 run "a token" "${P11[@]}" --init-token --label alpha --so-pin $SO

@@ -237,8 +237,8 @@ if [ "$(id -u)" -eq 0 ]; then
 	chown -R nobody "$U"
 	AS=(setpriv --reuid=nobody --regid=nogroup --clear-groups)
 fi
-run "p11-kit list-modules" "${AS[@]}" env -u PQTPM_PKCS11_CONF HOME="$U/home" PQTPM_STATE_DIR="$U/state" \
-	p11-kit list-modules
+run "p11-kit list-modules" "${AS[@]}" env -u PQTPM_PKCS11_CONF HOME="$U/home" \
+	PQTPM_STATE_DIR="$U/state" p11-kit list-modules
 check_eq "p11-kit loads the module from its module file" 1 \
 	"$(grep -c 'library-description: pqtpm PKCS#11 module' "$T/out")"
 
