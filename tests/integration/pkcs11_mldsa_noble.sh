@@ -1,0 +1,86 @@
+#!/bin/bash
+# ML-DSA signatures of the PKCS#11 module checked by an independent implementation,
+# @noble/post-quantum (tests/crosscheck): a small client of ours (helpers/p11_mldsa_sign.c,
+# through the function list: Debian's pkcs11-tool knows no ML-DSA) generates ML-DSA-44/65/87
+# keys on a token and signs a message in one part and in two, without and with a context
+# string; noble verifies each signature (FIPS 204 pure ML-DSA) with the key's CKA_VALUE, and
+# refuses it with a flipped signature byte, a flipped message byte or another context.
+set -eu
+. "$(dirname "$0")/lib.sh"
+
+MOD=$BUILD_DIR/lib/libpqtpm-pkcs11.so
+xdir=$ROOT_DIR/tests/crosscheck
+# A module built with ASan/UBSan needs their runtimes first in the clients that load it.
+if ldd "$MOD" | grep -q libasan; then
+	LD_PRELOAD="$(${CC:-cc} -print-file-name=libasan.so) $(${CC:-cc} -print-file-name=libubsan.so)"
+	export LD_PRELOAD
+	export ASAN_OPTIONS=detect_leaks=0:abort_on_error=0
+fi
+export PQTPM_STATE_DIR=$T/state
+unset PQTPM_PKCS11_CONF
+SO=so-secret
+PIN=123456
+
+if ! command -v node >/dev/null; then
+	bad "node not found"
+	finish
+fi
+if [ ! -d "$xdir/node_modules/@noble/post-quantum" ]; then
+	if ! (cd "$xdir" && npm ci --no-audit --no-fund) >"$T/npm.log" 2>&1; then
+		bad "npm ci in tests/crosscheck"
+		show_tail "$T/npm.log"
+		finish
+	fi
+fi
+SIGNER=$T/p11_mldsa_sign
+# shellcheck disable=SC2046 # the include flags are separate words
+run "build the ML-DSA client" "${CC:-cc}" -std=c11 -Wall -Wextra -Werror -I "$ROOT_DIR/pkcs11" \
+	$(pkg-config --cflags p11-kit-1) -o "$SIGNER" "$LIB_DIR/helpers/p11_mldsa_sign.c" -ldl
+
+run "a token" pkcs11-tool --module "$MOD" --init-token --label alpha --so-pin $SO
+run "its user PIN" pkcs11-tool --module "$MOD" --token-label alpha --login --login-type so \
+	--so-pin $SO --init-pin --pin $PIN
+
+# HEX with the byte at byte offset POS changed (its low bit flipped)
+flip() {
+	local h=$1 i=$(($2 * 2 + 1))
+	printf '%s%x%s' "${h:0:i}" $((16#${h:i:1} ^ 1)) "${h:i+1}"
+}
+
+# noble NAME WANT SET PK MSG CTX SIG: noble's verdict (ok or FAIL) on the signature
+noble() {
+	local got
+	got=$(cd "$xdir" && node pq.mjs verify "$3" "$4" "$5" "$6" "$7" 2>"$T/err") || true
+	check_eq "$1" "$2" "$got"
+}
+
+short=$(printf 'a message for ML-DSA' | od -An -v -tx1 | tr -d ' \n')
+long=$(head -c 3000 /dev/urandom | od -An -v -tx1 | tr -d ' \n')
+ctx=$(printf 'pqtpm-pkcs11' | od -An -v -tx1 | tr -d ' \n')
+sizes=(0 1312 1952 2592)
+for set in 1 2 3; do
+	for c in - "$ctx"; do
+		msg=$short
+		[ "$set" != 2 ] || msg=$long
+		what="ML-DSA set $set, $([ "$c" = - ] && echo no context || echo context pqtpm-pkcs11)"
+		run "$what: key and signatures from the module" "$SIGNER" "$MOD" $set $PIN "$msg" "$c"
+		read -r pk m sig sig2 <"$T/out" || true
+		check_eq "$what: a public key of its size" "${sizes[set]}" $((${#pk} / 2))
+		check_eq "$what: the message printed back" "$msg" "$m"
+		noble "$what: noble verifies the signature" ok $set "$pk" "$msg" "$c" "$sig"
+		noble "$what: and the multi-part one" ok $set "$pk" "$msg" "$c" "$sig2"
+		noble "$what: noble refuses a flipped signature byte" FAIL $set "$pk" "$msg" "$c" \
+			"$(flip "$sig" 100)"
+		noble "$what: noble refuses a flipped message byte" FAIL $set "$pk" "$(flip "$msg" 3)" \
+			"$c" "$sig"
+		if [ "$c" = - ]; then
+			other=$ctx
+		else
+			other=-
+		fi
+		noble "$what: noble refuses it under another context" FAIL $set "$pk" "$msg" "$other" \
+			"$sig"
+	done
+done
+
+finish
