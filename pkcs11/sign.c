@@ -347,6 +347,30 @@ static CK_RV sign_op(CK_SESSION_HANDLE h, struct p11_session **s, struct p11_tok
 	return rv;
 }
 
+/* C_SignUpdate, C_VerifyUpdate: a part of the data kept for the final step; an error ends
+ * the operation (PKCS#11 §5.2). */
+static CK_RV op_update(CK_SESSION_HANDLE hSession, bool sign, CK_BYTE_PTR pPart,
+		       CK_ULONG ulPartLen)
+{
+	struct p11_session *s;
+	struct p11_token *tok;
+	struct p11_op *op;
+	CK_RV rv = p11_enter();
+
+	if (rv != CKR_OK)
+		return rv;
+	rv = sign_op(hSession, &s, &tok, sign);
+	if (rv != CKR_OK)
+		return p11_done(rv);
+	op = sign ? &s->sign : &s->verify;
+	rv = p11_op_append(op, pPart, ulPartLen);
+	if (rv != CKR_OK)
+		p11_op_end(op);
+	else
+		op->multi = true;
+	return p11_done(rv);
+}
+
 CK_RV C_SignInit(CK_SESSION_HANDLE hSession, CK_MECHANISM_PTR pMechanism, CK_OBJECT_HANDLE hKey)
 {
 	CK_RV rv = p11_enter();
@@ -414,21 +438,7 @@ CK_RV C_Sign(CK_SESSION_HANDLE hSession, CK_BYTE_PTR pData, CK_ULONG ulDataLen,
 
 CK_RV C_SignUpdate(CK_SESSION_HANDLE hSession, CK_BYTE_PTR pPart, CK_ULONG ulPartLen)
 {
-	struct p11_session *s;
-	struct p11_token *tok;
-	CK_RV rv = p11_enter();
-
-	if (rv != CKR_OK)
-		return rv;
-	rv = sign_op(hSession, &s, &tok, true);
-	if (rv != CKR_OK)
-		return p11_done(rv);
-	rv = p11_op_append(&s->sign, pPart, ulPartLen);
-	if (rv != CKR_OK)
-		p11_op_end(&s->sign);
-	else
-		s->sign.multi = true;
-	return p11_done(rv);
+	return op_update(hSession, true, pPart, ulPartLen);
 }
 
 CK_RV C_SignFinal(CK_SESSION_HANDLE hSession, CK_BYTE_PTR pSignature,
@@ -500,21 +510,7 @@ CK_RV C_Verify(CK_SESSION_HANDLE hSession, CK_BYTE_PTR pData, CK_ULONG ulDataLen
 
 CK_RV C_VerifyUpdate(CK_SESSION_HANDLE hSession, CK_BYTE_PTR pPart, CK_ULONG ulPartLen)
 {
-	struct p11_session *s;
-	struct p11_token *tok;
-	CK_RV rv = p11_enter();
-
-	if (rv != CKR_OK)
-		return rv;
-	rv = sign_op(hSession, &s, &tok, false);
-	if (rv != CKR_OK)
-		return p11_done(rv);
-	rv = p11_op_append(&s->verify, pPart, ulPartLen);
-	if (rv != CKR_OK)
-		p11_op_end(&s->verify);
-	else
-		s->verify.multi = true;
-	return p11_done(rv);
+	return op_update(hSession, false, pPart, ulPartLen);
 }
 
 CK_RV C_VerifyFinal(CK_SESSION_HANDLE hSession, CK_BYTE_PTR pSignature, CK_ULONG ulSignatureLen)

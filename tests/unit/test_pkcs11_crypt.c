@@ -15,6 +15,7 @@
 
 #include "harness.h"
 #include "pk3.h"
+#include "sibling_lib.h"
 #include "unit_main.h"
 
 static char tmp_root[] = "/tmp/pqtpm-test-pkcs11-crypt-XXXXXX";
@@ -323,27 +324,14 @@ static void test_ecdh_rules(void)
 	CU_ASSERT_EQUAL(f->C_DeriveKey(s, &m, a, NULL, 0, &k), CKR_KEY_HANDLE_INVALID);
 }
 
-/* The module next to this program: BUILD/tests/test_pkcs11_crypt -> BUILD/lib/. */
+/* The module of this build (BUILD/lib/), through its function list. */
 static int load(void)
 {
-	char self[PATH_MAX], path[PATH_MAX + 32];
 	CK_RV (*get_list)(CK_FUNCTION_LIST_PTR_PTR);
-	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
-	char *slash;
 
-	if (n <= 0)
+	lib = sibling_lib_open("libpqtpm-pkcs11.so");
+	if (!lib)
 		return -1;
-	self[n] = '\0';
-	slash = strrchr(self, '/');
-	if (!slash)
-		return -1;
-	*slash = '\0';
-	snprintf(path, sizeof(path), "%s/../lib/libpqtpm-pkcs11.so", self);
-	lib = dlopen(path, RTLD_NOW | RTLD_LOCAL);
-	if (!lib) {
-		fprintf(stderr, "%s\n", dlerror());
-		return -1;
-	}
 	get_list = (CK_RV(*)(CK_FUNCTION_LIST_PTR_PTR))dlsym(lib, "C_GetFunctionList");
 	return get_list && get_list(&f) == CKR_OK ? 0 : -1;
 }
