@@ -282,7 +282,7 @@ P11_CFLAGS := $(shell pkg-config --cflags p11-kit-1 2>/dev/null || echo -I/usr/i
 P11_MODULE_PATH := $(shell pkg-config --variable p11_module_path p11-kit-1 2>/dev/null)
 P11_MODULE_CONFIGS := $(shell pkg-config --variable p11_module_configs p11-kit-1 2>/dev/null)
 $(BUILD)/obj/pkcs11/%.o: ALL_CFLAGS += $(P11_CFLAGS)
-$(BUILD)/obj/tests/unit/test_pkcs%.o: ALL_CFLAGS += $(P11_CFLAGS) -Ipkcs11
+$(BUILD)/obj/tests/unit/test_pkcs%.o $(BUILD)/obj/tests/unit/p11_token.o: ALL_CFLAGS += $(P11_CFLAGS) -Ipkcs11
 all: $(P11_SO)
 $(P11_SO): $(P11_OBJ) $(TSS_A) $(LIB_A) pkcs11/libpqtpm-pkcs11.map
 	@mkdir -p $(dir $@)

@@ -15,6 +15,7 @@
 #include <CUnit/Basic.h>
 
 #include "harness.h"
+#include "p11_token.h"
 #include "pk3.h"
 #include "sibling_lib.h"
 #include "unit_main.h"
@@ -38,27 +39,9 @@ static CK_BBOOL yes = CK_TRUE;
 /* A token with a user PIN, a R/W session logged in as the user. */
 static void setup(void)
 {
-	CK_SLOT_ID slots[4];
-	CK_ULONG n = 4;
-	CK_UTF8CHAR label[32];
-
 	snprintf(dir, sizeof(dir), "%s/state%d", tmp_root, counter++);
 	setenv("PQTPM_STATE_DIR", dir, 1);
-	CU_ASSERT_EQUAL_FATAL(f->C_Initialize(NULL), CKR_OK);
-	CU_ASSERT_EQUAL_FATAL(f->C_GetSlotList(CK_FALSE, slots, &n), CKR_OK);
-	slot = slots[n - 1];
-	memset(label, ' ', sizeof(label));
-	memcpy(label, "keys", 4);
-	CU_ASSERT_EQUAL_FATAL(f->C_InitToken(slot, (CK_UTF8CHAR *)SO_PIN, strlen(SO_PIN), label),
-			      CKR_OK);
-	CU_ASSERT_EQUAL_FATAL(f->C_OpenSession(slot, CKF_SERIAL_SESSION | CKF_RW_SESSION, NULL,
-					       NULL, &s),
-			      CKR_OK);
-	CU_ASSERT_EQUAL_FATAL(f->C_Login(s, CKU_SO, (CK_UTF8CHAR *)SO_PIN, strlen(SO_PIN)),
-			      CKR_OK);
-	CU_ASSERT_EQUAL_FATAL(f->C_InitPIN(s, (CK_UTF8CHAR *)USER_PIN, 4), CKR_OK);
-	CU_ASSERT_EQUAL_FATAL(f->C_Logout(s), CKR_OK);
-	CU_ASSERT_EQUAL_FATAL(f->C_Login(s, CKU_USER, (CK_UTF8CHAR *)USER_PIN, 4), CKR_OK);
+	p11_token_user_session(f, "keys", SO_PIN, USER_PIN, &slot, &s);
 }
 
 static void teardown(void)

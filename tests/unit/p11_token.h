@@ -1,0 +1,13 @@
+/* A token to test the PKCS#11 module with (p11_token.c), through its function list. */
+#ifndef PQTPM_TEST_P11_TOKEN_H
+#define PQTPM_TEST_P11_TOKEN_H
+
+#include "pk3.h"
+
+/* C_Initialize, then a new token (label) in the last slot (the empty one) with the SO PIN
+ * so_pin and the user PIN user_pin, and a R/W session logged in as the user in *s; a failure
+ * ends the test (CU_ASSERT_*_FATAL). */
+void p11_token_user_session(CK_FUNCTION_LIST *f, const char *label, const char *so_pin,
+			    const char *user_pin, CK_SLOT_ID *slot, CK_SESSION_HANDLE *s);
+
+#endif
