@@ -274,11 +274,11 @@ const struct cmd_def cmds_hash[] = {
 	{ .code = TPM_CC_SequenceUpdate, .name = "SequenceUpdate", .handles = 1,
 	  .auth = { AUTH_USER }, .htype = { HK_OBJECT }, .flags = CMD_PARAM_IN,
 	  .run = sequence_update },
-	{ .code = TPM_CC_Hash, .name = "Hash", .flags = CMD_PARAM_IN | CMD_PARAM_OUT, .run = hash },
+	{ .code = TPM_CC_Hash, .name = "Hash", .flags = CMD_PARAM_IN | CMD_PARAM_OUT | CMD_READS_STATE, .run = hash },
 	{ .code = TPM_CC_EventSequenceComplete, .name = "EventSequenceComplete", .handles = 2,
 	  .auth = { AUTH_USER, AUTH_USER }, .htype = { HK_PCR | HK_NULL, HK_OBJECT },
 	  .flags = CMD_PARAM_IN, .run = event_sequence_complete },
 	{ .code = TPM_CC_HashSequenceStart, .name = "HashSequenceStart",
-	  .flags = CMD_PARAM_IN | CMD_RHANDLE, .run = hash_sequence_start },
+	  .flags = CMD_PARAM_IN | CMD_RHANDLE | CMD_READS_STATE, .run = hash_sequence_start },
 	{ 0 },
 };
