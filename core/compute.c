@@ -67,9 +67,10 @@ TPM_RC cmd_relock(struct cmd *c)
 
 	pthread_mutex_lock(&e->lock);
 	__atomic_sub_fetch(&e->computing, 1, __ATOMIC_RELEASE);
-	/* the rest of the command changes no persistent state, unless it counts a new audit
-	 * sequence (dispatch, after the handler): a reading transaction, as dispatch's list */
-	TRY(txn_begin(c->txn, e, !cmd_audit_counts(c)));
+	/* the rest of the command changes no persistent state, unless it is audited (dispatch
+	 * may count a new audit sequence after the handler): a reading transaction then, as for
+	 * the rows with CMD_READS_STATE */
+	TRY(txn_begin(c->txn, e, !c->audited));
 	/* a power cycle meanwhile took the client's sessions and objects with it */
 	if (!e->powered || c->epoch != e->power_epoch)
 		return TPM_RC_INITIALIZE;
