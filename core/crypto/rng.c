@@ -69,6 +69,17 @@ static void drbg_exit(void *d)
 	drbg_free(d);
 }
 
+/* The calling thread's instance goes (a fork, crypto_thread_cleanup, crypto_cleanup). A
+ * thread that has one made the thread key before it. */
+static void drbg_forget(void)
+{
+	if (!mine)
+		return;
+	drbg_free(mine);
+	mine = NULL;
+	(void)pthread_setspecific(drbg_key, NULL);
+}
+
 /* wolfCrypt, the fork handlers and the thread key, once (again after crypto_cleanup). */
 static bool init_once(void)
 {
@@ -94,10 +105,7 @@ static bool drbg_seed(void)
 
 	if (mine && mine->generation == generation)
 		return true;
-	drbg_free(mine);
-	mine = NULL;
-	if (key_ready)
-		(void)pthread_setspecific(drbg_key, NULL);
+	drbg_forget();
 	if (!init_once())
 		return false;
 	mine = calloc(1, sizeof(*mine));
@@ -116,15 +124,6 @@ static bool drbg_seed(void)
 WC_RNG *crypto_wolf_rng(void)
 {
 	return drbg_seed() ? &mine->rng : NULL;
-}
-
-/* The calling thread's instance goes (crypto_thread_cleanup, crypto_cleanup). */
-static void drbg_forget(void)
-{
-	drbg_free(mine);
-	mine = NULL;
-	if (key_ready)
-		(void)pthread_setspecific(drbg_key, NULL);
 }
 
 /* XORs HMAC-SHA-512(pool, counter) blocks over out; caller holds pool_lock. */
