@@ -876,6 +876,78 @@ static void test_power_cycle_during_sign(void)
 	sign_race(TPM_RH_OWNER, 0, power_cycle, TPM_RC_INITIALIZE);
 }
 
+/* ---- one key, two clients at once ----
+ * Both sign with the same persistent RSA and HashML-DSA keys (their built forms shared: the
+ * RSA pool, the expanded ML-DSA key) and check each signature with VerifySignature. */
+#define SHARED_RSA 0x81000300u
+#define SHARED_MLDSA 0x81000301u
+#define SHARED_ROUNDS 16
+
+static TPM_RC sign_verify(struct harness *h, TPM_HANDLE key, TPM_ALG_ID scheme, uint8_t n)
+{
+	struct tpm2b_digest d = { .size = 32, .b = { n } };
+	struct tpmt_signature sig;
+	struct cmdbuf b;
+	struct rd r;
+
+	cmd_begin(&b, TPM_CC_Sign);
+	cmd_handle(&b, key);
+	cmd_auth_pw(&b, "");
+	wr_tpm2b_digest(&b.params, &d);
+	wr_u16(&b.params, scheme);
+	if (scheme != TPM_ALG_NULL)
+		wr_u16(&b.params, TPM_ALG_SHA256);
+	wr_ticket(&b.params, &null_hashcheck);
+	TRY(harness_run(h, &b, &r, NULL));
+	TRY(rd_signature(&r, &sig));
+	cmd_begin(&b, TPM_CC_VerifySignature);
+	cmd_handle(&b, key);
+	wr_tpm2b_digest(&b.params, &d);
+	wr_signature(&b.params, &sig);
+	return harness_run(h, &b, NULL, NULL);
+}
+
+static void *shared_signer(void *arg)
+{
+	struct harness *h = arg;
+	TPM_RC *rc = h == &ha ? &a_last : &sign_rc;
+
+	for (unsigned i = 0; i < SHARED_ROUNDS && *rc == TPM_RC_SUCCESS; i++) {
+		*rc = sign_verify(h, SHARED_RSA, TPM_ALG_RSASSA, (uint8_t)i);
+		if (*rc == TPM_RC_SUCCESS)
+			*rc = sign_verify(h, SHARED_MLDSA, TPM_ALG_NULL, (uint8_t)i);
+	}
+	return NULL;
+}
+
+static void test_one_key_two_clients(void)
+{
+	struct tpmt_public t;
+	struct key rsa;
+	struct pq_key mldsa;
+	pthread_t a;
+
+	setup_pair();
+	key_template(&t, TPM_ALG_RSA, TPMA_OBJECT_SIGN_ENCRYPT | TPMA_OBJECT_SENSITIVEDATAORIGIN);
+	key_primary(&ha, &t, NULL, 0, &rsa);
+	CU_ASSERT_EQUAL_FATAL(evict_control(&ha, rsa.handle, SHARED_RSA), 0);
+	pq_tmpl(&t, TPM_ALG_HASH_MLDSA, TPM_MLDSA_65, TPMA_OBJECT_SIGN_ENCRYPT);
+	CU_ASSERT_EQUAL_FATAL(pq_primary(&ha, TPM_RH_OWNER, &t, "", &mldsa), 0);
+	CU_ASSERT_EQUAL_FATAL(evict_control(&ha, mldsa.handle, SHARED_MLDSA), 0);
+	CU_ASSERT_EQUAL(flush(&ha, rsa.handle), 0);
+	CU_ASSERT_EQUAL(flush(&ha, mldsa.handle), 0);
+	a_last = sign_rc = TPM_RC_SUCCESS;
+	CU_ASSERT_EQUAL_FATAL(pthread_create(&a, NULL, shared_signer, &ha), 0);
+	shared_signer(&hb);
+	pthread_join(a, NULL);
+	CU_ASSERT_EQUAL(a_last, TPM_RC_SUCCESS);
+	CU_ASSERT_EQUAL(sign_rc, TPM_RC_SUCCESS);
+	CU_ASSERT_EQUAL(evict_control(&hb, SHARED_RSA, SHARED_RSA), 0);
+	CU_ASSERT_EQUAL(evict_control(&hb, SHARED_MLDSA, SHARED_MLDSA), 0);
+	CU_ASSERT_EQUAL(object_count_loaded(ha.e), 0);
+	close_pair();
+}
+
 int main(void)
 {
 	static const struct unit_test tests[] = {
@@ -892,6 +964,7 @@ int main(void)
 		{ "ChangePPS during Sign: its persistent key gone", test_change_pps_during_sign },
 		{ "owner hierarchy disabled during Sign", test_disable_during_sign },
 		{ "power cycle during Sign", test_power_cycle_during_sign },
+		{ "one key signs for two clients at once", test_one_key_two_clients },
 	};
 
 	return UNIT_RUN("concurrency", tests, NULL, NULL);
