@@ -113,6 +113,7 @@ const struct cmd_def cmds_ecc[] = {
 	  .htype = { HK_OBJECT }, .flags = CMD_PARAM_IN | CMD_PARAM_OUT, .run = ecdh_zgen },
 	{ .code = TPM_CC_ECDH_KeyGen, .name = "ECDH_KeyGen", .handles = 1, .auth = { AUTH_NONE },
 	  .htype = { HK_OBJECT }, .flags = CMD_PARAM_OUT | CMD_READS_STATE, .run = ecdh_keygen },
-	{ .code = TPM_CC_ECC_Parameters, .name = "ECC_Parameters", .flags = CMD_READS_STATE, .run = ecc_parameters },
+	{ .code = TPM_CC_ECC_Parameters, .name = "ECC_Parameters", .flags = CMD_READS_STATE,
+	  .run = ecc_parameters },
 	{ 0 },
 };

@@ -387,6 +387,7 @@ const struct cmd_def cmds_policy[] = {
 	POLICY_CMD(PolicyOR, policy_or, CMD_READS_STATE),
 	POLICY_CMD(PolicyCounterTimer, policy_counter_timer, CMD_PARAM_IN),
 	POLICY_CMD(PolicyNvWritten, policy_nv_written, CMD_READS_STATE),
-	POLICY_CMD(PolicyDuplicationSelect, policy_duplication_select, CMD_PARAM_IN | CMD_READS_STATE),
+	POLICY_CMD(PolicyDuplicationSelect, policy_duplication_select,
+		   CMD_PARAM_IN | CMD_READS_STATE),
 	{ 0 },
 };

@@ -344,6 +344,7 @@ const struct cmd_def cmds_policy_auth[] = {
 	{ .code = TPM_CC_PolicyTicket, .name = "PolicyTicket", .handles = 1,
 	  .htype = { HK_SESSION }, .flags = CMD_PARAM_IN | CMD_READS_STATE, .run = policy_ticket },
 	{ .code = TPM_CC_PolicyAuthorize, .name = "PolicyAuthorize", .handles = 1,
-	  .htype = { HK_SESSION }, .flags = CMD_PARAM_IN | CMD_READS_STATE, .run = policy_authorize },
+	  .htype = { HK_SESSION }, .flags = CMD_PARAM_IN | CMD_READS_STATE,
+	  .run = policy_authorize },
 	{ 0 },
 };

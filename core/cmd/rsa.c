@@ -108,6 +108,7 @@ const struct cmd_def cmds_rsa[] = {
 	{ .code = TPM_CC_RSA_Decrypt, .name = "RSA_Decrypt", .handles = 1, .auth = { AUTH_USER },
 	  .htype = { HK_OBJECT }, .flags = CMD_PARAM_IN | CMD_PARAM_OUT, .run = rsa_decrypt },
 	{ .code = TPM_CC_RSA_Encrypt, .name = "RSA_Encrypt", .handles = 1, .auth = { AUTH_NONE },
-	  .htype = { HK_OBJECT }, .flags = CMD_PARAM_IN | CMD_PARAM_OUT | CMD_READS_STATE, .run = rsa_encrypt },
+	  .htype = { HK_OBJECT }, .flags = CMD_PARAM_IN | CMD_PARAM_OUT | CMD_READS_STATE,
+	  .run = rsa_encrypt },
 	{ 0 },
 };

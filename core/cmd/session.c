@@ -13,8 +13,8 @@
 
 static const uint8_t secret_label[] = "SECRET"; /* the terminating zero is part of it */
 
-static TPM_RC salt_rsa(const struct key_material *key, const uint8_t *in, size_t inlen, uint8_t *salt,
-		       size_t *salt_len)
+static TPM_RC salt_rsa(const struct key_material *key, const uint8_t *in, size_t inlen,
+		       uint8_t *salt, size_t *salt_len)
 {
 	struct crypto_rsa k;
 
@@ -24,8 +24,8 @@ static TPM_RC salt_rsa(const struct key_material *key, const uint8_t *in, size_t
 					 inlen, salt, salt_len);
 }
 
-static TPM_RC salt_ecc(const struct key_material *key, const uint8_t *in, size_t inlen, uint8_t *salt,
-		       size_t *salt_len)
+static TPM_RC salt_ecc(const struct key_material *key, const uint8_t *in, size_t inlen,
+		       uint8_t *salt, size_t *salt_len)
 {
 	struct tpm2b_ecc_parameter qx, qy;
 	uint8_t zx[CRYPTO_MAX_ECC_BYTES], zy[CRYPTO_MAX_ECC_BYTES];
