@@ -8,10 +8,11 @@
  *                  MSSIM: 1, 2 and 4 clients of one pqtpm-server of this build, and 2 clients
  *                  spread over two servers (two processes on two state directories: no engine
  *                  shared, what a perfectly concurrent engine gives on this machine)
- * Prints ops/s for each run with the signatures' median and p99, then the ratios: 2 clients on
- * one server against the same 2 on two servers (issue 14's target: 0.85 or more) and 2
- * clients against 1 (1.8x or more). Not pinned: scaling needs every CPU. BENCH_QUICK=1:
- * shorter runs. */
+ * The configurations of a group run in turns, five runs of 0.8 s each (BENCH_QUICK=1: three of
+ * 0.3 s), so that the machine's changing load falls on them alike. Prints each one's ops/s
+ * (the median of its runs) with the signatures' median (and p99 for one client), then the
+ * ratios: 2 clients on one server against the same 2 on two servers (issue 14's target: 0.85
+ * or more) and 2 clients against 1 (1.8x or more). Not pinned: scaling needs every CPU. */
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -24,7 +25,9 @@
 #include "common/bench_server.h"
 
 #define MAX_THREADS 4
-#define MAX_SAMPLES 200000 /* per client: ~20k ECDSA signatures/s in process */
+#define MAX_SAMPLES 100000 /* per client and run: ~20k ECDSA signatures/s in process */
+#define MAX_REPS 9
+#define MAX_LAT 400000	   /* signatures' times kept per configuration */
 #define WIDTH 52
 #define DIGEST 32
 
@@ -48,7 +51,8 @@ struct worker {
 	bool failed;
 };
 
-static double seconds = 2.0;
+static double seconds = 0.8; /* one run */
+static int reps = 5;	     /* runs of each configuration */
 
 static TPM_RC make_key(struct pqtpm_tss *t, enum alg alg, unsigned n, struct pqtpm_tss_key *key)
 {
@@ -112,24 +116,31 @@ static void *worker_run(void *arg)
 	return NULL;
 }
 
-/* n clients, client i on target tg[i], signing for `seconds`: ops/s (0 if a client failed).
- * Prints the figure; the signatures' median and p99 too, as a RESULT of their own when
- * lat_key is given. */
-static double run(const char *key, const char *label, const char *lat_key,
-		  const struct target *const *tg, int n, enum alg alg)
+/* One run of a configuration: n clients, client i on tg[i], signing for `seconds`. */
+struct config {
+	const char *key, *label, *lat_key; /* lat_key: the signatures' figures as a RESULT too */
+	const struct target *const *tg;
+	int n;
+	double rate[MAX_REPS]; /* ops/s of each repetition */
+	int reps, total;
+	bool failed;
+	double *lat; /* every signature's time, up to MAX_LAT */
+	int nlat;
+};
+
+static void run(struct config *cf, enum alg alg)
 {
 	static double lat[MAX_THREADS * MAX_SAMPLES];
 	struct worker w[MAX_THREADS];
 	pthread_t th[MAX_THREADS];
 	pthread_barrier_t ready;
-	double start, rate;
-	int total = 0, all = 0;
-	bool failed = false;
+	double start;
+	int total = 0;
 
-	pthread_barrier_init(&ready, NULL, (unsigned)n + 1);
-	for (int i = 0; i < n; i++) {
-		w[i] = (struct worker){ .tg = tg[i], .alg = alg, .n = (unsigned)i, .ready = &ready,
-					.lat = lat + (size_t)i * MAX_SAMPLES };
+	pthread_barrier_init(&ready, NULL, (unsigned)cf->n + 1);
+	for (int i = 0; i < cf->n; i++) {
+		w[i] = (struct worker){ .tg = cf->tg[i], .alg = alg, .n = (unsigned)i,
+					.ready = &ready, .lat = lat + (size_t)i * MAX_SAMPLES };
 		if (pthread_create(&th[i], NULL, worker_run, &w[i]) != 0) {
 			fprintf(stderr, "sign_scaling: pthread_create\n");
 			exit(1);
@@ -137,33 +148,45 @@ static double run(const char *key, const char *label, const char *lat_key,
 	}
 	pthread_barrier_wait(&ready);
 	start = bench_now_us();
-	for (int i = 0; i < n; i++)
+	for (int i = 0; i < cf->n; i++)
 		w[i].deadline = start + seconds * 1e6;
 	pthread_barrier_wait(&ready);
-	for (int i = 0; i < n; i++) {
+	for (int i = 0; i < cf->n; i++) {
 		pthread_join(th[i], NULL);
-		failed |= w[i].failed;
+		cf->failed |= w[i].failed;
 		total += w[i].ops;
+		for (int j = 0; j < w[i].ops && cf->nlat < MAX_LAT; j++)
+			cf->lat[cf->nlat++] = w[i].lat[j];
 	}
 	pthread_barrier_destroy(&ready);
-	/* the samples side by side for one median and p99 over every client */
-	for (int i = 0; i < n; i++) {
-		memmove(lat + all, w[i].lat, (size_t)w[i].ops * sizeof(lat[0]));
-		all += w[i].ops;
-	}
-	rate = failed ? 0 : total / seconds;
-	bench_value(key, label, WIDTH, "ops/s", rate, failed ? 0 : total);
-	if (failed || all == 0)
-		return 0;
-	if (lat_key) {
-		char lat_label[96];
+	cf->total += total;
+	cf->rate[cf->reps++] = total / seconds;
+}
 
-		snprintf(lat_label, sizeof(lat_label), "%s, one signature", label);
-		bench_report(lat_key, lat_label, WIDTH, lat, all);
-	} else {
-		printf("%-*s median %10.1f us\n", WIDTH, "  one signature", bench_median(lat, all));
+/* The configurations' runs in turns (A B C A B C ...), so that a change in the machine's load
+ * falls on all of them alike; each one's figure is the median of its runs. Returns the
+ * medians in rate[] (0 for a configuration whose client failed). */
+static void measure(struct config *cf, int ncf, enum alg alg, double *rate)
+{
+	for (int r = 0; r < reps; r++)
+		for (int i = 0; i < ncf; i++)
+			run(&cf[i], alg);
+	for (int i = 0; i < ncf; i++) {
+		rate[i] = cf[i].failed ? 0 : bench_median(cf[i].rate, cf[i].reps);
+		bench_value(cf[i].key, cf[i].label, WIDTH, "ops/s", rate[i],
+			    cf[i].failed ? 0 : cf[i].total);
+		if (cf[i].failed || cf[i].nlat == 0)
+			continue;
+		if (cf[i].lat_key) {
+			char label[112];
+
+			snprintf(label, sizeof(label), "%s, one signature", cf[i].label);
+			bench_report(cf[i].lat_key, label, WIDTH, cf[i].lat, cf[i].nlat);
+		} else {
+			printf("%-*s median %10.1f us\n", WIDTH, "  one signature",
+			       bench_median(cf[i].lat, cf[i].nlat));
+		}
 	}
-	return rate;
 }
 
 static void ratio(const char *key, const char *label, double a, double b)
@@ -171,13 +194,30 @@ static void ratio(const char *key, const char *label, double a, double b)
 	bench_value(key, label, WIDTH, "x", b > 0 ? a / b : 0, a > 0 && b > 0 ? 1 : 0);
 }
 
-static void in_process(void)
+/* Sets up configuration i of alg: its keys and labels (printf-style from the alg's names). */
+static void config(struct config *cf, const char *key, const char *label, const char *lat_key,
+		   const struct target *const *tg, int n, int alg)
+{
+	static char text[16][3][112];
+	static int used;
+	char(*t)[112] = text[used++ % 16];
+
+	snprintf(t[0], sizeof(t[0]), key, alg_key[alg]);
+	snprintf(t[1], sizeof(t[1]), label, alg_label[alg]);
+	if (lat_key)
+		snprintf(t[2], sizeof(t[2]), lat_key, alg_key[alg]);
+	*cf = (struct config){ .key = t[0], .label = t[1], .lat_key = lat_key ? t[2] : NULL,
+			       .tg = tg, .n = n, .lat = cf->lat };
+}
+
+static void in_process(struct config *cf)
 {
 	struct pqtpm_engine_config cfg = { .log_level = PQTPM_LOG_ERROR, .auto_startup = 1 };
 	struct pqtpm_engine *e;
 	struct target tg;
 	const struct target *all[MAX_THREADS] = { &tg, &tg, &tg, &tg };
-	char err[256], key[64], lat_key[64], label[96];
+	char err[256], key[64], label[96];
+	double rate[3];
 
 	if (pqtpm_engine_open(&e, &cfg, err, sizeof(err)) != 0) {
 		fprintf(stderr, "sign_scaling: %s\n", err);
@@ -185,24 +225,19 @@ static void in_process(void)
 		return;
 	}
 	tg = (struct target){ .engine = e };
-	printf("signing in process: one engine, each thread its own client and key\n");
+	printf("signing in process: one engine, each thread its own client and key; %d runs of "
+	       "%.1f s each in turns, their median\n", reps, seconds);
 	for (int alg = 0; alg < ALGS; alg++) {
-		double one = 0, two = 0;
-
-		for (int n = 1; n <= MAX_THREADS; n *= 2) {
-			double r;
-
-			snprintf(key, sizeof(key), "sign_ops_%s_inproc_%d", alg_key[alg], n);
-			snprintf(lat_key, sizeof(lat_key), "sign_lat_%s_inproc", alg_key[alg]);
-			snprintf(label, sizeof(label), "in process: %s, %d thread%s", alg_label[alg], n,
-				 n > 1 ? "s" : "");
-			r = run(key, label, n == 1 ? lat_key : NULL, all, n, (enum alg)alg);
-			one = n == 1 ? r : one;
-			two = n == 2 ? r : two;
-		}
+		config(&cf[0], "sign_ops_%s_inproc_1", "in process: %s, 1 thread",
+		       "sign_lat_%s_inproc", all, 1, alg);
+		config(&cf[1], "sign_ops_%s_inproc_2", "in process: %s, 2 threads", NULL, all, 2,
+		       alg);
+		config(&cf[2], "sign_ops_%s_inproc_4", "in process: %s, 4 threads", NULL, all, 4,
+		       alg);
+		measure(cf, 3, (enum alg)alg, rate);
 		snprintf(key, sizeof(key), "sign_ratio_%s_inproc_2_1", alg_key[alg]);
 		snprintf(label, sizeof(label), "in process: %s, 2 threads / 1", alg_label[alg]);
-		ratio(key, label, two, one);
+		ratio(key, label, rate[1], rate[0]);
 	}
 	pqtpm_engine_close(e);
 }
@@ -219,13 +254,14 @@ static int start_tpm(unsigned port)
 	return ok ? 0 : -1;
 }
 
-static void over_mssim(const char *argv0)
+static void over_mssim(const char *argv0, struct config *cf)
 {
 	struct bench_server s1, s2;
 	struct target t1, t2;
 	const struct target *one_server[MAX_THREADS] = { &t1, &t1, &t1, &t1 };
 	const struct target *two_servers[2] = { &t1, &t2 };
-	char key[64], lat_key[64], label[96];
+	char key[64], label[96];
+	double rate[4];
 
 	if (bench_server_start(&s1, argv0) != 0 || bench_server_start(&s2, argv0) != 0 ||
 	    start_tpm(s1.port) != 0 || start_tpm(s2.port) != 0) {
@@ -236,30 +272,25 @@ static void over_mssim(const char *argv0)
 	}
 	t1 = (struct target){ .port = s1.port };
 	t2 = (struct target){ .port = s2.port };
-	printf("signing over MSSIM: each client its own connection and key\n");
+	printf("signing over MSSIM: each client its own connection and key; %d runs of %.1f s "
+	       "each in turns, their median\n", reps, seconds);
 	for (int alg = 0; alg < ALGS; alg++) {
-		double one, two, split;
-
-		snprintf(key, sizeof(key), "sign_ops_%s_mssim_1", alg_key[alg]);
-		snprintf(lat_key, sizeof(lat_key), "sign_lat_%s_mssim", alg_key[alg]);
-		snprintf(label, sizeof(label), "MSSIM: %s, 1 client", alg_label[alg]);
-		one = run(key, label, lat_key, one_server, 1, (enum alg)alg);
-		snprintf(key, sizeof(key), "sign_ops_%s_mssim_2", alg_key[alg]);
-		snprintf(label, sizeof(label), "MSSIM: %s, 2 clients, one server", alg_label[alg]);
-		two = run(key, label, NULL, one_server, 2, (enum alg)alg);
-		snprintf(key, sizeof(key), "sign_ops_%s_mssim_2_split", alg_key[alg]);
-		snprintf(label, sizeof(label), "MSSIM: %s, 2 clients, two servers", alg_label[alg]);
-		split = run(key, label, NULL, two_servers, 2, (enum alg)alg);
-		snprintf(key, sizeof(key), "sign_ops_%s_mssim_4", alg_key[alg]);
-		snprintf(label, sizeof(label), "MSSIM: %s, 4 clients, one server", alg_label[alg]);
-		run(key, label, NULL, one_server, 4, (enum alg)alg);
+		config(&cf[0], "sign_ops_%s_mssim_1", "MSSIM: %s, 1 client", "sign_lat_%s_mssim",
+		       one_server, 1, alg);
+		config(&cf[1], "sign_ops_%s_mssim_2", "MSSIM: %s, 2 clients, one server", NULL,
+		       one_server, 2, alg);
+		config(&cf[2], "sign_ops_%s_mssim_2_split", "MSSIM: %s, 2 clients, two servers",
+		       NULL, two_servers, 2, alg);
+		config(&cf[3], "sign_ops_%s_mssim_4", "MSSIM: %s, 4 clients, one server", NULL,
+		       one_server, 4, alg);
+		measure(cf, 4, (enum alg)alg, rate);
 		snprintf(key, sizeof(key), "sign_ratio_%s_split", alg_key[alg]);
 		snprintf(label, sizeof(label), "MSSIM: %s, 2 on one server / 2 on two (>= 0.85)",
 			 alg_label[alg]);
-		ratio(key, label, two, split);
+		ratio(key, label, rate[1], rate[2]);
 		snprintf(key, sizeof(key), "sign_ratio_%s_mssim_2_1", alg_key[alg]);
 		snprintf(label, sizeof(label), "MSSIM: %s, 2 clients / 1 (>= 1.8)", alg_label[alg]);
-		ratio(key, label, two, one);
+		ratio(key, label, rate[1], rate[0]);
 	}
 	bench_server_stop(&s2);
 	bench_server_stop(&s1);
@@ -267,12 +298,22 @@ static void over_mssim(const char *argv0)
 
 int main(int argc, char **argv)
 {
+	static struct config cf[4];
 	const char *q = getenv("BENCH_QUICK");
 
 	(void)argc;
-	if (q && *q && strcmp(q, "0") != 0)
-		seconds = 0.5;
-	in_process();
-	over_mssim(argv[0]);
+	if (q && *q && strcmp(q, "0") != 0) {
+		seconds = 0.3;
+		reps = 3;
+	}
+	for (int i = 0; i < 4; i++) {
+		cf[i].lat = malloc(MAX_LAT * sizeof(double));
+		if (!cf[i].lat)
+			return 1;
+	}
+	in_process(cf);
+	over_mssim(argv[0], cf);
+	for (int i = 0; i < 4; i++)
+		free(cf[i].lat);
 	return bench_errors ? 1 : 0;
 }
