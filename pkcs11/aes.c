@@ -191,7 +191,8 @@ static CK_RV final_block(const struct p11_token *tok, struct p11_object *k,
 		explicit_bzero(block, sizeof(block));
 		return rv;
 	}
-	memcpy(block, held, len);
+	if (len)
+		memcpy(block, held, len);
 	memset(block + len, BLOCK - (int)len, BLOCK - len);
 	rv = run(tok, k, d, ctr_bits, dec, iv, block, BLOCK, out);
 	explicit_bzero(block, sizeof(block));
@@ -237,6 +238,7 @@ static CK_RV once_run(const struct p11_token *tok, const struct p11_op *op, stru
 CK_RV p11_aes_once(const struct p11_token *tok, struct p11_op *op, struct p11_object *k,
 		   bool dec, const uint8_t *in, CK_ULONG len, uint8_t *out, CK_ULONG *out_len)
 {
+	static const uint8_t none[1]; /* the input of nothing (in may be NULL then) */
 	const struct p11_mech *d = aes_mech(op);
 	uint8_t *buf = NULL;
 	uint64_t blocks;
@@ -247,6 +249,8 @@ CK_RV p11_aes_once(const struct p11_token *tok, struct p11_op *op, struct p11_ob
 		rv = CKR_ARGUMENTS_BAD;
 	else if (op->multi)
 		return CKR_OPERATION_ACTIVE;
+	if (!in)
+		in = none;
 	if (rv == CKR_OK)
 		rv = once_size(d, dec, len, &max);
 	if (rv == CKR_OK && d->type == CKM_AES_CTR && !ctr_budget(op, len, &blocks))
