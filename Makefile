@@ -183,6 +183,9 @@ $(BUILD)/tests/%: $(BUILD)/obj/tests/integration/%.o $(ITEST_SUPPORT_OBJ) $(TSS_
 $(BUILD)/bench/%: $(BUILD)/obj/tests/bench/%.o $(BENCH_SUPPORT_OBJ) $(TSS_A) $(LIB_A)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS_SAN) -o $@ $^ -ltss2-esys -ltss2-tctildr -ltss2-mu -ltss2-rc $(LIBS)
+# lock_share switches callgrind's collection where the engine takes and lets go of its lock
+$(BUILD)/bench/lock_share: LDFLAGS_SAN += -Wl,--wrap=pthread_mutex_lock \
+	-Wl,--wrap=pthread_mutex_unlock -Wl,--wrap=pqtpm_engine_execute
 
 ifeq ($(WOLFSSL),sp)
 $(WOLFSSL_LIB): scripts/build-wolfssl-sp.sh
