@@ -35,7 +35,10 @@ CC ?= cc
 CFLAGS_BASE := -std=c11 -D_GNU_SOURCE -Wall -Wextra -Wno-unused-parameter -fPIC \
 	-fvisibility=hidden -Iinclude -Icore -Imssim -MMD -MP $(WOLFSSL_CFLAGS)
 ifeq ($(SAN),1)
-CFLAGS_OPT := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=undefined
+# PQTPM_CHECK_STATE: the engine checks what its commands changed against what they said they
+# would (core/txn.c's check_reading)
+CFLAGS_OPT := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=undefined \
+	-DPQTPM_CHECK_STATE
 LDFLAGS_SAN := -fsanitize=address,undefined
 else
 CFLAGS_OPT := -O2 -g

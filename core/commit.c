@@ -3,6 +3,7 @@
 
 #include "commit.h"
 #include "scheme.h"
+#include "txn.h"
 
 static const char COMMIT_LABEL[] = "ECDAA Commit";
 
@@ -34,6 +35,15 @@ static void commit_changed(struct pqtpm_engine *e)
 		return;
 	crypto_wipe(saved, sizeof(*saved));
 	engine_dirty(e);
+}
+
+/* Before a use that may change the commit state (commit_changed): a command that began
+ * reading asks for the lock first (dispatch.c). */
+static TPM_RC commit_writable(const struct pqtpm_engine *e)
+{
+	const struct commit_state *saved = &e->ps.ram_saved.commit;
+
+	return e->ps.ram_saved.valid && saved->nonce_set ? txn_writable(e) : TPM_RC_SUCCESS;
 }
 
 /* r = KDFa(nonce, label, Name, count || attempt) until it lies in [1, n - 1]. */
@@ -136,6 +146,7 @@ TPM_RC commit_sign_ecdaa(struct pqtpm_engine *e, const struct object *key,
 		return TPM_RC_AUTH_UNAVAILABLE;
 	if (len == 0 || crypto_hash_size(scheme->hash_alg) == 0)
 		return TPM_RC_SCHEME;
+	TRY(commit_writable(e));
 	TRY(commit_r(e, curve, &key->name, scheme->count, r));
 	rc = scheme_ecc_fixed(key->sens.sensitive.b, key->sens.sensitive.size, len, d);
 	if (rc == TPM_RC_SUCCESS)

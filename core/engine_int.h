@@ -247,6 +247,7 @@ struct pqtpm_engine {
 	uint64_t *state_seq;		/* <state_dir>/pqtpm.seq mapped shared: bumped by writers */
 	uint64_t state_seq_seen;	/* its value when ps was last loaded or saved */
 	bool state_seq_known;		/* state_seq_seen is that value */
+	uint64_t state_loads;		/* times ps was read from the file (a new seed maybe) */
 	/* The one process that runs the engine on state_dir (state/owner.c): an OFD lock on
 	 * pqtpm.lock, its socket pqtpm.sock served from a thread (state/serve.c), and the
 	 * volatile state written to pqtpm.volatile before each answer (state/volatile.c). */
