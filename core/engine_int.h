@@ -25,6 +25,7 @@
 #define MAX_CLIENTS_TOTAL 1024
 #define PRIMARY_SEED_SIZE 64	 /* bytes; the largest hash we support */
 #define PCR_NUM TPM_PCR_COUNT
+#define MLDSA_TR_BYTES 64	 /* tr = H(pk): what an ML-DSA key's mu starts with */
 /* TPM_PT_FIRMWARE_VERSION_1/2 (cmd/capability.c), TPMS_ATTEST.firmwareVersion (attest.c) */
 #define FIRMWARE_VERSION_1 0x00000001u /* 0.1 */
 #define FIRMWARE_VERSION_2 0
@@ -77,6 +78,9 @@ struct object {
 	uint8_t seq_first[4];	/* first bytes seen, to decide the above */
 	uint8_t seq_first_len;
 	struct sig_seq sig;	/* SIGN_SEQ, VERIFY_SEQ */
+	/* ML-DSA kinds: tr = H(pk) of FIPS 204, made at the key's first use (key_material.h) */
+	uint8_t mldsa_tr[MLDSA_TR_BYTES];
+	bool mldsa_tr_known;
 	/* The forms built from a key's private part (key_material.h), shared by reference with
 	 * the computations that use them; valid only while forms_owner == this object: a struct
 	 * copy of the object (EvictControl, ContextLoad) neither uses nor frees the original's. */

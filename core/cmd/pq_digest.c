@@ -50,8 +50,8 @@ static TPM_RC mu_of(const struct object *key, const struct tpm2b_signature_ctx *
 	}
 	if (digest->size != crypto_hash_size(hash))
 		return rc_param(TPM_RC_SIZE, 2);
-	return rc_handle(scheme_mldsa_mu_hash(&key->pub, hash, digest->b, digest->size, ctx->b,
-					      ctx->size, mu),
+	return rc_handle(scheme_mldsa_mu_hash(object_mldsa_tr(key), hash, digest->b, digest->size,
+					      ctx->b, ctx->size, mu),
 			 1);
 }
 
