@@ -78,6 +78,7 @@ TPM_RC commit_new(struct pqtpm_engine *e, uint16_t curve, const struct tpm2b_nam
 {
 	struct commit_state *s = &e->commit;
 
+	volatile_dirty(e);
 	TRY(derive_r(s, curve, name, s->counter, r));
 	commit_changed(e);
 	slot_set(s, s->counter, true);
@@ -110,6 +111,7 @@ TPM_RC commit_r(struct pqtpm_engine *e, uint16_t curve, const struct tpm2b_name 
 
 	if (!full_count(&e->commit, counter, &count))
 		return TPM_RC_VALUE;
+	volatile_dirty(e); /* the nonce, if a Startup(STATE) brought back counts without it */
 	return derive_r(&e->commit, curve, name, count, r);
 }
 
@@ -120,6 +122,7 @@ void commit_end(struct pqtpm_engine *e, uint16_t counter)
 	if (full_count(&e->commit, counter, &count)) {
 		commit_changed(e);
 		slot_set(&e->commit, count, false);
+		volatile_dirty(e);
 	}
 }
 

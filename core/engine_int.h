@@ -298,6 +298,7 @@ struct pqtpm_engine {
 	 * sequence) and the commit state. */
 	struct tpm2b_digest cmd_audit_digest;
 	struct commit_state commit;
+	bool volatile_changed;	/* volatile_dirty since pqtpm.volatile was last written */
 };
 
 /* ---- command context ---- */
@@ -427,6 +428,17 @@ TPM_RC entity_auth(struct cmd *c, unsigned slot, struct tpm2b_digest *auth);
 /* Mark persistent state changed: the command's transaction saves it before the response
  * leaves (txn.c). */
 void engine_dirty(struct pqtpm_engine *e);
+
+/* Mark the volatile state changed: a field that pqtpm.volatile holds (state/volatile_codec.c:
+ * the power and startup flags, the PCRs, the NULL hierarchy, saved sessions, orderly counters,
+ * the command audit digest, the commit state, the context and session counters ...). The
+ * command's end writes the file before the answer (txn_end), and skips the encoding when
+ * nothing was marked: a change without the mark would reach the file only with the next one.
+ * Check builds (SAN=1) stop at the first command that changed it unmarked (state/volatile.c). */
+static inline void volatile_dirty(struct pqtpm_engine *e)
+{
+	e->volatile_changed = true;
+}
 
 /* Run one command (dispatch.c). Always writes a response. */
 size_t dispatch(struct pqtpm_client *cl, uint8_t locality, const uint8_t *cmd, size_t len,

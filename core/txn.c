@@ -210,6 +210,7 @@ static void rollback(struct txn *t)
 		/* a new slot had value 0: the stored value rules again */
 		e->nv_ram->value[t->ram_slot] = t->ram_value;
 		e->nv_ram->handle[t->ram_slot] = t->ram_value ? t->ram_handle : 0;
+		volatile_dirty(e);
 	}
 	t->ram_changed = false;
 	for (unsigned i = 0; i < t->nadded; i++)

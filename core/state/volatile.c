@@ -311,6 +311,8 @@ int volatile_open(struct pqtpm_engine *e, char *err, size_t errlen)
 		return rc;
 	}
 	read_boot_id(v->boot_id);
+	/* the first update writes: a restored slot says clean, or the TPM is new */
+	volatile_dirty(e);
 	if (fstat(v->fd, &st) < 0) {
 		rc = -errno;
 		snprintf(err, errlen, "%s: %s", v->path, strerror(-rc));
@@ -346,14 +348,30 @@ void volatile_update(struct pqtpm_engine *e, bool clean)
 
 	if (!v)
 		return;
+#ifndef PQTPM_CHECK_STATE
+	/* nothing marked (volatile_dirty): the file has it; the encoding costs more than the rest
+	 * of a GetRandom */
+	if (!e->volatile_changed && !clean)
+		return;
+#endif
 	wr_init(&w, &v->slot[HEADER_SIZE], VOLATILE_MAX_BODY);
 	if (volatile_encode(e, v->boot_id, clean, &w) != TPM_RC_SUCCESS) {
 		pqtpm_log(PQTPM_LOG_ERROR, "%s: the volatile state does not fit", v->path);
 		return;
 	}
 	len = w.off;
-	if (len == v->last_len && memcmp(&v->slot[HEADER_SIZE], v->last, len) == 0)
+	if (len == v->last_len && memcmp(&v->slot[HEADER_SIZE], v->last, len) == 0) {
+		e->volatile_changed = false;
 		return;
+	}
+#ifdef PQTPM_CHECK_STATE
+	/* check builds encode every time, to find a change that was not marked */
+	if (!e->volatile_changed && !clean) {
+		pqtpm_log(PQTPM_LOG_ERROR, "%s: the volatile state changed without volatile_dirty",
+			  v->path);
+		abort();
+	}
+#endif
 	wr_init(&w, v->slot, HEADER_SIZE);
 	wr_bytes(&w, magic, sizeof(magic));
 	wr_u32(&w, VOLATILE_VERSION);
@@ -372,6 +390,7 @@ void volatile_update(struct pqtpm_engine *e, bool clean)
 	v->seq++;
 	memcpy(v->last, &v->slot[HEADER_SIZE], len);
 	v->last_len = len;
+	e->volatile_changed = false;
 }
 
 bool volatile_restored_unclean(const struct pqtpm_engine *e)
