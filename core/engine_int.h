@@ -258,6 +258,9 @@ struct pqtpm_engine {
 	bool owner_locked;
 	int owner_fd;
 	struct volatile_file *vol;
+#ifdef PQTPM_CHECK_STATE
+	struct volatile_file *vol_check; /* check builds without a state directory (volatile.c) */
+#endif
 	struct serve *serve;
 	uint8_t null_seed[PRIMARY_SEED_SIZE];
 	uint8_t null_proof[PRIMARY_SEED_SIZE];

@@ -338,6 +338,35 @@ void volatile_discard(struct pqtpm_engine *e)
 			  path);
 }
 
+#ifdef PQTPM_CHECK_STATE
+/* Check builds without a state directory: the body kept in memory after each command, so that
+ * the many tests that run an engine in memory find a change made without volatile_dirty too. */
+static void check_in_memory(struct pqtpm_engine *e, bool clean)
+{
+	static const uint8_t no_boot[VOLATILE_BOOT_ID_SIZE];
+	struct volatile_file *v = e->vol_check;
+	bool first = !v;
+	struct wr w;
+
+	if (first) {
+		v = e->vol_check = calloc(1, sizeof(*v));
+		if (!v)
+			abort();
+	}
+	wr_init(&w, v->slot, VOLATILE_MAX_BODY);
+	if (volatile_encode(e, no_boot, false, &w) != TPM_RC_SUCCESS)
+		abort();
+	if (!first && !e->volatile_changed && !clean &&
+	    (w.off != v->last_len || memcmp(v->slot, v->last, w.off) != 0)) {
+		pqtpm_log(PQTPM_LOG_ERROR, "the volatile state changed without volatile_dirty");
+		abort();
+	}
+	memcpy(v->last, v->slot, w.off);
+	v->last_len = w.off;
+	e->volatile_changed = false;
+}
+#endif
+
 void volatile_update(struct pqtpm_engine *e, bool clean)
 {
 	struct volatile_file *v = e->vol;
@@ -346,6 +375,10 @@ void volatile_update(struct pqtpm_engine *e, bool clean)
 	struct wr w;
 	int rc;
 
+#ifdef PQTPM_CHECK_STATE
+	if (!v)
+		check_in_memory(e, clean);
+#endif
 	if (!v)
 		return;
 #ifndef PQTPM_CHECK_STATE
@@ -402,6 +435,12 @@ void volatile_close(struct pqtpm_engine *e)
 {
 	struct volatile_file *v = e->vol;
 
+#ifdef PQTPM_CHECK_STATE
+	if (e->vol_check)
+		crypto_wipe(e->vol_check, sizeof(*e->vol_check));
+	free(e->vol_check);
+	e->vol_check = NULL;
+#endif
 	if (!v)
 		return;
 	if (v->fd >= 0)
