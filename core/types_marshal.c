@@ -4,6 +4,7 @@
  * inside a sub-reader: running out inside, or leaving bytes over, is TPM_RC_SIZE. */
 #include <string.h>
 
+#include "crypto/crypto.h"
 #include "types.h"
 
 #define MLDSA_SEED_BYTES 32 /* TPM2B_PRIVATE_KEY_MLDSA: the seed xi */
@@ -182,10 +183,11 @@ static TPM_RC sized_end(TPM_RC rc, const struct rd *sub)
 
 /* ---- symmetric definitions ---- */
 
-static TPM_RC rd_aes_rest(struct rd *r, struct tpmt_sym_def *s)
+/* AES, Camellia, TDES: the key bits this build has (TPMI_*_KEY_BITS), then the mode */
+static TPM_RC rd_block_rest(struct rd *r, struct tpmt_sym_def *s)
 {
 	TRY(rd_u16(r, &s->key_bits));
-	if (s->key_bits != 128 && s->key_bits != 192 && s->key_bits != 256)
+	if (!crypto_sym_supported(s->alg, s->key_bits))
 		return TPM_RC_VALUE;
 	TRY(rd_u16(r, &s->mode));
 	switch (s->mode) {
@@ -205,9 +207,9 @@ TPM_RC rd_sym_def(struct rd *r, struct tpmt_sym_def *s, bool allow_null)
 {
 	memset(s, 0, sizeof(*s));
 	TRY(rd_u16(r, &s->alg));
+	if (crypto_sym_block(s->alg) != 0)
+		return rd_block_rest(r, s);
 	switch (s->alg) {
-	case TPM_ALG_AES:
-		return rd_aes_rest(r, s);
 	case TPM_ALG_XOR:
 		s->mode = TPM_ALG_NULL;
 		return rd_hash_alg(r, &s->key_bits, false);
@@ -224,8 +226,8 @@ TPM_RC rd_sym_def_object(struct rd *r, struct tpmt_sym_def *s, bool allow_null)
 {
 	memset(s, 0, sizeof(*s));
 	TRY(rd_u16(r, &s->alg));
-	if (s->alg == TPM_ALG_AES)
-		return rd_aes_rest(r, s);
+	if (crypto_sym_block(s->alg) != 0)
+		return rd_block_rest(r, s);
 	if (s->alg == TPM_ALG_NULL && allow_null)
 		return TPM_RC_SUCCESS;
 	return TPM_RC_SYMMETRIC;

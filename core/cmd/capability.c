@@ -57,12 +57,14 @@
 #define ENC TPMA_ALGORITHM_ENCRYPTING
 #define METHOD TPMA_ALGORITHM_METHOD
 
-/* Sorted by id. TestParms accepts exactly the object types listed here. */
+/* Sorted by id. TestParms accepts exactly the object types listed here. The block ciphers
+ * other than AES are listed when the wolfSSL built against has them (alg_present). */
 static const struct {
 	TPM_ALG_ID alg;
 	uint32_t attrs;
 } algs[] = {
 	{ TPM_ALG_RSA, ASYM | OBJ },
+	{ TPM_ALG_TDES, SYM },
 	{ TPM_ALG_SHA1, HASH },
 	{ TPM_ALG_HMAC, HASH | SIGN },
 	{ TPM_ALG_AES, SYM },
@@ -86,6 +88,7 @@ static const struct {
 	{ TPM_ALG_KDF1_SP800_108, HASH | METHOD },
 	{ TPM_ALG_ECC, ASYM | OBJ },
 	{ TPM_ALG_SYMCIPHER, OBJ },
+	{ TPM_ALG_CAMELLIA, SYM },
 	{ TPM_ALG_CMAC, SYM | SIGN },
 	{ TPM_ALG_CTR, SYM | ENC },
 	{ TPM_ALG_OFB, SYM | ENC },
@@ -106,11 +109,23 @@ static const struct {
 
 static const uint16_t curves[] = { TPM_ECC_NIST_P256, TPM_ECC_NIST_P384 };
 
+/* Whether this build has an algorithm of the table */
+static bool alg_present(TPM_ALG_ID alg)
+{
+	switch (alg) {
+	case TPM_ALG_TDES:
+	case TPM_ALG_CAMELLIA:
+		return crypto_sym_block(alg) != 0;
+	default:
+		return true;
+	}
+}
+
 /* TPMA_ALGORITHM of an implemented algorithm; *attrs untouched and false otherwise. */
 static bool alg_attributes(TPM_ALG_ID alg, uint32_t *attrs)
 {
 	for (size_t i = 0; i < N(algs); i++) {
-		if (algs[i].alg == alg) {
+		if (algs[i].alg == alg && alg_present(alg)) {
 			*attrs = algs[i].attrs;
 			return true;
 		}
@@ -247,7 +262,7 @@ static bool v185_hidden(const struct cmd *c, uint32_t from, uint32_t first_v185)
 static TPM_RC cap_algs(struct cmd *c, uint32_t from, struct list *l)
 {
 	for (size_t i = 0; i < N(algs); i++) {
-		if (algs[i].alg < from)
+		if (algs[i].alg < from || !alg_present(algs[i].alg))
 			continue;
 		if (algs[i].alg >= ALG_FIRST_V185 && v185_hidden(c, from, ALG_FIRST_V185))
 			continue;

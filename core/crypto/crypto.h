@@ -198,9 +198,24 @@ struct crypto_ecc_params {
 };
 TPM_RC crypto_ecc_params(uint16_t curve, struct crypto_ecc_params *out);
 
-/* ---- AES: TPM_ALG_CFB, CBC, CTR, OFB, ECB with 128/192/256-bit keys ----
- * iv (16 bytes) is updated in place so that calls chain as TPM2_EncryptDecrypt's ivOut says.
- * CFB, CTR and OFB accept any length; CBC and ECB need a multiple of 16 (TPM_RC_SIZE). */
+/* ---- block ciphers (sym.c): TPM_ALG_AES, and TPM_ALG_CAMELLIA and TPM_ALG_TDES where the
+ * wolfSSL built against has them; modes TPM_ALG_CFB, CBC, CTR, OFB, ECB ----
+ * Key sizes: AES and Camellia 128/192/256 bits, TDES 128 (two keys) and 192 (three keys).
+ * iv (one block) is updated in place so that calls chain as TPM2_EncryptDecrypt's ivOut says.
+ * CFB, CTR and OFB accept any length; CBC and ECB need whole blocks (TPM_RC_SIZE). Errors:
+ * TPM_RC_SYMMETRIC (algorithm), TPM_RC_KEY_SIZE, TPM_RC_MODE, TPM_RC_VALUE (no iv). */
+#define CRYPTO_MAX_SYM_BLOCK 16
+/* The block size of alg, 0 if this build does not have it. */
+size_t crypto_sym_block(TPM_ALG_ID alg);
+/* Whether this build has alg with keys of key_bits. */
+bool crypto_sym_supported(TPM_ALG_ID alg, uint16_t key_bits);
+TPM_RC crypto_sym(TPM_ALG_ID alg, TPM_ALG_ID mode, bool encrypt, const uint8_t *key,
+		  size_t keylen, uint8_t *iv, const uint8_t *in, uint8_t *out, size_t len);
+/* TDES keys as the TPM makes them (SP 800-67 §3.3): set_parity gives every byte odd parity;
+ * key_ok: 16 or 24 bytes, no part weak or semi-weak, K1 != K2, K2 != K3 (parity ignored). */
+void crypto_tdes_set_parity(uint8_t *key, size_t len);
+bool crypto_tdes_key_ok(const uint8_t *key, size_t len);
+/* crypto_sym with TPM_ALG_AES */
 TPM_RC crypto_aes(TPM_ALG_ID mode, bool encrypt, const uint8_t *key, size_t keylen,
 		  uint8_t *iv, const uint8_t *in, uint8_t *out, size_t len);
 

@@ -1,6 +1,7 @@
 /* Protection of an ordinary object's sensitive area under its parent (Part 1 §23.3, §24):
  *   symKey     = KDFa(parent nameAlg, parent seed, "STORAGE", Name, -, parent keyBits)
- *   encSens    = AES-CFB(symKey, IV = 0, TPM2B(TPMT_SENSITIVE))
+ *   encSens    = CFB(symKey, IV = 0, TPM2B(TPMT_SENSITIVE)) with the parent's cipher (AES,
+ *                Camellia, TDES)
  *   hmacKey    = KDFa(parent nameAlg, parent seed, "INTEGRITY", -, -, digest bits)
  *   integrity  = HMAC(hmacKey, encSens || Name)
  *   TPM2B_PRIVATE = TPM2B(integrity) || encSens
@@ -10,6 +11,7 @@
 #include "object.h"
 
 struct keys {
+	TPM_ALG_ID alg;
 	uint8_t sym[MAX_SYM_KEY_BYTES];
 	size_t symlen;
 	uint8_t hmac[MAX_DIGEST_SIZE];
@@ -23,8 +25,9 @@ static TPM_RC derive(const struct object *parent, const struct tpm2b_name *name,
 	TPM_ALG_ID alg = parent->pub.name_alg;
 
 	k->hlen = crypto_hash_size(alg);
+	k->alg = parent->pub.symmetric.alg;
 	k->symlen = parent->pub.symmetric.key_bits / 8u;
-	if (k->hlen == 0 || parent->pub.symmetric.alg != TPM_ALG_AES || k->symlen == 0 ||
+	if (k->hlen == 0 || crypto_sym_block(k->alg) == 0 || k->symlen == 0 ||
 	    k->symlen > sizeof(k->sym))
 		return TPM_RC_TYPE;
 	TRY(crypto_kdfa(alg, seed->b, seed->size, "STORAGE", name->b, name->size, NULL, 0,
@@ -52,9 +55,9 @@ static TPM_RC integrity(const struct keys *k, TPM_ALG_ID alg, const uint8_t *enc
 
 static TPM_RC cfb(const struct keys *k, bool encrypt, const uint8_t *in, uint8_t *out, size_t len)
 {
-	uint8_t iv[CRYPTO_AES_BLOCK] = { 0 };
+	uint8_t iv[CRYPTO_MAX_SYM_BLOCK] = { 0 };
 
-	return crypto_aes(TPM_ALG_CFB, encrypt, k->sym, k->symlen, iv, in, out, len);
+	return crypto_sym(k->alg, TPM_ALG_CFB, encrypt, k->sym, k->symlen, iv, in, out, len);
 }
 
 static TPM_RC wrap(const struct object *parent, const struct tpmt_public *pub,

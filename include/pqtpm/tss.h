@@ -537,8 +537,8 @@ struct pqtpm_tss_session_params {
 	const struct pqtpm_tss_public *salt_pub;
 	TPM_HANDLE bind;       /* 0: unbound */
 	const char *bind_auth; /* the bind entity's authValue (NULL: empty) */
-	TPM_ALG_ID sym;	       /* 0 / TPM_ALG_NULL, TPM_ALG_AES (CFB), TPM_ALG_XOR */
-	uint16_t sym_bits;     /* AES: 128 or 256 */
+	TPM_ALG_ID sym;	       /* 0 / TPM_ALG_NULL, TPM_ALG_AES, _CAMELLIA, _TDES (CFB), _XOR */
+	uint16_t sym_bits;     /* AES, Camellia: 128, 192, 256; TDES: 128, 192 */
 	uint8_t attrs;	       /* TPMA_SESSION_*: continueSession, decrypt, encrypt, audit */
 };
 TPM_RC pqtpm_tss_session_start(struct pqtpm_tss *t, const struct pqtpm_tss_session_params *p,

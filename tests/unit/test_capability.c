@@ -114,7 +114,12 @@ static void test_algs(void)
 	CU_ASSERT_EQUAL(attrs_of(ids, attrs, n, TPM_ALG_CFB),
 			TPMA_ALGORITHM_SYMMETRIC | TPMA_ALGORITHM_ENCRYPTING);
 	CU_ASSERT_EQUAL(attrs_of(ids, attrs, n, TPM_ALG_NULL), 0);
+	CU_ASSERT_EQUAL(attrs_of(ids, attrs, n, TPM_ALG_CAMELLIA), TPMA_ALGORITHM_SYMMETRIC);
+	CU_ASSERT_EQUAL(attrs_of(ids, attrs, n, TPM_ALG_TDES), TPMA_ALGORITHM_SYMMETRIC);
+	/* wolfSSL 5.5.4 has no SM2, SM3 or SM4 */
 	CU_ASSERT_EQUAL(attrs_of(ids, attrs, n, TPM_ALG_SM4), ~0u);
+	CU_ASSERT_EQUAL(attrs_of(ids, attrs, n, TPM_ALG_SM3_256), ~0u);
+	CU_ASSERT_EQUAL(attrs_of(ids, attrs, n, TPM_ALG_SM2), ~0u);
 	/* released (the default): no v1.85 ID in a list that starts below them */
 	CU_ASSERT_EQUAL(ids[n - 1], TPM_ALG_ECB);
 
@@ -597,7 +602,14 @@ static void test_testparms(void)
 	CU_ASSERT_EQUAL(test_parms_sym(TPM_ALG_AES, 256, TPM_ALG_CFB), TPM_RC_SUCCESS);
 	CU_ASSERT_EQUAL(test_parms_sym(TPM_ALG_AES, 100, TPM_ALG_CFB), RC_P1(TPM_RC_VALUE));
 	CU_ASSERT_EQUAL(test_parms_sym(TPM_ALG_AES, 128, TPM_ALG_SHA256), RC_P1(TPM_RC_MODE));
-	CU_ASSERT_EQUAL(test_parms_sym(TPM_ALG_TDES, 128, TPM_ALG_CFB), RC_P1(TPM_RC_SYMMETRIC));
+	/* Camellia and TDES: both wolfSSL flavours have them */
+	CU_ASSERT_EQUAL(test_parms_sym(TPM_ALG_CAMELLIA, 128, TPM_ALG_CFB), TPM_RC_SUCCESS);
+	CU_ASSERT_EQUAL(test_parms_sym(TPM_ALG_CAMELLIA, 256, TPM_ALG_CTR), TPM_RC_SUCCESS);
+	CU_ASSERT_EQUAL(test_parms_sym(TPM_ALG_CAMELLIA, 64, TPM_ALG_CFB), RC_P1(TPM_RC_VALUE));
+	CU_ASSERT_EQUAL(test_parms_sym(TPM_ALG_TDES, 128, TPM_ALG_CFB), TPM_RC_SUCCESS);
+	CU_ASSERT_EQUAL(test_parms_sym(TPM_ALG_TDES, 192, TPM_ALG_CBC), TPM_RC_SUCCESS);
+	CU_ASSERT_EQUAL(test_parms_sym(TPM_ALG_TDES, 256, TPM_ALG_CFB), RC_P1(TPM_RC_VALUE));
+	CU_ASSERT_EQUAL(test_parms_sym(TPM_ALG_SM4, 128, TPM_ALG_CFB), RC_P1(TPM_RC_SYMMETRIC));
 	CU_ASSERT_EQUAL(test_parms_sym(TPM_ALG_NULL, 128, TPM_ALG_CFB), RC_P1(TPM_RC_SYMMETRIC));
 
 	cmd_begin(&b, TPM_CC_TestParms);
