@@ -15,7 +15,7 @@
 #define MAX_SYM_DATA 128	/* TPM2B_SENSITIVE_DATA, sealed data */
 #define MAX_SYM_KEY_BYTES 32
 #define MAX_RSA_KEY_BYTES 512
-#define MAX_ECC_KEY_BYTES 48
+#define MAX_ECC_KEY_BYTES 66	/* P-521 */
 #define MAX_PQ_PUBLIC 2592	/* ML-DSA-87 public key; ML-KEM-1024 ek is 1568 */
 #define MAX_PQ_SIGNATURE 4627	/* ML-DSA-87 */
 #define MAX_PQ_CIPHERTEXT 1568	/* ML-KEM-1024 */

@@ -379,9 +379,7 @@ static TPM_RC rd_rsa_key_bits(struct rd *r, uint16_t *bits)
 static TPM_RC rd_curve(struct rd *r, uint16_t *curve)
 {
 	TRY(rd_u16(r, curve));
-	if (*curve == TPM_ECC_NIST_P256 || *curve == TPM_ECC_NIST_P384)
-		return TPM_RC_SUCCESS;
-	return TPM_RC_CURVE;
+	return crypto_ecc_bytes(*curve) != 0 ? TPM_RC_SUCCESS : TPM_RC_CURVE;
 }
 
 static TPM_RC rd_unique(struct rd *r, struct tpm2b_unique *u, uint16_t max)

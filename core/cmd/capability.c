@@ -107,7 +107,18 @@ static const struct {
 	 TPMA_ML_PARAMETER_SET_MLDSA_65 | TPMA_ML_PARAMETER_SET_MLDSA_87 |                  \
 	 TPMA_ML_PARAMETER_SET_EXT_MU)
 
-static const uint16_t curves[] = { TPM_ECC_NIST_P256, TPM_ECC_NIST_P384 };
+/* The curves this TPM may have: listed when the wolfSSL linked has them (crypto_ecc_bytes).
+ * wolfSSL 5.5.4 has no BN or SM2 curve. */
+static const uint16_t curves[] = { TPM_ECC_NIST_P256, TPM_ECC_NIST_P384, TPM_ECC_NIST_P521 };
+
+static uint32_t curve_count(void)
+{
+	uint32_t n = 0;
+
+	for (size_t i = 0; i < N(curves); i++)
+		n += crypto_ecc_bytes(curves[i]) != 0;
+	return n;
+}
 
 /* Whether this build has an algorithm of the table */
 static bool alg_present(TPM_ALG_ID alg)
@@ -538,7 +549,7 @@ static bool tpm_property(struct cmd *c, uint32_t pt, uint32_t *v)
 	case TPM_PT_NV_COUNTERS: *v = nv_count(e->ps.nv, TPM_NT_COUNTER); break;
 	case TPM_PT_NV_COUNTERS_AVAIL: *v = counters_avail(e); break;
 	case TPM_PT_ALGORITHM_SET: *v = e->ps.algorithm_set; break;
-	case TPM_PT_LOADED_CURVES: *v = N(curves); break;
+	case TPM_PT_LOADED_CURVES: *v = curve_count(); break;
 	case TPM_PT_LOCKOUT_COUNTER: *v = da_failed_tries(c->e); break;
 	case TPM_PT_MAX_AUTH_FAIL: *v = da_max_tries(e); break;
 	case TPM_PT_LOCKOUT_INTERVAL: *v = da_recovery_time(e); break;
@@ -618,7 +629,7 @@ static TPM_RC cap_pcr_properties(struct cmd *c, uint32_t from, struct list *l)
 static TPM_RC cap_ecc_curves(struct cmd *c, uint32_t from, struct list *l)
 {
 	for (size_t i = 0; i < N(curves); i++) {
-		if (curves[i] < from)
+		if (curves[i] < from || crypto_ecc_bytes(curves[i]) == 0)
 			continue;
 		if (!list_room(l))
 			break;
@@ -799,10 +810,7 @@ static TPM_RC parms_supported(const struct tpmt_public *p)
 			return TPM_RC_VALUE; /* not a TPMI_RSA_KEY_BITS */
 		}
 	case TPM_ALG_ECC:
-		for (size_t i = 0; i < N(curves); i++)
-			if (curves[i] == p->curve_id)
-				return TPM_RC_SUCCESS;
-		return TPM_RC_CURVE;
+		return crypto_ecc_bytes(p->curve_id) ? TPM_RC_SUCCESS : TPM_RC_CURVE;
 	case TPM_ALG_HASH_MLDSA: /* FIPS 204 names no OID for SHA-1 */
 		return p->pre_hash == TPM_ALG_SHA1 ? TPM_RC_HASH : TPM_RC_SUCCESS;
 	default:

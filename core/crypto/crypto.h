@@ -19,7 +19,7 @@
 #define CRYPTO_MAX_DIGEST 64	   /* SHA-512 */
 #define CRYPTO_MAX_HASH_BLOCK 128  /* SHA-384/512 block */
 #define CRYPTO_MAX_RSA_BYTES 512   /* modulus up to 4096 bits (LoadExternal); we create 2048/3072 */
-#define CRYPTO_MAX_ECC_BYTES 48	   /* P-384 */
+#define CRYPTO_MAX_ECC_BYTES 66	   /* P-521 */
 #define CRYPTO_MAX_SYM_KEY 32	   /* AES-256 */
 #define CRYPTO_AES_BLOCK 16
 
@@ -151,7 +151,7 @@ void crypto_rsa_cache_free(struct crypto_rsa_cache *c);
 TPM_RC crypto_rsa_verify(const struct crypto_rsa *key, TPM_ALG_ID scheme, TPM_ALG_ID hash,
 			 const uint8_t *digest, size_t dlen, const uint8_t *sig, size_t siglen);
 
-/* ---- ECC: TPM_ECC_NIST_P256, TPM_ECC_NIST_P384 ----
+/* ---- ECC: TPM_ECC_NIST_P256, _P384, and _P521 when the wolfSSL linked has it ----
  * Scalars and coordinates are big-endian, exactly crypto_ecc_bytes(curve) long. */
 size_t crypto_ecc_bytes(uint16_t curve); /* 0 if not supported */
 /* d = (c mod (n - 1)) + 1 with c read from rng, 64 bits longer than n (FIPS 186 B.4.1). */

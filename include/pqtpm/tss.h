@@ -532,7 +532,7 @@ struct pqtpm_tss_session;
 struct pqtpm_tss_session_params {
 	uint8_t type;	 /* TPM_SE_HMAC, TPM_SE_POLICY, TPM_SE_TRIAL */
 	TPM_ALG_ID hash; /* authHash: SHA-1/256/384/512; 0: SHA-256 */
-	/* salt: tpmKey and its public area (RSA, ECC P-256/P-384, ML-KEM); 0: unsalted */
+	/* salt: tpmKey and its public area (RSA, ECC P-256/384/521, ML-KEM); 0: unsalted */
 	TPM_HANDLE salt_key;
 	const struct pqtpm_tss_public *salt_pub;
 	TPM_HANDLE bind;       /* 0: unbound */

@@ -167,17 +167,19 @@ static void test_salted_mlkem(void)
 /* The other authHashes, salt curves and ML-KEM parameter sets, with AES-256-CFB. */
 static void test_more_kinds(void)
 {
-	static const TPM_ALG_ID hashes[] = { TPM_ALG_SHA1, TPM_ALG_SHA384, TPM_ALG_SHA512 };
+	static const TPM_ALG_ID hashes[] = { TPM_ALG_SHA1, TPM_ALG_SHA384, TPM_ALG_SHA512,
+					     TPM_ALG_SHA512 };
 	static const struct pqtpm_tss_template salts[] = {
 		{ .type = TPM_ALG_ECC, .name_alg = TPM_ALG_SHA384, .curve = TPM_ECC_NIST_P384 },
 		{ .type = TPM_ALG_MLKEM, .parameter_set = TPM_MLKEM_512 },
 		{ .type = TPM_ALG_MLKEM, .name_alg = TPM_ALG_SHA512,
 		  .parameter_set = TPM_MLKEM_1024 },
+		{ .type = TPM_ALG_ECC, .name_alg = TPM_ALG_SHA512, .curve = TPM_ECC_NIST_P521 },
 	};
 	static struct pqtpm_tss_public pub;
 	static struct pqtpm_tss_key salt, k;
 
-	for (unsigned i = 0; i < 3; i++) {
+	for (unsigned i = 0; i < 4; i++) {
 		struct pqtpm_tss_template tm = salts[i];
 		struct pqtpm_tss_session *s;
 
@@ -604,7 +606,7 @@ int main(void)
 		{ "salted with RSA-2048, AES-CFB and XOR", test_salted_rsa },
 		{ "salted with ECC P-256, AES-CFB and XOR", test_salted_ecc },
 		{ "salted with ML-KEM-768, AES-CFB and XOR", test_salted_mlkem },
-		{ "SHA-1/384/512, ECC P-384, ML-KEM-512/1024, AES-256", test_more_kinds },
+		{ "SHA-1/384/512, ECC P-384/521, ML-KEM-512/1024, AES-256", test_more_kinds },
 		{ "Camellia and TDES parameter encryption", test_other_ciphers },
 		{ "bound, then bound and salted", test_bound },
 		{ "tampered response HMAC", test_tampered_response },
