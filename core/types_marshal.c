@@ -261,10 +261,7 @@ static TPM_RC rd_scheme_details(struct rd *r, struct tpmt_scheme *s)
 	case TPM_ALG_XOR:
 		TRY(rd_hash_alg(r, &s->hash_alg, false));
 		TRY(rd_u16(r, &s->kdf));
-		if (s->kdf == TPM_ALG_KDF1_SP800_108 || s->kdf == TPM_ALG_KDF1_SP800_56A ||
-		    s->kdf == TPM_ALG_NULL)
-			return TPM_RC_SUCCESS;
-		return TPM_RC_KDF;
+		return alg_is_kdf(s->kdf) || s->kdf == TPM_ALG_NULL ? TPM_RC_SUCCESS : TPM_RC_KDF;
 	default:
 		return rd_hash_alg(r, &s->hash_alg, false);
 	}
@@ -333,12 +330,25 @@ static TPM_RC rd_keyedhash_scheme(struct rd *r, struct tpmt_scheme *s)
 	return rd_scheme_of(r, s, true, ok, N(ok), TPM_RC_VALUE);
 }
 
-/* TPMT_KDF_SCHEME+ (TPMS_ECC_PARMS) */
-static TPM_RC rd_kdf_scheme(struct rd *r, struct tpmt_scheme *s)
+bool alg_is_kdf(TPM_ALG_ID alg)
 {
-	static const TPM_ALG_ID ok[] = { TPM_ALG_KDF1_SP800_56A, TPM_ALG_KDF1_SP800_108 };
+	switch (alg) {
+	case TPM_ALG_MGF1:
+	case TPM_ALG_KDF1_SP800_56A:
+	case TPM_ALG_KDF2:
+	case TPM_ALG_KDF1_SP800_108:
+		return true;
+	default:
+		return false;
+	}
+}
 
-	return rd_scheme_of(r, s, true, ok, N(ok), TPM_RC_KDF);
+TPM_RC rd_kdf_scheme(struct rd *r, struct tpmt_scheme *s, bool allow_null)
+{
+	static const TPM_ALG_ID ok[] = { TPM_ALG_MGF1, TPM_ALG_KDF1_SP800_56A, TPM_ALG_KDF2,
+					 TPM_ALG_KDF1_SP800_108 };
+
+	return rd_scheme_of(r, s, allow_null, ok, N(ok), TPM_RC_KDF);
 }
 
 TPM_RC wr_scheme(struct wr *w, const struct tpmt_scheme *s)
@@ -401,7 +411,7 @@ static TPM_RC rd_public_rest(struct rd *r, struct tpmt_public *p)
 		TRY(rd_sym_def_object(r, &p->symmetric, true));
 		TRY(rd_ecc_scheme(r, &p->scheme, true));
 		TRY(rd_curve(r, &p->curve_id));
-		TRY(rd_kdf_scheme(r, &p->kdf));
+		TRY(rd_kdf_scheme(r, &p->kdf, true));
 		TRY(rd_ecc_param(r, &p->x));
 		return rd_ecc_param(r, &p->y);
 	case TPM_ALG_KEYEDHASH:

@@ -85,6 +85,7 @@ static const struct {
 	{ TPM_ALG_ECSCHNORR, ASYM | SIGN },
 	{ TPM_ALG_ECMQV, ASYM | METHOD },
 	{ TPM_ALG_KDF1_SP800_56A, HASH | METHOD },
+	{ TPM_ALG_KDF2, HASH | METHOD },
 	{ TPM_ALG_KDF1_SP800_108, HASH | METHOD },
 	{ TPM_ALG_ECC, ASYM | OBJ },
 	{ TPM_ALG_SYMCIPHER, OBJ },
@@ -738,10 +739,7 @@ static TPM_RC rd_scheme_in(struct rd *r, struct tpmt_scheme *s, const TPM_ALG_ID
 	if (s->scheme != TPM_ALG_XOR)
 		return TPM_RC_SUCCESS;
 	TRY(rd_u16(r, &s->kdf));
-	if (s->kdf == TPM_ALG_NULL || s->kdf == TPM_ALG_KDF1_SP800_56A ||
-	    s->kdf == TPM_ALG_KDF1_SP800_108)
-		return TPM_RC_SUCCESS;
-	return TPM_RC_KDF;
+	return s->kdf == TPM_ALG_NULL || alg_is_kdf(s->kdf) ? TPM_RC_SUCCESS : TPM_RC_KDF;
 }
 
 /* TPMI_MLDSA_PARAMETER_SET, TPMI_MLKEM_PARAMETER_SET: 1..3 (TPM_RC_PARMS otherwise) */
@@ -758,7 +756,6 @@ static TPM_RC rd_public_parms(struct rd *r, struct tpmt_public *p)
 	static const TPM_ALG_ID rsa[] = { TPM_ALG_RSASSA, TPM_ALG_RSAPSS, TPM_ALG_RSAES,
 					  TPM_ALG_OAEP };
 	static const TPM_ALG_ID keyedhash[] = { TPM_ALG_HMAC, TPM_ALG_XOR };
-	static const TPM_ALG_ID kdf[] = { TPM_ALG_KDF1_SP800_56A, TPM_ALG_KDF1_SP800_108 };
 
 	memset(p, 0, sizeof(*p));
 	TRY(rd_u16(r, &p->type));
@@ -774,7 +771,7 @@ static TPM_RC rd_public_parms(struct rd *r, struct tpmt_public *p)
 		TRY(rd_sym_def_object(r, &p->symmetric, true));
 		TRY(rd_ecc_scheme(r, &p->scheme, true));
 		TRY(rd_u16(r, &p->curve_id));
-		return rd_scheme_in(r, &p->kdf, kdf, N(kdf), TPM_RC_KDF);
+		return rd_kdf_scheme(r, &p->kdf, true);
 	case TPM_ALG_KEYEDHASH:
 		return rd_scheme_in(r, &p->scheme, keyedhash, N(keyedhash), TPM_RC_VALUE);
 	case TPM_ALG_SYMCIPHER:

@@ -74,6 +74,10 @@ TPM_RC crypto_kdfe(TPM_ALG_ID hash, const uint8_t *z, size_t zlen, const char *l
 		   const uint8_t *party_u, size_t ulen, const uint8_t *party_v, size_t vlen,
 		   uint32_t bits, uint8_t *out);
 
+/* KDF2 (IEEE 1363a, ISO/IEC 18033-2) with no other input: T(i) = H(Z || [i]32) from i = 1,
+ * len bytes (TPM2_ECC_Encrypt / ECC_Decrypt's mask, TPM_ALG_KDF2). */
+TPM_RC crypto_kdf2(TPM_ALG_ID hash, const uint8_t *z, size_t zlen, uint8_t *out, size_t len);
+
 /* ---- random sources ----
  * Key generation takes a source so that primary keys come from a deterministic stream
  * (the hierarchy seed and the template) and ordinary keys from the system DRBG. */
