@@ -69,8 +69,9 @@ WOLFSSL_SP_ASM WOLFSSL_SP_X86_64_ASM"
 AS_DEFINES="NDEBUG WOLFSSL_X86_64_BUILD WOLFSSL_HAVE_SP_RSA WOLFSSL_SP_4096 WOLFSSL_HAVE_SP_ECC
 WOLFSSL_SP_384 WOLFSSL_SP_521 WOLFSSL_SP_ASM WOLFSSL_SP_X86_64_ASM WOLFSSL_PUBLIC_MP
 WC_RSA_NO_PADDING WOLFSSL_PSS_LONG_SALT HAVE_AES_ECB"
-SOURCES="aes.c aes_asm.S aes_gcm_asm.S asn.c camellia.c coding.c cpuid.c des3.c ecc.c error.c hash.c hmac.c kdf.c
-logging.c memory.c random.c rsa.c sha.c sha256.c sha256_asm.S sha3.c sha3_asm.S sha512.c sha512_asm.S
+SOURCES="aes.c aes_asm.S aes_gcm_asm.S asn.c camellia.c coding.c cpuid.c des3.c ecc.c error.c
+hash.c hmac.c kdf.c logging.c memory.c random.c rsa.c sha.c sha256.c sha256_asm.S sha3.c sha3_asm.S
+sha512.c sha512_asm.S
 signature.c sp_int.c sp_x86_64.c sp_x86_64_asm.S wc_encrypt.c wc_port.c wolfmath.c"
 # -maes: configure's, for the AES-NI intrinsics in aes.c (used only when CPUID says so).
 # No HAVE_VISIBILITY: WOLFSSL_API stays empty, so with -fvisibility=hidden every symbol is

@@ -39,8 +39,8 @@ TPM_RC tss_use_crypt(struct tss_use *u, int k, bool response, uint8_t *params, s
 		rc = crypto_kdfa(s->hash, key, klen, "CFB", newer->b, newer->size, older->b,
 				 older->size, (uint32_t)(kbytes + bs) * 8, kiv);
 		if (rc == TPM_RC_SUCCESS)
-			rc = crypto_sym(s->sym, TPM_ALG_CFB, !response, kiv, kbytes, kiv + kbytes, data,
-					data, size);
+			rc = crypto_sym(s->sym, TPM_ALG_CFB, !response, kiv, kbytes,
+					kiv + kbytes, data, data, size);
 		crypto_wipe(kiv, sizeof(kiv));
 	}
 	crypto_wipe(key, sizeof(key));

@@ -440,7 +440,8 @@ static bool session_ok(const struct session *s)
 	case TPM_ALG_XOR:
 		return crypto_hash_size(s->sym.key_bits) != 0;
 	default:
-		return s->sym.mode == TPM_ALG_CFB && crypto_sym_supported(s->sym.alg, s->sym.key_bits);
+		return s->sym.mode == TPM_ALG_CFB &&
+		       crypto_sym_supported(s->sym.alg, s->sym.key_bits);
 	}
 }
 

@@ -91,7 +91,8 @@ tail -c 132 "$K/peer.der" >"$K/peer.xy"
 run "ecdhzgen with openssl's point" tpm2_ecdhzgen -c "$K/e.ctx" -u "$K/peer.pt" -o "$K/z.pt"
 run "openssl derive" openssl pkeyutl -derive -inkey "$K/peer.key" -peerkey "$K/e.pem" \
 	-out "$K/z.ossl"
-check_eq "the same Z.x" "$(hex_of "$K/z.ossl")" "$(tail -c +5 "$K/z.pt" | head -c 66 | od -An -v -tx1 | tr -d ' \n')"
+tail -c +5 "$K/z.pt" | head -c 66 >"$K/z.x"
+check_eq "the same Z.x" "$(hex_of "$K/z.ossl")" "$(hex_of "$K/z.x")"
 run "ecdhkeygen" tpm2_ecdhkeygen -c "$K/e.ctx" -u "$K/q.pt" -o "$K/z2.pt"
 check_eq "KeyGen's point and Z are P-521's (2 + 2 x (2 + 66) bytes)" "138 138" \
 	"$(stat -c %s "$K/q.pt") $(stat -c %s "$K/z2.pt")"
@@ -103,9 +104,9 @@ run "getrandom in it" tpm2_getrandom -S "$K/sess.ctx" -o "$K/rand" 16
 run "flush it" tpm2_flushcontext "$K/sess.ctx"
 
 # --- a P-521 AK: quote, checked by tpm2_checkquote
+AK_ATTRS="fixedtpm|fixedparent|sensitivedataorigin|userwithauth|restricted|sign"
 run "create a restricted P-521 signing key" tpm2_create -C "$K/p.ctx" \
-	-G ecc521:ecdsa-sha512:null -a "fixedtpm|fixedparent|sensitivedataorigin|userwithauth|restricted|sign" \
-	-u "$K/ak.pub" -r "$K/ak.priv" -c "$K/ak.ctx"
+	-G ecc521:ecdsa-sha512:null -a "$AK_ATTRS" -u "$K/ak.pub" -r "$K/ak.priv" -c "$K/ak.ctx"
 run "its public key as PEM" tpm2_readpublic -c "$K/ak.ctx" -f pem -o "$K/ak.pem" -n "$K/ak.name"
 run "quote" tpm2_quote -c "$K/ak.ctx" -l sha256:0,1,16 -q 0badc0de -m "$K/q.msg" \
 	-s "$K/q.sig" -o "$K/q.pcr" -g sha512

@@ -1006,7 +1006,8 @@ static void test_ecdaa(void)
 		ecc_key_of(TPM_RH_OWNER, curves[c], AK, TPM_ALG_ECDAA, TPM_ALG_SHA256, &k);
 		for (int which = 0; which < 7; which++) {
 			uint8_t ex[MAX_ECC_KEY_BYTES], ey[MAX_ECC_KEY_BYTES];
-			struct tpmt_scheme s = { .scheme = TPM_ALG_ECDAA, .hash_alg = TPM_ALG_SHA256,
+			struct tpmt_scheme s = { .scheme = TPM_ALG_ECDAA,
+						 .hash_alg = TPM_ALG_SHA256,
 						 .kdf = TPM_ALG_NULL };
 			unsigned param;
 			struct cmdbuf b;

@@ -193,13 +193,15 @@ static void test_chaining_and_lengths(void)
 		size_t bs = crypto_sym_block(algs[a]);
 
 		for (size_t m = 0; m < sizeof(all) / sizeof(all[0]); m++) {
+			TPM_ALG_ID mode = all[m];
+
 			memset(iv1, 0x42, 16);
 			memset(iv2, 0x42, 16);
-			CU_ASSERT_EQUAL(crypto_sym(algs[a], all[m], true, key, 16, iv1, msg, one, 80),
+			CU_ASSERT_EQUAL(crypto_sym(algs[a], mode, true, key, 16, iv1, msg, one, 80),
 					TPM_RC_SUCCESS);
-			CU_ASSERT_EQUAL(crypto_sym(algs[a], all[m], true, key, 16, iv2, msg, two, 32),
+			CU_ASSERT_EQUAL(crypto_sym(algs[a], mode, true, key, 16, iv2, msg, two, 32),
 					TPM_RC_SUCCESS);
-			CU_ASSERT_EQUAL(crypto_sym(algs[a], all[m], true, key, 16, iv2, msg + 32,
+			CU_ASSERT_EQUAL(crypto_sym(algs[a], mode, true, key, 16, iv2, msg + 32,
 						   two + 32, 48),
 					TPM_RC_SUCCESS);
 			CU_ASSERT_EQUAL(memcmp(one, two, 80), 0);
@@ -213,8 +215,8 @@ static void test_chaining_and_lengths(void)
 							   one, len),
 						TPM_RC_SUCCESS);
 				memcpy(back, one, len);
-				CU_ASSERT_EQUAL(crypto_sym(algs[a], all[m], false, key, 24, iv3, back,
-							   back, len),
+				CU_ASSERT_EQUAL(crypto_sym(algs[a], all[m], false, key, 24, iv3,
+							   back, back, len),
 						TPM_RC_SUCCESS);
 				CU_ASSERT_EQUAL(memcmp(back, msg, len), 0);
 				CU_ASSERT_EQUAL(memcmp(iv1, iv3, bs), 0);

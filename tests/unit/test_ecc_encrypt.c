@@ -219,7 +219,8 @@ static void test_round_trips(void)
 			uint16_t n = 0;
 
 			/* the TPM's, opened here */
-			CU_ASSERT_EQUAL_FATAL(encrypt(&k, m, lens[l], TPM_ALG_KDF2, kinds[i].hash, &c),
+			CU_ASSERT_EQUAL_FATAL(encrypt(&k, m, lens[l], TPM_ALG_KDF2, kinds[i].hash,
+						      &c),
 					      TPM_RC_SUCCESS);
 			CU_ASSERT_EQUAL(c.x1.size, k.len);
 			CU_ASSERT_EQUAL(c.c2_len, lens[l]);

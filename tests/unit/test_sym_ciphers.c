@@ -193,16 +193,20 @@ static void test_block_rules(void)
 	cipher_key(&cam128, TPM_ALG_NULL, key, SIGN | DECRYPT, &cam);
 	cipher_key(&tdes192, TPM_ALG_CFB, key, SIGN | DECRYPT, &cfb_only);
 
-	CU_ASSERT_EQUAL(crypt(false, tdes.handle, false, TPM_ALG_CBC, iv, 8, data, 24, &out, iv_out),
+	CU_ASSERT_EQUAL(crypt(false, tdes.handle, false, TPM_ALG_CBC, iv, 8, data, 24, &out,
+			      iv_out),
 			TPM_RC_SUCCESS);
 	CU_ASSERT_EQUAL(crypt(false, tdes.handle, false, TPM_ALG_CBC, iv, 16, data, 24, &out,
 			      iv_out),
 			RC_P(TPM_RC_SIZE, 3));
-	CU_ASSERT_EQUAL(crypt(true, tdes.handle, false, TPM_ALG_CBC, iv, 8, data, 12, &out, iv_out),
+	CU_ASSERT_EQUAL(crypt(true, tdes.handle, false, TPM_ALG_CBC, iv, 8, data, 12, &out,
+			      iv_out),
 			RC_P(TPM_RC_SIZE, 1));
-	CU_ASSERT_EQUAL(crypt(false, tdes.handle, false, TPM_ALG_ECB, iv, 0, data, 20, &out, iv_out),
+	CU_ASSERT_EQUAL(crypt(false, tdes.handle, false, TPM_ALG_ECB, iv, 0, data, 20, &out,
+			      iv_out),
 			RC_P(TPM_RC_SIZE, 4));
-	CU_ASSERT_EQUAL(crypt(false, tdes.handle, false, TPM_ALG_CFB, iv, 8, data, 13, &out, iv_out),
+	CU_ASSERT_EQUAL(crypt(false, tdes.handle, false, TPM_ALG_CFB, iv, 8, data, 13, &out,
+			      iv_out),
 			TPM_RC_SUCCESS);
 	CU_ASSERT_EQUAL(crypt(false, cam.handle, false, TPM_ALG_CFB, iv, 8, data, 16, &out, iv_out),
 			RC_P(TPM_RC_SIZE, 3));
