@@ -163,6 +163,11 @@ static void check_v185_algs(enum pqtpm_capabilities caps)
 	CU_ASSERT_EQUAL(attrs_of(ids, attrs, n, TPM_ALG_MLDSA),
 			caps == PQTPM_CAPS_V185 ? mldsa : ~0u);
 	CU_ASSERT_EQUAL(attrs_of(ids, attrs, n, TPM_ALG_MLKEM) != ~0u, caps == PQTPM_CAPS_V185);
+	/* released IDs are listed under both settings (issue 15's among them) */
+	CU_ASSERT_EQUAL(attrs_of(ids, attrs, n, TPM_ALG_CAMELLIA), TPMA_ALGORITHM_SYMMETRIC);
+	CU_ASSERT_EQUAL(attrs_of(ids, attrs, n, TPM_ALG_TDES), TPMA_ALGORITHM_SYMMETRIC);
+	CU_ASSERT_EQUAL(attrs_of(ids, attrs, n, TPM_ALG_KDF2),
+			TPMA_ALGORITHM_HASH | TPMA_ALGORITHM_METHOD);
 	/* a page that ends at the last released ID has more data only when v1.85 IDs follow */
 	CU_ASSERT_EQUAL_FATAL(getcap(TPM_CAP_ALGS, TPM_ALG_ECB, 1, &r, &more), TPM_RC_SUCCESS);
 	CU_ASSERT_EQUAL(read_algs(&r, ids, attrs, 1), 1);
