@@ -145,10 +145,13 @@ for spec in ecc256:null:camellia128cfb rsa2048:null:camellia256cfb ecc521:null:c
 	run "unseal" tpm2_unseal -c "$K/sl.ctx" -o "$K/unsealed"
 	same_file "unsealed what was sealed under $spec" "$K/seal.$n" "$K/unsealed"
 done
+# every mode with Camellia-128, the stream and the block mode with Camellia-256
 for bits in 128 256; do
 	run "create a camellia$bits key" tpm2_create -C "$K/cecc256.ctx" -G "camellia$bits" \
 		-u "$K/c.pub" -r "$K/c.priv" -c "$K/c$bits.ctx"
-	for m in cfb ofb ctr cbc ecb; do
+	modes="cfb ofb ctr cbc ecb"
+	[ "$bits" = 128 ] || modes="cfb cbc"
+	for m in $modes; do
 		case $m in cbc | ecb) f=d96 ;; *) f=d100 ;; esac
 		run "camellia$bits $m: encrypt" tpm2_encryptdecrypt -c "$K/c$bits.ctx" -G "$m" \
 			-t "$K/iv" -o "$K/ct" "$K/$f"
