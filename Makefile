@@ -293,6 +293,8 @@ $(P11_SO): $(P11_OBJ) $(TSS_A) $(LIB_A) pkcs11/libpqtpm-pkcs11.map
 P11_TESTS := $(filter $(BUILD)/tests/test_pkcs11%,$(UNIT_BIN))
 $(P11_TESTS): | $(P11_SO)
 $(P11_TESTS): LIBS += -ldl
+# test_pkcs11_store damages the store's database with SQLite's own hands
+$(BUILD)/tests/test_pkcs11_store: LIBS += -lsqlite3
 install: install-pkcs11
 install-pkcs11: $(P11_SO)
 	install -d $(DESTDIR)$(or $(P11_MODULE_PATH),$(PREFIX)/lib/pkcs11) \
