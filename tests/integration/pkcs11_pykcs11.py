@@ -170,7 +170,7 @@ def oaep_encrypt(pub, msg, hmech, label=b""):
 # ---- the test ----
 
 class Token:
-    """The library, a R/W session on the token, and the keys made for the checks."""
+    """The library, the token's slot, and what the checks made: keys, RSA public values."""
 
     def __init__(self, lib, slot):
         self.lib, self.slot = lib, slot

@@ -8,10 +8,11 @@
  * reads from stdin (so that the test paces it and knows when it is creating one): every third
  * a P-256 key pair (C_GenerateKeyPair), the others data objects (C_CreateObject); it prints
  * `data LABEL` or `keys LABEL` (stdout flushed) the moment the call returned CKR_OK, so that
- * what was acknowledged before a kill is known. It ends at MAX or at the end of stdin. `check` reads such lines and finds each
- * object by its label: one data object, or a private and a public key that sign and verify
- * (the TPM's blobs of the key are whole); it prints `missing LABEL` for each one not found
- * whole and `checked N` at the end. Exit status 0 when all are there, 1 otherwise. */
+ * what was acknowledged before a kill is known. It ends at MAX or at the end of stdin.
+ * `check` reads such lines and finds each object by its label: one data object, or a private
+ * and a public key that sign and verify (the TPM's blobs of the key are whole); it prints
+ * `missing LABEL` for each one not found whole and `checked N` at the end. Exit status 0 when
+ * all are there, 1 otherwise. */
 #include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -60,7 +61,8 @@ static int open_token(const char *pin)
 
 static int write_objects(const char *tag, long max)
 {
-	static const CK_BYTE p256[] = { 0x06, 0x08, 0x2A, 0x86, 0x48, 0xCE, 0x3D, 0x03, 0x01, 0x07 };
+	static const CK_BYTE p256[] = { 0x06, 0x08, 0x2A, 0x86, 0x48,
+					0xCE, 0x3D, 0x03, 0x01, 0x07 };
 	CK_OBJECT_CLASS data = CKO_DATA;
 	CK_MECHANISM gen = { CKM_EC_KEY_PAIR_GEN, NULL, 0 };
 	char label[64], value[128];
@@ -85,8 +87,8 @@ static int write_objects(const char *tag, long max)
 			printf("keys %s\n", label);
 		} else {
 			dt[3].ulValueLen = n;
-			dt[4].ulValueLen = (CK_ULONG)snprintf(value, sizeof(value), "the value of %s",
-							      label);
+			dt[4].ulValueLen =
+				(CK_ULONG)snprintf(value, sizeof(value), "the value of %s", label);
 			CALL(C_CreateObject, s, dt, 5, &h);
 			printf("data %s\n", label);
 		}
@@ -183,7 +185,8 @@ int main(int argc, char **argv)
 	}
 	rc = open_token(argv[2]);
 	if (rc == 0)
-		rc = argc == 6 ? write_objects(argv[4], strtol(argv[5], NULL, 10)) : check_objects();
+		rc = argc == 6 ? write_objects(argv[4], strtol(argv[5], NULL, 10))
+			       : check_objects();
 	f->C_Finalize(NULL);
 	dlclose(lib);
 	return rc;
