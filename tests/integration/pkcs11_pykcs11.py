@@ -6,16 +6,19 @@ twice: the embedded engine and a pqtpm-server):
     pkcs11_pykcs11.py MODULE
 
 It starts from a store without tokens: the slot list and token info, C_InitToken, C_InitPIN,
-C_Login / C_Logout / C_SetPIN and their errors; key pairs RSA-2048, EC P-256 / P-384 and
-ML-DSA-44/65/87 (PyKCS11 knows no PKCS#11 3.2 constant: raw numbers); every mechanism that
-C_GetMechanismList lists, used as C_GetMechanismInfo's flags say with keys of the sizes it
-gives (RSA PKCS#1 v1.5 and PSS signatures and OAEP ciphertexts are also checked by the RSA
-arithmetic here, not only by the module); digests without a login; C_FindObjects with
-templates; C_GetAttributeValue's rules as PyKCS11 passes them through; C_DestroyObject; the
-errors the specification names for bad input. Prints one line per check and closes with
-`N passed, M failed`; exits 1 on any failure."""
+C_Login / C_Logout / C_SetPIN and their errors; key pairs RSA-2048/3072, EC P-256 / P-384,
+ML-DSA-44/65/87 and ML-KEM-512/768/1024 (PyKCS11 knows no PKCS#11 3.2 constant: raw numbers);
+every mechanism that C_GetMechanismList lists, used as C_GetMechanismInfo's flags say with
+keys of the sizes it gives, against values computed here where Python has them (RSA PKCS#1
+v1.5 and PSS signatures checked and OAEP ciphertexts made by RSA arithmetic here, HMAC by
+Python's hmac, the ECDH KDF by hashlib, AES against SP 800-38A's vectors); secret keys
+generated; digests without a login; C_FindObjects with templates; C_GetAttributeValue's rules
+as PyKCS11 passes them through; C_DestroyObject; the errors the specification names for bad
+input. ML-KEM's encapsulation is a 3.2 function, which PyKCS11 cannot call. Prints one line per
+check and closes with `N passed, M failed`; exits 1 on any failure."""
 import ctypes
 import hashlib
+import hmac
 import os
 import struct
 import subprocess
@@ -26,12 +29,18 @@ from PyKCS11 import LowLevel
 from PyKCS11 import *  # noqa: F401,F403 (the CK* constants)
 
 # PKCS#11 3.2 (OASIS), unknown to PyKCS11 1.5
+CKM_ML_KEM_KEY_PAIR_GEN = 0x0F
+CKM_ML_KEM = 0x17
 CKM_ML_DSA_KEY_PAIR_GEN = 0x1C
 CKM_ML_DSA = 0x1D
+CKK_ML_KEM = 0x49
 CKK_ML_DSA = 0x4A
 CKA_PARAMETER_SET = 0x61D
+CKA_ENCAPSULATE, CKA_DECAPSULATE = 0x633, 0x634
+CKF_ENCAPSULATE, CKF_DECAPSULATE = 0x10000000, 0x20000000
 CKH_HEDGE_PREFERRED, CKH_DETERMINISTIC_REQUIRED = 0, 2
 MLDSA_SIZES = {1: (1312, 2420), 2: (1952, 3309), 3: (2592, 4627)}  # public key, signature
+MLKEM_SIZES = {1: 800, 2: 1184, 3: 1568}  # encapsulation key
 
 SO_PIN, PIN, PIN2 = "so-secret", "123456", "654321"
 P256_OID = bytes.fromhex("06082a8648ce3d030107")
@@ -256,27 +265,33 @@ def pins(lib, slot):
 
 def keygen(t, s):
     tok = (CKA_TOKEN, CK_TRUE)
+    yes, no = CK_TRUE, CK_FALSE
+    # name, mechanism, public template, private template (beyond token, label, id, private)
     specs = [
-        ("RSA-2048", CKM_RSA_PKCS_KEY_PAIR_GEN, [(CKA_MODULUS_BITS, 2048)],
-         [(CKA_DECRYPT, CK_TRUE)], [(CKA_ENCRYPT, CK_TRUE)]),
-        ("RSA-3072", CKM_RSA_PKCS_KEY_PAIR_GEN, [(CKA_MODULUS_BITS, 3072)],
-         [(CKA_DECRYPT, CK_TRUE)], [(CKA_ENCRYPT, CK_TRUE)]),
-        ("P-256", CKM_EC_KEY_PAIR_GEN, [(CKA_EC_PARAMS, P256_OID)], [(CKA_DERIVE, CK_TRUE)], []),
-        ("P-256 peer", CKM_EC_KEY_PAIR_GEN, [(CKA_EC_PARAMS, P256_OID)],
-         [(CKA_DERIVE, CK_TRUE), (CKA_SIGN, CK_FALSE)], []),
-        ("P-384", CKM_EC_KEY_PAIR_GEN, [(CKA_EC_PARAMS, P384_OID)], [], []),
+        ("RSA-2048", CKM_RSA_PKCS_KEY_PAIR_GEN,
+         [(CKA_MODULUS_BITS, 2048), (CKA_ENCRYPT, yes), (CKA_VERIFY, yes)],
+         [(CKA_DECRYPT, yes), (CKA_SIGN, yes)]),
+        ("RSA-3072", CKM_RSA_PKCS_KEY_PAIR_GEN,
+         [(CKA_MODULUS_BITS, 3072), (CKA_ENCRYPT, yes), (CKA_VERIFY, yes)],
+         [(CKA_DECRYPT, yes), (CKA_SIGN, yes)]),
+        ("P-256", CKM_EC_KEY_PAIR_GEN, [(CKA_EC_PARAMS, P256_OID), (CKA_VERIFY, yes)],
+         [(CKA_DERIVE, yes), (CKA_SIGN, yes)]),
+        ("P-256 peer", CKM_EC_KEY_PAIR_GEN, [(CKA_EC_PARAMS, P256_OID), (CKA_VERIFY, yes)],
+         [(CKA_DERIVE, yes), (CKA_SIGN, no)]),
+        ("P-384", CKM_EC_KEY_PAIR_GEN, [(CKA_EC_PARAMS, P384_OID), (CKA_VERIFY, yes)],
+         [(CKA_SIGN, yes)]),
     ]
     for p in (1, 2, 3):
         specs.append(("ML-DSA set %d" % p, CKM_ML_DSA_KEY_PAIR_GEN,
-                      [(CKA_PARAMETER_SET, ulong(p))], [], []))
-    for i, (name, mech, pub_t, priv_t, pub_extra) in enumerate(specs):
+                      [(CKA_PARAMETER_SET, ulong(p)), (CKA_VERIFY, yes)], [(CKA_SIGN, yes)]))
+    for p in (1, 2, 3):
+        specs.append(("ML-KEM set %d" % p, CKM_ML_KEM_KEY_PAIR_GEN,
+                      [(CKA_PARAMETER_SET, ulong(p))], []))
+    for i, (name, mech, pub_t, priv_t) in enumerate(specs):
         label, kid = "py " + name, bytes([0x40 + i])
         common = [tok, (CKA_LABEL, label), (CKA_ID, kid)]
-        r = attempt("C_GenerateKeyPair " + name, s.generateKeyPair,
-                    common + pub_t + pub_extra + [(CKA_VERIFY, CK_TRUE)],
-                    common + [(CKA_PRIVATE, CK_TRUE)] + priv_t +
-                    ([] if (CKA_SIGN, CK_FALSE) in priv_t else [(CKA_SIGN, CK_TRUE)]),
-                    Mechanism(mech))
+        r = attempt("C_GenerateKeyPair " + name, s.generateKeyPair, common + pub_t,
+                    common + [(CKA_PRIVATE, yes)] + priv_t, Mechanism(mech))
         if r:
             t.keys[name] = r
     for bits in (2048, 3072):
@@ -293,6 +308,15 @@ def keygen(t, s):
               % (p, MLDSA_SIZES[p][0]),
               bytes(kt) == ulong(CKK_ML_DSA) and bytes(ps) == ulong(p)
               and len(value) == MLDSA_SIZES[p][0])
+    for p in (1, 2, 3):
+        pub, priv = t.keys["ML-KEM set %d" % p]
+        kt, ps, value, enc = s.getAttributeValue(
+            pub, [CKA_KEY_TYPE, CKA_PARAMETER_SET, CKA_VALUE, CKA_ENCAPSULATE], allAsBinary=True)
+        dec, = s.getAttributeValue(priv, [CKA_DECAPSULATE], allAsBinary=True)
+        check("ML-KEM set %d: CKK_ML_KEM, its set, an encapsulation key of %d bytes, "
+              "CKA_ENCAPSULATE / CKA_DECAPSULATE" % (p, MLKEM_SIZES[p]),
+              bytes(kt) == ulong(CKK_ML_KEM) and bytes(ps) == ulong(p) and
+              len(value) == MLKEM_SIZES[p] and bytes(enc) == b"\x01" and bytes(dec) == b"\x01")
     for name in ("P-256", "P-384"):
         pub, _ = t.keys[name]
         point, = s.getAttributeValue(pub, [CKA_EC_POINT])
@@ -316,9 +340,11 @@ def keygen(t, s):
 
 def key_for(t, mech_key_type, size):
     """The key pair of this type and size (RSA bits, EC bits, ML-DSA parameter set)."""
-    names = {(CKK_RSA, 2048): "RSA-2048", (CKK_RSA, 3072): "RSA-3072", (CKK_EC, 256): "P-256", (CKK_EC, 384): "P-384",
-             (CKK_ML_DSA, 1): "ML-DSA set 1", (CKK_ML_DSA, 2): "ML-DSA set 2",
-             (CKK_ML_DSA, 3): "ML-DSA set 3"}
+    names = {(CKK_RSA, 2048): "RSA-2048", (CKK_RSA, 3072): "RSA-3072", (CKK_EC, 256): "P-256",
+             (CKK_EC, 384): "P-384", (CKK_ML_DSA, 1): "ML-DSA set 1",
+             (CKK_ML_DSA, 2): "ML-DSA set 2", (CKK_ML_DSA, 3): "ML-DSA set 3",
+             (CKK_ML_KEM, 800): "ML-KEM set 1", (CKK_ML_KEM, 1184): "ML-KEM set 2",
+             (CKK_ML_KEM, 1568): "ML-KEM set 3"}
     return t.keys.get(names.get((mech_key_type, size)))
 
 
@@ -342,8 +368,18 @@ SIGN_MECHS = {
     CKM_ML_DSA: (CKK_ML_DSA, None, False),
 }
 KEYGEN_MECHS = {CKM_RSA_PKCS_KEY_PAIR_GEN: CKK_RSA, CKM_EC_KEY_PAIR_GEN: CKK_EC,
-                CKM_ML_DSA_KEY_PAIR_GEN: CKK_ML_DSA}
-KEY_SIZES = {CKK_RSA: (2048, 3072), CKK_EC: (256, 384), CKK_ML_DSA: (1, 3)}
+                CKM_ML_DSA_KEY_PAIR_GEN: CKK_ML_DSA, CKM_ML_KEM_KEY_PAIR_GEN: CKK_ML_KEM}
+KEY_SIZES = {CKK_RSA: (2048, 3072), CKK_EC: (256, 384), CKK_ML_DSA: (1, 3),
+             CKK_ML_KEM: (800, 1568)}
+# secret keys: the generating mechanism, its key type, the info's sizes (bytes, except the
+# generic secret's, in bits as the specification has it) and the CKA_VALUE_LEN of each
+SECRET_KEYGEN = {CKM_AES_KEY_GEN: (CKK_AES, (16, 32), (16, 32)),
+                 CKM_GENERIC_SECRET_KEY_GEN: (CKK_GENERIC_SECRET, (8, 1024), (1, 128))}
+AES_MECHS = (CKM_AES_ECB, CKM_AES_CBC, CKM_AES_CBC_PAD, CKM_AES_CTR)
+HMAC_MECHS = {CKM_SHA_1_HMAC: CKM_SHA_1, CKM_SHA256_HMAC: CKM_SHA256,
+              CKM_SHA384_HMAC: CKM_SHA384, CKM_SHA512_HMAC: CKM_SHA512,
+              CKM_SHA_1_HMAC_GENERAL: CKM_SHA_1, CKM_SHA256_HMAC_GENERAL: CKM_SHA256,
+              CKM_SHA384_HMAC_GENERAL: CKM_SHA384, CKM_SHA512_HMAC_GENERAL: CKM_SHA512}
 
 
 # PyKCS11's getMechanismList and getMechanismInfo look every number up in their table of names
@@ -365,7 +401,8 @@ def mech_info(lib, slot, m):
 
 
 def mech_name(m):
-    names = {CKM_ML_DSA: "CKM_ML_DSA", CKM_ML_DSA_KEY_PAIR_GEN: "CKM_ML_DSA_KEY_PAIR_GEN"}
+    names = {CKM_ML_DSA: "CKM_ML_DSA", CKM_ML_DSA_KEY_PAIR_GEN: "CKM_ML_DSA_KEY_PAIR_GEN",
+             CKM_ML_KEM: "CKM_ML_KEM", CKM_ML_KEM_KEY_PAIR_GEN: "CKM_ML_KEM_KEY_PAIR_GEN"}
     return names.get(m) or PyKCS11.CKM.get(m, hex(m))
 
 
@@ -534,15 +571,181 @@ def derivation(t, s, mechs):
                 secrets.append(bytes(s.getAttributeValue(k, [CKA_VALUE])[0]))
         check("both sides derive the same 32-byte secret",
               len(secrets) == 2 and secrets[0] == secrets[1] and len(secrets[0]) == 32)
-        expect_rv("ECDH1-DERIVE with a SHA KDF (not offered)", CKR_MECHANISM_PARAM_INVALID,
-                  s.deriveKey, a_priv, tmpl, ECDH1_DERIVE_Mechanism(b"\x04" + b"\x01" * 64,
-                                                                    CKD_SHA256_KDF))
+        # X9.63's KDF as PKCS#11 has it: SHA-256(Z || 00000001 || shared data)
+        shared, kdf = b"pqtpm shared data", []
+        for mine, theirs in ((a_priv, b_pub), (b_priv, a_pub)):
+            point = bytes(s.getAttributeValue(theirs, [CKA_EC_POINT])[0])
+            k = attempt("ECDH1-DERIVE with CKD_SHA256_KDF and shared data", s.deriveKey, mine,
+                        tmpl, ECDH1_DERIVE_Mechanism(point, CKD_SHA256_KDF, shared))
+            if k is not None:
+                kdf.append(bytes(s.getAttributeValue(k, [CKA_VALUE])[0]))
+        check("both sides agree on SHA-256(Z || 00000001 || shared data)", len(kdf) == 2 and
+              len(secrets) == 2 and kdf[0] == kdf[1] ==
+              hashlib.sha256(secrets[0] + b"\x00\x00\x00\x01" + shared).digest())
+        expect_rv("ECDH1-DERIVE of a point off the curve", CKR_MECHANISM_PARAM_INVALID,
+                  s.deriveKey, a_priv, tmpl, ECDH1_DERIVE_Mechanism(b"\x04" + b"\x01" * 64))
         sens = attempt("a derived key is sensitive by default", s.deriveKey, a_priv,
                        [(CKA_CLASS, CKO_SECRET_KEY), (CKA_KEY_TYPE, CKK_GENERIC_SECRET)],
                        ECDH1_DERIVE_Mechanism(b_point))
         if sens is not None:
             check("its CKA_VALUE is not given out",
                   s.getAttributeValue(sens, [CKA_VALUE])[0] is None)
+
+
+def secret_keys(t, s, mechs):
+    for m in mechs:
+        kt, sizes, lens = SECRET_KEYGEN[m]
+        info = mech_info(t.lib, t.slot, m)
+        check("%s: CKF_GENERATE, sizes %s" % (mech_name(m), sizes), info.flags & CKF_GENERATE
+              and (info.ulMinKeySize, info.ulMaxKeySize) == sizes, hex(info.flags))
+        for n in lens:
+            what = "C_GenerateKey %s of %d bytes" % (mech_name(m), n)
+            k = attempt(what, s.generateKey, [(CKA_CLASS, CKO_SECRET_KEY), (CKA_KEY_TYPE, kt),
+                                              (CKA_VALUE_LEN, n)], Mechanism(m))
+            if k is None:
+                continue
+            v = s.getAttributeValue(k, [CKA_VALUE, CKA_VALUE_LEN, CKA_LOCAL, CKA_SENSITIVE,
+                                        CKA_KEY_GEN_MECHANISM, CKA_KEY_TYPE])
+            check(what + ": sensitive, local, its length, mechanism and type",
+                  v == [None, n, True, True, m, kt], str(v))
+        expect_rv("%s without CKA_VALUE_LEN" % mech_name(m), CKR_TEMPLATE_INCOMPLETE,
+                  s.generateKey, [(CKA_CLASS, CKO_SECRET_KEY)], Mechanism(m))
+
+
+# SP 800-38A F.1, F.2, F.5: the key, then the two blocks P encrypted by ECB, CBC and CTR
+SP800_38A_P = bytes.fromhex("6bc1bee22e409f96e93d7e117393172aae2d8a571e03ac9c9eb76fac45af8e51")
+SP800_38A_IV = bytes.fromhex("000102030405060708090a0b0c0d0e0f")
+SP800_38A_CTR = bytes.fromhex("f0f1f2f3f4f5f6f7f8f9fafbfcfdfeff")
+SP800_38A = {
+    16: ("2b7e151628aed2a6abf7158809cf4f3c",
+         "3ad77bb40d7a3660a89ecaf32466ef97f5d3d58503b9699de785895a96fdbaaf",
+         "7649abac8119b246cee98e9b12e9197d5086cb9b507219ee95db113a917678b2",
+         "874d6191b620e3261bef6864990db6ce9806f66b7970fdff8617187bb9fffdff"),
+    32: ("603deb1015ca71be2b73aef0857d77811f352c073b6108d72d9810a30914dff4",
+         "f3eed1bdb5d2a03c064b5a7e3db181f8591ccb10d410ed26dc5ba74a31362870",
+         "f58c4c04d6e5f1ba779eabfb5f7bfbd69cfc4e967edb808d679f777bc6702c7d",
+         "601ec313775789a5b7a7f504bbf3d228f443e3ca4d62b59aca84e990cacaf5c5"),
+}
+
+
+def aes(t, s, mechs):
+    for m in mechs:
+        info = mech_info(t.lib, t.slot, m)
+        check("%s: CKF_ENCRYPT | CKF_DECRYPT, keys of 16..32 bytes" % mech_name(m),
+              info.flags & CKF_ENCRYPT and info.flags & CKF_DECRYPT and
+              (info.ulMinKeySize, info.ulMaxKeySize) == (16, 32), hex(info.flags))
+    p, iv = SP800_38A_P, SP800_38A_IV
+    for n, (key, ecb, cbc, ctr) in SP800_38A.items():
+        what = "AES-%d" % (8 * n)
+        k = attempt(what + ": a key of SP 800-38A's value (C_CreateObject)", s.createObject,
+                    [(CKA_CLASS, CKO_SECRET_KEY), (CKA_KEY_TYPE, CKK_AES),
+                     (CKA_VALUE, bytes.fromhex(key)), (CKA_ENCRYPT, CK_TRUE),
+                     (CKA_DECRYPT, CK_TRUE)])
+        if k is None:
+            continue
+        known = {CKM_AES_ECB: (Mechanism(CKM_AES_ECB), ecb),
+                 CKM_AES_CBC: (Mechanism(CKM_AES_CBC, iv), cbc),
+                 CKM_AES_CTR: (Mechanism(CKM_AES_CTR, struct.pack("L16s", 128, SP800_38A_CTR)),
+                               ctr)}
+        for m in mechs:
+            if m not in known:
+                continue
+            mm, want = known[m]
+            c = attempt("%s %s: C_Encrypt" % (what, mech_name(m)), s.encrypt, k, p, mm)
+            check("%s %s: SP 800-38A's ciphertext" % (what, mech_name(m)),
+                  c is not None and bytes(c).hex() == want)
+            d = attempt("%s %s: C_Decrypt" % (what, mech_name(m)), s.decrypt, k,
+                        bytes.fromhex(want), mm)
+            check("%s %s: the plaintext back" % (what, mech_name(m)),
+                  d is not None and bytes(d) == p)
+        if CKM_AES_CBC_PAD in mechs:
+            c = attempt(what + " CBC-PAD of 17 bytes", s.encrypt, k, p[:17],
+                        Mechanism(CKM_AES_CBC_PAD, iv))
+            check(what + " CBC-PAD: two blocks, the first CBC's", c is not None and
+                  len(c) == 32 and bytes(c)[:16].hex() == cbc[:32])
+            d = attempt(what + " CBC-PAD: C_Decrypt", s.decrypt, k, bytes(c or b"\0" * 32),
+                        Mechanism(CKM_AES_CBC_PAD, iv))
+            check(what + " CBC-PAD: the 17 bytes back", d is not None and bytes(d) == p[:17])
+        if CKM_AES_CBC in mechs:  # several parts: 10 bytes, then 22, then the final call
+            ll, h, out = s.lib, s.session, b""
+            # (the Mechanism owns its parameter's bytes: it must live as long as the call)
+            mm = Mechanism(CKM_AES_CBC, iv)
+            rv = ll.C_EncryptInit(h, mm.to_native(), k)
+            for part in (p[:10], p[10:]):
+                buf = ckbytelist([0] * 64)
+                if rv == CKR_OK:
+                    rv = ll.C_EncryptUpdate(h, ckbytelist(part), buf)
+                    out += bytes(buf)
+            buf = ckbytelist([0] * 64)
+            if rv == CKR_OK:
+                rv = ll.C_EncryptFinal(h, buf)
+                out += bytes(buf)
+            check(what + " CBC in parts of 10 and 22 bytes: the same ciphertext",
+                  rv == CKR_OK and out.hex() == cbc, rv_name(rv))
+    k = s.findObjects([(CKA_CLASS, CKO_SECRET_KEY), (CKA_KEY_TYPE, CKK_AES),
+                       (CKA_VALUE_LEN, 16)])
+    if k:
+        expect_rv("AES-CBC without its IV", CKR_MECHANISM_PARAM_INVALID, s.encrypt, k[0], p,
+                  Mechanism(CKM_AES_CBC))
+        expect_rv("AES-ECB of 17 bytes", CKR_DATA_LEN_RANGE, s.encrypt, k[0], p[:17],
+                  Mechanism(CKM_AES_ECB))
+    else:
+        bad("an AES-128 key found by class, type and length")
+
+
+def hmacs(t, s, mechs):
+    keys = []
+    for n in (1, 128):
+        value = os.urandom(n)
+        k = attempt("a generic secret of %d bytes (C_CreateObject)" % n, s.createObject,
+                    [(CKA_CLASS, CKO_SECRET_KEY), (CKA_KEY_TYPE, CKK_GENERIC_SECRET),
+                     (CKA_VALUE, value), (CKA_SIGN, CK_TRUE), (CKA_VERIFY, CK_TRUE)])
+        if k is not None:
+            keys.append((value, k))
+    for m in mechs:
+        info = mech_info(t.lib, t.slot, m)
+        check("%s: CKF_SIGN | CKF_VERIFY, keys of 1..128 bytes" % mech_name(m),
+              info.flags & CKF_SIGN and info.flags & CKF_VERIFY and
+              (info.ulMinKeySize, info.ulMaxKeySize) == (1, 128), hex(info.flags))
+        general = mech_name(m).endswith("_GENERAL")
+        mm = Mechanism(m, struct.pack("L", 10)) if general else Mechanism(m)
+        for value, k in keys:
+            what = "%s with a key of %d bytes" % (mech_name(m), len(value))
+            want = hmac.new(value, MSG, HASHES[HMAC_MECHS[m]]).digest()[:10 if general else None]
+            mac = attempt(what + ": C_Sign", s.sign, k, MSG, mm)
+            check(what + ": Python's hmac%s" % (", cut to 10 bytes" if general else ""),
+                  mac is not None and bytes(mac) == want)
+            check(what + ": C_Verify accepts it", s.verify(k, MSG, want, mm))
+            check(what + ": and refuses it for other data", not s.verify(k, MSG + b".", want,
+                                                                         mm))
+    if CKM_SHA256_HMAC in mechs and keys:
+        value, k = keys[0]
+        ll, h, out = s.lib, s.session, ckbytelist()
+        rv = ll.C_SignInit(h, Mechanism(CKM_SHA256_HMAC).to_native(), k)
+        for part in (MSG[:7], MSG[7:]):
+            if rv == CKR_OK:
+                rv = ll.C_SignUpdate(h, ckbytelist(part))
+        if rv == CKR_OK:
+            rv = ll.C_SignFinal(h, out)
+        if rv == CKR_OK:
+            rv = ll.C_SignFinal(h, out)
+        check("SHA256-HMAC in two parts", rv == CKR_OK and
+              bytes(out) == hmac.new(value, MSG, hashlib.sha256).digest(), rv_name(rv))
+
+
+def kem(t, mechs):
+    for m in mechs:
+        info = mech_info(t.lib, t.slot, m)
+        check("%s: CKF_ENCAPSULATE | CKF_DECAPSULATE, keys of 800..1568 bytes" % mech_name(m),
+              info.flags & CKF_ENCAPSULATE and info.flags & CKF_DECAPSULATE and
+              (info.ulMinKeySize, info.ulMaxKeySize) == (800, 1568), hex(info.flags))
+        check("ML-KEM key pairs of those sizes were made",
+              key_for(t, CKK_ML_KEM, info.ulMinKeySize) is not None and
+              key_for(t, CKK_ML_KEM, info.ulMaxKeySize) is not None)
+        # not counted: PyKCS11 calls through the 2.40 function list alone
+        print("note %s: C_EncapsulateKey and C_DecapsulateKey are PKCS#11 3.2 functions, "
+              "which PyKCS11 cannot call (test_pkcs11_kem.c, pkcs11_mlkem_noble.sh call them)"
+              % mech_name(m))
 
 
 def digests(t, lib, mechs):
@@ -572,7 +775,7 @@ def mechanisms(t, s):
     expect_rv("C_GetMechanismInfo of a mechanism not listed", CKR_MECHANISM_INVALID,
               mech_info, t.lib, t.slot, CKM_DSA)
     known = set(SIGN_MECHS) | set(KEYGEN_MECHS) | {CKM_RSA_PKCS_OAEP, CKM_ECDH1_DERIVE} | \
-        set(HASHES)
+        set(HASHES) | set(SECRET_KEYGEN) | set(AES_MECHS) | set(HMAC_MECHS) | {CKM_ML_KEM}
     for m in nums:
         if m not in known:
             bad("%s is listed but this test does not use it" % mech_name(m),
@@ -589,6 +792,10 @@ def mechanisms(t, s):
     signatures(t, s, [m for m in nums if m in SIGN_MECHS])
     encryption(t, s, [m for m in nums if m in (CKM_RSA_PKCS_OAEP, CKM_RSA_PKCS)])
     derivation(t, s, [m for m in nums if m == CKM_ECDH1_DERIVE])
+    secret_keys(t, s, [m for m in nums if m in SECRET_KEYGEN])
+    aes(t, s, [m for m in nums if m in AES_MECHS])
+    hmacs(t, s, [m for m in nums if m in HMAC_MECHS])
+    kem(t, [m for m in nums if m == CKM_ML_KEM])
     t.digests = [m for m in nums if m in HASHES]
 
 
