@@ -3,15 +3,17 @@
  *
  * The token is made once (and again every PQTPM_FUZZ_RESET inputs, default 10000): a user
  * PIN and base token objects, an RSA-2048 key pair (sign, decrypt), an EC P-256 key pair
- * (sign, derive), an ML-DSA-44 key pair and a data object, and a session of the harness that
+ * (sign, derive), an ML-DSA-44 and an ML-KEM-768 key pair, an AES-256 key, a generic secret
+ * (HMAC) and a data object, and a session of the harness that
  * stays open, so that the user stays logged in from one input to the next (closing the last
  * session would log out, and a login costs an unseal in the TPM). Each input opens a R/W
  * session, logs in (if an earlier input logged out), and runs up to 32 operations read from
  * its bytes; a byte picks each one (modulo their
  * number), the following bytes its arguments:
  *   create    C_CreateObject of a template
- *   keygen    C_GenerateKeyPair with a mechanism and two templates (an RSA request that would
- *             really generate, 2048 or 3072 bits, is skipped: seconds under ASan)
+ *   keygen    C_GenerateKey with a mechanism and a template, or C_GenerateKeyPair with two
+ *             (an RSA request that would really generate, 2048 or 3072 bits, is skipped:
+ *             seconds under ASan)
  *   find      C_FindObjectsInit with a template, C_FindObjects in chunks, C_FindObjectsFinal
  *             (or not)
  *   attrs     C_GetAttributeValue of an object with attribute types and buffers (NULL or
@@ -20,8 +22,11 @@
  *             query first, or a buffer), C_SignUpdate / C_SignFinal, or nothing
  *   verify    C_VerifyInit, then C_Verify / C_VerifyUpdate / C_VerifyFinal of bytes or of the
  *             last signature (a byte flipped or not)
- *   crypt     C_EncryptInit / C_DecryptInit and C_Encrypt / C_Decrypt of bytes or of the
- *             last ciphertext
+ *   crypt     C_EncryptInit / C_DecryptInit, then C_Encrypt / C_Decrypt of bytes or of the
+ *             last ciphertext, or C_EncryptUpdate / C_DecryptUpdate parts and the final call
+ *   kem       C_EncapsulateKey (the ciphertext's two calls) or C_DecapsulateKey of bytes or of
+ *             the last ciphertext (a byte flipped or not), with a template, through the 3.2
+ *             function list
  *   derive    C_DeriveKey with a mechanism, its parameter, a base key and a template
  *   digest    C_DigestInit, C_Digest or C_DigestUpdate / C_DigestFinal
  *   destroy   C_DestroyObject of an object this input made or found
@@ -37,9 +42,9 @@
  * length, raw bytes whose length is never a multiple of 8 (so never the size of a structure
  * with pointers, which the module would rightly trust), or the structure the mechanism takes
  * (CK_RSA_PKCS_PSS_PARAMS, CK_RSA_PKCS_OAEP_PARAMS, CK_SIGN_ADDITIONAL_CONTEXT,
- * CK_ECDH1_DERIVE_PARAMS) with fuzzer-chosen fields and its pointers to buffers of the
- * lengths it gives. Every buffer is allocated to its exact length, so that an over-read or
- * over-write is ASan's.
+ * CK_ECDH1_DERIVE_PARAMS, an AES IV, CK_AES_CTR_PARAMS, CK_MAC_GENERAL_PARAMS) with
+ * fuzzer-chosen fields and its pointers to buffers of the lengths it gives. Every buffer is
+ * allocated to its exact length, so that an over-read or over-write is ASan's.
  *
  * Oracle, beyond the sanitizers: a length the module gives back never exceeds the buffer
  * (C_GetAttributeValue's ulValueLen, the signature, ciphertext, plaintext, digest), and a
@@ -87,14 +92,16 @@ static uint8_t ec_point[80]; /* the base EC key's CKA_EC_POINT, a valid peer for
 static CK_ULONG ec_point_len;
 
 /* the base objects (indexes of a handle choice), then what this input made or found */
-enum { RSA_PRIV, RSA_PUB, EC_PRIV, EC_PUB, MLDSA_PRIV, MLDSA_PUB, DATA_OBJ, NBASE };
+enum { RSA_PRIV, RSA_PUB, EC_PRIV, EC_PUB, MLDSA_PRIV, MLDSA_PUB, KEM_PRIV, KEM_PUB, AES_KEY,
+       HMAC_KEY, DATA_OBJ, NBASE };
 static CK_OBJECT_HANDLE base[NBASE];
 static CK_OBJECT_HANDLE pool[MAX_POOL];
 static size_t npool;
 static CK_SESSION_HANDLE sess, anchor;
 /* the last signature and ciphertext the module produced, for verify and decrypt */
-static uint8_t last_sig[8192], last_ct[1024];
-static size_t last_sig_len, last_ct_len;
+static uint8_t last_sig[8192], last_ct[8192], last_kem[2048];
+static size_t last_sig_len, last_ct_len, last_kem_len;
+static CK_FUNCTION_LIST_3_2 *f3; /* the same module's 3.2 list, for the KEM functions */
 
 /* ---- the input ---- */
 
@@ -353,7 +360,7 @@ static void structured(struct in *in, CK_MECHANISM *m)
 		CK_ECDH1_DERIVE_PARAMS *p = amalloc(sizeof(*p));
 		uint8_t b;
 
-		p->kdf = g8(in) % 8;
+		p->kdf = g8(in) % 10; /* CKD_NULL 1 ... CKD_SHA512_KDF 8, and others */
 		p->pSharedData = ptr_len(in, &p->ulSharedDataLen, 100);
 		b = g8(in);
 		if (b & 1) { /* the base key's point, bare or as its OCTET STRING, maybe bent */
@@ -367,6 +374,25 @@ static void structured(struct in *in, CK_MECHANISM *m)
 		} else {
 			p->pPublicData = ptr_len(in, &p->ulPublicDataLen, 200);
 		}
+		m->pParameter = p;
+		m->ulParameterLen = sizeof(*p);
+	} else if (m->mechanism == CKM_AES_CBC || m->mechanism == CKM_AES_CBC_PAD) {
+		m->pParameter = take(in, 16); /* the IV */
+		m->ulParameterLen = 16;
+	} else if (m->mechanism == CKM_AES_CTR) {
+		CK_AES_CTR_PARAMS *p = amalloc(sizeof(*p));
+
+		p->ulCounterBits = g8(in);
+		memcpy(p->cb, take(in, sizeof(p->cb)), sizeof(p->cb));
+		m->pParameter = p;
+		m->ulParameterLen = sizeof(*p);
+	} else if (m->mechanism == CKM_SHA_1_HMAC_GENERAL ||
+		   m->mechanism == CKM_SHA256_HMAC_GENERAL ||
+		   m->mechanism == CKM_SHA384_HMAC_GENERAL ||
+		   m->mechanism == CKM_SHA512_HMAC_GENERAL) {
+		CK_ULONG *p = amalloc(sizeof(*p)); /* CK_MAC_GENERAL_PARAMS */
+
+		*p = g8(in) == 0xFF ? g32(in) : g8(in);
 		m->pParameter = p;
 		m->ulParameterLen = sizeof(*p);
 	} else {
@@ -517,11 +543,18 @@ static bool real_rsa(const CK_ATTRIBUTE *t, CK_ULONG n)
 
 static void op_keygen(struct in *in)
 {
+	bool pair = !(g8(in) & 1);
 	CK_MECHANISM *m = mechanism(in);
 	CK_ULONG npub, npriv;
-	CK_ATTRIBUTE *pub = template(in, &npub), *priv = template(in, &npriv);
+	CK_ATTRIBUTE *pub = template(in, &npub), *priv;
 	CK_OBJECT_HANDLE hpub, hpriv;
 
+	if (!pair) {
+		if (P(C_GenerateKey, sess, m, pub, npub, &hpub) == CKR_OK)
+			keep(hpub);
+		return;
+	}
+	priv = template(in, &npriv);
 	if (m->mechanism == CKM_RSA_PKCS_KEY_PAIR_GEN && real_rsa(pub, npub))
 		return;
 	if (P(C_GenerateKeyPair, sess, m, pub, npub, priv, npriv, &hpub, &hpriv) == CKR_OK) {
@@ -679,7 +712,26 @@ static void op_crypt(struct in *in)
 		n = glen(in, 600);
 		data = take(in, n);
 	}
-	if (enc) {
+	if (g8(in) & 1) { /* parts: this one, then others of the input, then the final call */
+		int parts = g8(in) % 4;
+
+		for (;;) {
+			if (enc)
+				TWO_CALL(in, o, "C_EncryptUpdate",
+					 P(C_EncryptUpdate, sess, data, n, o.b, &o.len));
+			else
+				TWO_CALL(in, o, "C_DecryptUpdate",
+					 P(C_DecryptUpdate, sess, data, n, o.b, &o.len));
+			if (!parts--)
+				break;
+			n = glen(in, 600);
+			data = take(in, n);
+		}
+		if (enc)
+			TWO_CALL(in, o, "C_EncryptFinal", P(C_EncryptFinal, sess, o.b, &o.len));
+		else
+			TWO_CALL(in, o, "C_DecryptFinal", P(C_DecryptFinal, sess, o.b, &o.len));
+	} else if (enc) {
 		TWO_CALL(in, o, "C_Encrypt", P(C_Encrypt, sess, data, n, o.b, &o.len));
 		if (o.len && o.len <= sizeof(last_ct)) {
 			memcpy(last_ct, o.b, o.len);
@@ -688,6 +740,42 @@ static void op_crypt(struct in *in)
 	} else {
 		TWO_CALL(in, o, "C_Decrypt", P(C_Decrypt, sess, data, n, o.b, &o.len));
 	}
+}
+
+static void op_kem(struct in *in)
+{
+	bool enc = g8(in) & 1;
+	CK_MECHANISM *m = mechanism(in);
+	CK_OBJECT_HANDLE k = pick_handle(in), key = CK_INVALID_HANDLE;
+	CK_ULONG n, len;
+	CK_ATTRIBUTE *t = template(in, &n);
+	struct outbuf o;
+	uint8_t *ct, b;
+
+	if (enc) {
+		TWO_CALL(in, o, "C_EncapsulateKey",
+			 tr("C_EncapsulateKey",
+			    f3->C_EncapsulateKey(sess, m, k, t, n, o.b, &o.len, &key)));
+		if (o.len && o.len <= sizeof(last_kem)) {
+			memcpy(last_kem, o.b, o.len);
+			last_kem_len = o.len;
+		}
+	} else {
+		b = g8(in);
+		if (b & 1 && last_kem_len) {
+			len = last_kem_len;
+			ct = amalloc(len);
+			memcpy(ct, last_kem, len);
+			if (b & 2)
+				ct[g16(in) % len] ^= 1 + (b >> 2);
+		} else {
+			len = glen(in, 2000);
+			ct = take(in, len);
+		}
+		tr("C_DecapsulateKey", f3->C_DecapsulateKey(sess, m, k, t, n, ct, len, &key));
+	}
+	if (key != CK_INVALID_HANDLE)
+		keep(key);
 }
 
 static void op_derive(struct in *in)
@@ -926,8 +1014,8 @@ static void op_misc(struct in *in)
 }
 
 static void (*const ops[])(struct in *) = {
-	op_create, op_keygen, op_find,	  op_attrs, op_sign,  op_verify, op_crypt,
-	op_derive, op_digest, op_destroy, op_rows,  op_login, op_misc,
+	op_create, op_keygen,  op_find, op_attrs, op_sign,  op_verify, op_crypt,
+	op_derive, op_digest, op_destroy, op_rows, op_login, op_misc,	op_kem,
 };
 
 /* ---- the token ---- */
@@ -944,11 +1032,15 @@ static void (*const ops[])(struct in *) = {
 static void base_keys(void)
 {
 	static CK_BBOOL yes = CK_TRUE;
-	CK_ULONG bits = 2048, set = CKP_ML_DSA_44;
-	CK_OBJECT_CLASS data = CKO_DATA;
+	CK_ULONG bits = 2048, set = CKP_ML_DSA_44, kem_set = CKP_ML_KEM_768, len = 32;
+	CK_OBJECT_CLASS data = CKO_DATA, secret = CKO_SECRET_KEY;
+	CK_KEY_TYPE aes = CKK_AES, generic = CKK_GENERIC_SECRET;
 	CK_MECHANISM rsa = { CKM_RSA_PKCS_KEY_PAIR_GEN, NULL, 0 };
 	CK_MECHANISM ec = { CKM_EC_KEY_PAIR_GEN, NULL, 0 };
 	CK_MECHANISM mldsa = { CKM_ML_DSA_KEY_PAIR_GEN, NULL, 0 };
+	CK_MECHANISM mlkem = { CKM_ML_KEM_KEY_PAIR_GEN, NULL, 0 };
+	CK_MECHANISM aes_gen = { CKM_AES_KEY_GEN, NULL, 0 };
+	CK_MECHANISM secret_gen = { CKM_GENERIC_SECRET_KEY_GEN, NULL, 0 };
 	CK_ATTRIBUTE rsa_pub[] = { { CKA_TOKEN, &yes, 1 },
 				   { CKA_MODULUS_BITS, &bits, sizeof(bits) },
 				   { CKA_ENCRYPT, &yes, 1 } };
@@ -959,6 +1051,16 @@ static void base_keys(void)
 	CK_ATTRIBUTE ml_pub[] = { { CKA_TOKEN, &yes, 1 },
 				  { CKA_PARAMETER_SET, &set, sizeof(set) } };
 	CK_ATTRIBUTE ml_priv[] = { { CKA_TOKEN, &yes, 1 } };
+	CK_ATTRIBUTE kem_pub[] = { { CKA_TOKEN, &yes, 1 },
+				   { CKA_PARAMETER_SET, &kem_set, sizeof(kem_set) } };
+	CK_ATTRIBUTE aes_t[] = { { CKA_CLASS, &secret, sizeof(secret) },
+				 { CKA_KEY_TYPE, &aes, sizeof(aes) },
+				 { CKA_VALUE_LEN, &len, sizeof(len) },
+				 { CKA_TOKEN, &yes, 1 } };
+	CK_ATTRIBUTE hmac_t[] = { { CKA_CLASS, &secret, sizeof(secret) },
+				  { CKA_KEY_TYPE, &generic, sizeof(generic) },
+				  { CKA_VALUE_LEN, &len, sizeof(len) },
+				  { CKA_TOKEN, &yes, 1 } };
 	CK_ATTRIBUTE dt[] = { { CKA_CLASS, &data, sizeof(data) },
 			      { CKA_TOKEN, &yes, 1 },
 			      { CKA_LABEL, "base", 4 },
@@ -971,6 +1073,10 @@ static void base_keys(void)
 				  &base[EC_PRIV]));
 	MUST(f->C_GenerateKeyPair(sess, &mldsa, ml_pub, 2, ml_priv, 1, &base[MLDSA_PUB],
 				  &base[MLDSA_PRIV]));
+	MUST(f->C_GenerateKeyPair(sess, &mlkem, kem_pub, 2, ml_priv, 1, &base[KEM_PUB],
+				  &base[KEM_PRIV]));
+	MUST(f->C_GenerateKey(sess, &aes_gen, aes_t, 4, &base[AES_KEY]));
+	MUST(f->C_GenerateKey(sess, &secret_gen, hmac_t, 4, &base[HMAC_KEY]));
 	MUST(f->C_CreateObject(sess, dt, 4, &base[DATA_OBJ]));
 	MUST(f->C_GetAttributeValue(sess, base[EC_PUB], &point, 1));
 	ec_point_len = point.ulValueLen;
@@ -993,6 +1099,8 @@ static void token_gone(void)
 
 static void token_fresh(void)
 {
+	CK_VERSION v32 = { 3, 2 };
+	CK_INTERFACE *iface;
 	CK_SLOT_ID slots[8];
 	CK_ULONG n = 8;
 	CK_UTF8CHAR label[32];
@@ -1007,6 +1115,8 @@ static void token_fresh(void)
 	setenv("PQTPM_STATE_DIR", dir, 1);
 	unsetenv("PQTPM_PKCS11_CONF");
 	MUST(C_GetFunctionList(&f));
+	MUST(C_GetInterface((CK_UTF8CHAR *)"PKCS 11", &v32, &iface, 0));
+	f3 = iface->pFunctionList;
 	MUST(f->C_Initialize(NULL));
 	MUST(f->C_GetSlotList(CK_FALSE, slots, &n));
 	slot = slots[0];
@@ -1172,7 +1282,7 @@ static void seed_write(const char *d, const char *name)
 }
 
 enum { OP_CREATE, OP_KEYGEN, OP_FIND, OP_ATTRS, OP_SIGN, OP_VERIFY, OP_CRYPT, OP_DERIVE,
-       OP_DIGEST, OP_DESTROY, OP_ROWS, OP_LOGIN, OP_MISC };
+       OP_DIGEST, OP_DESTROY, OP_ROWS, OP_LOGIN, OP_MISC, OP_KEM };
 
 /* sign with mech and key (its message), then verify the signature with pub */
 static void sign_verify(CK_MECHANISM_TYPE m, bool param, uint8_t key, uint8_t pub,
@@ -1232,6 +1342,7 @@ static void write_seeds(const char *d)
 	seed_write(d, "certificate");
 
 	put8(OP_KEYGEN);
+	put8(0);	/* a pair */
 	mech(CKM_EC_KEY_PAIR_GEN, false);
 	put8(2);
 	a_curve(true);
@@ -1242,6 +1353,7 @@ static void write_seeds(const char *d)
 	seed_write(d, "keygen-ec-sign");
 
 	put8(OP_KEYGEN);
+	put8(0);
 	mech(CKM_ML_DSA_KEY_PAIR_GEN, false);
 	put8(1);
 	a_ulong(CKA_PARAMETER_SET, CKP_ML_DSA_65);
@@ -1301,7 +1413,8 @@ static void write_seeds(const char *d)
 	put(((const uint8_t[]){ 6, 'l', 'a', 'b', 'e', 'l', 0 }), 7);
 	put8(RSA_PUB);
 	put_bytes("a secret");
-	put8(0);
+	put8(0);	/* one part */
+	put8(0);	/* the length query first */
 	put8(OP_CRYPT);
 	put8(0);	/* decrypt */
 	mech(CKM_RSA_PKCS_OAEP, true);
@@ -1313,7 +1426,120 @@ static void write_seeds(const char *d)
 	put8(RSA_PRIV);
 	put8(1);	/* the last ciphertext */
 	put8(0);
+	put8(0);
 	seed_write(d, "rsa-oaep");
+
+	put8(OP_CRYPT);	/* AES-CBC in one part, then decrypted in two */
+	put8(1);
+	mech(CKM_AES_CBC, true);
+	put(digest32, 16);	/* the IV */
+	put8(AES_KEY);
+	put8(32);
+	put(digest32, 32);
+	put8(0);
+	put8(0);
+	put8(OP_CRYPT);
+	put8(0);
+	mech(CKM_AES_CBC, true);
+	put(digest32, 16);
+	put8(AES_KEY);
+	put8(1);	/* the last ciphertext */
+	put8(1);	/* in parts: it, then one of 0 bytes */
+	put8(1);
+	put8(0);
+	put8(0);
+	put8(0);
+	put8(0);	/* the final call */
+	seed_write(d, "aes-cbc");
+
+	put8(OP_CRYPT);	/* AES-CTR of 20 bytes, AES-CBC-PAD of 17 and back */
+	put8(1);
+	mech(CKM_AES_CTR, true);
+	put8(128);	/* counter bits */
+	put(digest32, 16);
+	put8(AES_KEY);
+	put8(20);
+	put(digest32, 20);
+	put8(0);
+	put8(0);
+	put8(OP_CRYPT);
+	put8(1);
+	mech(CKM_AES_CBC_PAD, true);
+	put(digest32, 16);
+	put8(AES_KEY);
+	put8(17);
+	put(digest32, 17);
+	put8(0);
+	put8(0);
+	put8(OP_CRYPT);
+	put8(0);
+	mech(CKM_AES_CBC_PAD, true);
+	put(digest32, 16);
+	put8(AES_KEY);
+	put8(1);
+	put8(0);
+	put8(0);
+	seed_write(d, "aes-ctr-pad");
+
+	put8(OP_KEYGEN);	/* C_GenerateKey of AES-128, then ECB with it */
+	put8(1);
+	mech(CKM_AES_KEY_GEN, false);
+	put8(3);
+	a_ulong(CKA_CLASS, CKO_SECRET_KEY);
+	a_ulong(CKA_KEY_TYPE, CKK_AES);
+	a_ulong(CKA_VALUE_LEN, 16);
+	put8(OP_CRYPT);
+	put8(1);
+	mech(CKM_AES_ECB, false);
+	put8(NBASE);
+	put8(16);
+	put(digest32, 16);
+	put8(0);
+	put8(0);
+	seed_write(d, "generate-key");
+
+	sign_verify(CKM_SHA256_HMAC, false, HMAC_KEY, HMAC_KEY, "mac me");
+	put8(OP_SIGN);
+	mech(CKM_SHA512_HMAC_GENERAL, true);
+	put8(0);
+	put8(20);	/* a MAC of 20 bytes */
+	put8(HMAC_KEY);
+	put8(0);
+	put_bytes("mac me too");
+	put8(0);
+	seed_write(d, "hmac");
+
+	put8(OP_KEM);	/* ML-KEM-768: encapsulate to the base key, decapsulate */
+	put8(1);
+	mech(CKM_ML_KEM, false);
+	put8(KEM_PUB);
+	put8(2);
+	a_ulong(CKA_CLASS, CKO_SECRET_KEY);
+	a_ulong(CKA_KEY_TYPE, CKK_GENERIC_SECRET);
+	put8(0);
+	put8(OP_KEM);
+	put8(0);
+	mech(CKM_ML_KEM, false);
+	put8(KEM_PRIV);
+	put8(2);
+	a_ulong(CKA_CLASS, CKO_SECRET_KEY);
+	a_ulong(CKA_KEY_TYPE, CKK_GENERIC_SECRET);
+	put8(1);	/* the last ciphertext */
+	seed_write(d, "ml-kem");
+
+	put8(OP_DERIVE);	/* ECDH with the SHA-256 KDF and shared data */
+	mech(CKM_ECDH1_DERIVE, true);
+	put8(6);	/* CKD_SHA256_KDF */
+	put8(0x10);
+	put_bytes("shared");
+	put8(1);
+	put8(EC_PRIV);
+	put8(4);
+	a_ulong(CKA_CLASS, CKO_SECRET_KEY);
+	a_ulong(CKA_VALUE_LEN, 32);
+	a_bool(CKA_SENSITIVE, 0);
+	a_bool(CKA_EXTRACTABLE, 1);
+	seed_write(d, "ecdh-kdf");
 
 	put8(OP_DERIVE);
 	mech(CKM_ECDH1_DERIVE, true);
@@ -1440,7 +1666,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (!f || inputs++ % reset_every == 0)
 		token_fresh();
 	npool = 0;
-	last_sig_len = last_ct_len = 0;
+	last_sig_len = last_ct_len = last_kem_len = 0;
 	MUST(f->C_OpenSession(slot, CKF_SERIAL_SESSION | CKF_RW_SESSION, NULL, NULL, &sess));
 	login(sess);
 	while (in.n && n++ < MAX_OPS) {
