@@ -4,8 +4,8 @@
 # objects, data objects and P-256 key pairs, one for each byte the test gives it, and prints
 # each label the moment C_CreateObject / C_GenerateKeyPair returned CKR_OK. A round lets it
 # make N objects (N varied), gives it one more and kills it with SIGKILL after a delay varied
-# from round to round (0 to 20 ms: the kill lands in the TPM, in the store's transaction,
-# between them, or after the object was acknowledged). Two rounds have two writers making
+# from round to round (0 to 20 ms: the kill lands at start-up, in the TPM, in the store's
+# transaction, between them, or after the object was acknowledged). Two rounds have two writers making
 # objects at once: the first is killed (the process running the embedded TPM, or the other's
 # client) while both write, the second must go on, then is killed too. After each round a
 # fresh process finds every object acknowledged so far (the key pairs sign and verify) and the
@@ -111,7 +111,7 @@ verify() {
 }
 
 # N:DELAY, N objects then the kill DELAY into the next (every third object is a key pair)
-for round in 0:0 1:0.002 2:0.005 4:0.001 5:0.01 7:0.02; do
+for round in 0:0 1:0.002 3:0.01 5:0.02; do
 	n=${round%:*}
 	start "one$n"
 	give "$GO" "$n"
@@ -142,7 +142,7 @@ for round in 3:0.003:2 5:0.008:3; do
 	fi
 	verify "two writers killed ($n each, then $more more)"
 done
-check_eq "objects acknowledged in all (from 42 on)" yes \
-	"$([ "$(wc -l <"$ACKS")" -ge 42 ] && echo yes || echo no)"
+check_eq "objects acknowledged in all (from 32 on)" yes \
+	"$([ "$(wc -l <"$ACKS")" -ge 32 ] && echo yes || echo no)"
 
 finish
