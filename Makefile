@@ -300,6 +300,13 @@ $(P11_SO): $(P11_OBJ) $(TSS_A) $(LIB_A) pkcs11/libpqtpm-pkcs11.map
 P11_TESTS := $(filter $(BUILD)/tests/test_pkcs11%,$(UNIT_BIN))
 $(P11_TESTS): | $(P11_SO)
 $(P11_TESTS): LIBS += -ldl
+# test_pkcs11_store damages the store's database with SQLite's own hands
+$(BUILD)/tests/test_pkcs11_store: LIBS += -lsqlite3
+# not installed: the module's objects for its fuzz target (tests/fuzz/fuzz_pkcs11.c)
+P11_A := $(BUILD)/obj/libp11.a
+$(P11_A): $(P11_OBJ)
+	@mkdir -p $(dir $@)
+	rm -f $@ && ar rcs $@ $^
 install: install-pkcs11
 install-pkcs11: $(P11_SO)
 	install -d $(DESTDIR)$(or $(P11_MODULE_PATH),$(PREFIX)/lib/pkcs11) \
