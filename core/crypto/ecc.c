@@ -1,6 +1,6 @@
-/* ECC over wolfSSL for NIST P-256, P-384 and P-521: key generation from a random source, public key
- * derivation, point checks, ECDSA and the ECDH point multiplication. Private keys are imported
- * into wolfSSL per call and the key structs wiped afterwards. */
+/* ECC over wolfSSL for NIST P-256, P-384 and P-521: key generation from a random source,
+ * public key derivation, point checks, ECDSA and the ECDH point multiplication. Private keys
+ * are imported into wolfSSL per call and the key structs wiped afterwards. */
 #include <string.h>
 
 #include "ecc_params.h"
