@@ -293,6 +293,10 @@ $(P11_SO): $(P11_OBJ) $(TSS_A) $(LIB_A) pkcs11/libpqtpm-pkcs11.map
 P11_TESTS := $(filter $(BUILD)/tests/test_pkcs11%,$(UNIT_BIN))
 $(P11_TESTS): | $(P11_SO)
 $(P11_TESTS): LIBS += -ldl
+# The PKCS#11 benchmark loads the module (and SoftHSMv2) with dlopen, as applications do.
+$(BUILD)/obj/tests/bench/p11_bench.o: ALL_CFLAGS += $(P11_CFLAGS) -Ipkcs11
+$(BUILD)/bench/p11_bench: LIBS += -ldl
+$(BUILD)/bench/p11_bench: | $(P11_SO)
 install: install-pkcs11
 install-pkcs11: $(P11_SO)
 	install -d $(DESTDIR)$(or $(P11_MODULE_PATH),$(PREFIX)/lib/pkcs11) \
