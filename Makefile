@@ -247,10 +247,11 @@ VALGRIND_UNIT ?= marshal session object context state mlkem wipe
 valgrind: deps all $(VALGRIND_UNIT:%=$(BUILD)/tests/test_%) $(BUILD)/ct/ct_check
 	@VALGRIND_UNIT="$(VALGRIND_UNIT)" tests/run-valgrind.sh $(BUILD)
 
-# make tsan: the engine's concurrency tests built with ThreadSanitizer in $(TSAN_BUILD) and
-# run; any report fails them (TSan's exit status). docs/engine-concurrency.md.
+# make tsan: the engine's, the client library's and the PKCS#11 module's concurrency tests
+# built with ThreadSanitizer in $(TSAN_BUILD) (the module the PKCS#11 test loads too) and run;
+# any report fails them (TSan's exit status). docs/engine-concurrency.md, docs/pkcs11.md.
 TSAN_BUILD ?= build-tsan
-TSAN_UNIT ?= concurrency tss_threads
+TSAN_UNIT ?= concurrency tss_threads pkcs11_threads
 tsan:
 	@$(MAKE) --no-print-directory BUILD=$(TSAN_BUILD) CFLAGS_OPT="-O1 -g -fsanitize=thread" \
 		LDFLAGS_SAN=-fsanitize=thread $(TSAN_UNIT:%=$(TSAN_BUILD)/tests/test_%)

@@ -18,6 +18,11 @@
 static struct p11_conn pool[P11_MAX_CONNS];
 static struct p11_conn *held; /* the connection of the module lock's holder (p11_tpm) */
 
+static unsigned idx(const struct p11_conn *c)
+{
+	return (unsigned)(c - pool);
+}
+
 /* ---- opening and letting go (the connection's lock held) ---- */
 
 static TPM_RC storage_primary(struct p11_conn *c)
@@ -164,7 +169,6 @@ static struct p11_conn *take(const struct p11_object *key, struct dead *d)
 			if (pool[i].users < c->users)
 				c = &pool[i];
 	}
-	c->index = (unsigned)(c - pool);
 	c->users++;
 	memcpy(d->h, c->dead, c->ndead * sizeof(c->dead[0]));
 	d->n = c->ndead;
@@ -179,7 +183,7 @@ static void give(struct p11_conn *c, struct p11_object *key, bool open)
 	c->users--;
 	c->opened = open;
 	if (key)
-		key->conn = c->index;
+		key->conn = idx(c);
 }
 
 void p11_conn_let_go(const struct p11_object *o)
@@ -264,11 +268,11 @@ CK_RV p11_unlocked(struct p11_object *key, p11_step_fn step, void *arg)
 		p11_object_hold(key);
 	c = take(key, &d);
 	p11_mutex_unlock(0);
-	p11_mutex_lock(1 + c->index);
+	p11_mutex_lock(1 + idx(c));
 	settle(c, &d);
 	rv = run(c, step, arg);
 	open = c->t != NULL;
-	p11_mutex_unlock(1 + c->index);
+	p11_mutex_unlock(1 + idx(c));
 	p11_mutex_lock(0);
 	give(c, key, open);
 	if (key)
@@ -284,7 +288,7 @@ struct p11_conn *p11_conn_held(void)
 
 	if (!held) {
 		held = take(NULL, &d);
-		p11_mutex_lock(1 + held->index); /* the module lock, then a connection's */
+		p11_mutex_lock(1 + idx(held)); /* the module lock, then a connection's */
 		settle(held, &d);
 	}
 	return held;
@@ -299,7 +303,7 @@ void p11_conn_give_held(void)
 		return;
 	held = NULL;
 	open = c->t != NULL;
-	p11_mutex_unlock(1 + c->index);
+	p11_mutex_unlock(1 + idx(c));
 	give(c, NULL, open);
 }
 
@@ -341,7 +345,7 @@ CK_RV p11_conn_rv(struct p11_conn *c, TPM_RC rc, const char *what)
 
 CK_RV p11_conn_load(struct p11_conn *c, struct p11_object *o, TPM_HANDLE *h)
 {
-	struct p11_loaded *l = &o->loaded[c->index];
+	struct p11_loaded *l = &o->loaded[idx(c)];
 	struct pqtpm_tss_key key;
 	TPM_RC rc;
 

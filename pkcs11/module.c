@@ -114,15 +114,28 @@ static void tss_log(void *arg, int level, const char *msg)
 	p11_log(level, "%s", msg);
 }
 
-/* A child of a process that had initialized the module starts from nothing: its copies of the
- * parent's connection and store belong to the parent (they are dropped, not closed), and a
- * lock some other thread of the parent held at fork is made anew. */
-static void forget_parent(void)
+/* In a child: a lock another thread of the parent held at fork is made anew, so that the
+ * child's calls find the module uninitialized (p11.pid is the parent's) instead of waiting
+ * for ever; the application's mutexes are the parent's. The rest waits for C_Initialize. */
+static void in_child(void)
 {
 	pthread_mutex_t fresh = PTHREAD_MUTEX_INITIALIZER;
 
 	memcpy(&os_lock, &fresh, sizeof(os_lock));
 	memset(app_mutex, 0, sizeof(app_mutex));
+}
+
+static pthread_once_t fork_once = PTHREAD_ONCE_INIT;
+
+static void watch_forks(void)
+{
+	pthread_atfork(NULL, NULL, in_child);
+}
+
+/* A child of a process that had initialized the module starts from nothing: its copies of the
+ * parent's connections and store belong to the parent (they are dropped, not closed). */
+static void forget_parent(void)
+{
 	memset(&p11, 0, sizeof(p11));
 	p11_objects_forget();
 	p11_conns_forget();
@@ -136,6 +149,7 @@ CK_RV C_Initialize(CK_VOID_PTR pInitArgs)
 	unsigned i;
 	CK_RV rv;
 
+	pthread_once(&fork_once, watch_forks);
 	if (p11.initialized && p11.pid != getpid())
 		forget_parent();
 	if (a) {

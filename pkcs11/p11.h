@@ -80,7 +80,8 @@ CK_RV p11_store_object_delete(struct p11_store *s, int64_t row);
 /* ---- the TPM connections (conn.c) ----
  * A pool of connections to the TPM, each a client of its own (an engine client for embedded:, a
  * socket for mssim: and unix:), opened at first use (never in C_Initialize). A connection is
- * used by one thread at a time, which holds the connection's lock (p11_mutex_lock(1 + index));
+ * used by one thread at a time, which holds the connection's lock (p11_mutex_lock(1 + its
+ * index in the pool));
  * the module lock guards the pool's bookkeeping. Lock order: the module lock before a
  * connection's; a thread that holds a connection's lock never waits for the module lock. */
 #define P11_MAX_CONNS 8
@@ -90,7 +91,6 @@ struct p11_loaded { /* a key's handle on one connection */
 	unsigned gen;	/* the connection's gen when it was loaded */
 };
 struct p11_conn {
-	unsigned index;
 	/* the thread that holds the connection's lock: */
 	struct pqtpm_tss *t; /* NULL: not open */
 	TPM_HANDLE storage;
