@@ -14,8 +14,9 @@ PKGS="$PKGS openssl jq python3"
 PKGS="$PKGS libmicrohttpd-dev curl"
 # the PKCS#11 module in real applications (pkcs11_apps.sh): ssh with PKCS11Provider, OpenSSL's engine
 PKGS="$PKGS openssh-client openssh-server libengine-pkcs11-openssl"
-# `install-deps.sh bench` (make bench): gnuplot as well, for the report's plot.
-[ "${1:-}" = bench ] && PKGS="$PKGS gnuplot-nox"
+# `install-deps.sh bench` (make bench): gnuplot as well, for the report's plot, and SoftHSMv2,
+# the PKCS#11 module p11_bench measures ours against.
+[ "${1:-}" = bench ] && PKGS="$PKGS gnuplot-nox softhsm2"
 # `install-deps.sh conformance` (make conformance): tpm2-abrmd and its TCTI, which the peer
 # suite runs behind.
 [ "${1:-}" = conformance ] && PKGS="$PKGS tpm2-abrmd libtss2-tcti-tabrmd0"

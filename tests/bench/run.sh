@@ -10,7 +10,9 @@
 # CPUs, so server and clients may use either (bench_scaling below). Then kernel_flow against an
 # in-process engine of each pqtpm build (the engine's own cost) and pq_bench (ML-DSA / ML-KEM in
 # C and in @noble/post-quantum, and the post-quantum commands over MSSIM; it pins its own
-# server). Any other program in SP_BUILD_DIR/bench/ runs afterwards without arguments.
+# server). Then p11_bench: the PKCS#11 module (an embedded TPM) and Debian's SoftHSMv2 driven by
+# the same code in one run, unpinned (its two-thread figures need both CPUs). Any other program
+# in SP_BUILD_DIR/bench/ runs afterwards without arguments.
 #
 # Every figure the programs print as a RESULT line goes to SP_BUILD_DIR/bench/results.tsv
 # (impl, mode, key, label, unit, median, p99, samples); tests/bench/report.sh makes report.md and
@@ -31,7 +33,8 @@ if ! command -v gnuplot >/dev/null; then
 	exit 1
 fi
 for d in "$SP_DIR" "$SYS_DIR"; do
-	for b in bin/pqtpm-server bench/tpm_bench bench/kernel_flow bench/nv_bench bench/pq_bench; do
+	for b in bin/pqtpm-server bench/tpm_bench bench/kernel_flow bench/nv_bench bench/pq_bench \
+		bench/p11_bench lib/libpqtpm-pkcs11.so; do
 		if [ ! -x "$d/$b" ]; then
 			echo "bench: $d/$b not built" >&2
 			exit 1
@@ -147,9 +150,16 @@ echo "== pq_bench (system build, without noble)"
 # shellcheck disable=SC2086
 measure pqtpm-system pinned pq_bench env PQ_BENCH_NODE=0 $pin_client "$SYS_DIR/bench/pq_bench"
 
+# p11_bench: our module and SoftHSMv2 (scripts/install-deps.sh bench installs softhsm2) in one
+# run; the system build's module once more, without the peer.
+echo "== p11_bench (SP build, SoftHSMv2 in the same run; unpinned)"
+measure pqtpm-sp p11 p11_bench "$SP_DIR/bench/p11_bench"
+echo "== p11_bench (system build, without SoftHSMv2; unpinned)"
+measure pqtpm-system p11 p11_bench env P11_BENCH_PEER=0 "$SYS_DIR/bench/p11_bench"
+
 for b in "$SP_DIR"/bench/*; do
 	if [ ! -f "$b" ] || [ ! -x "$b" ]; then continue; fi
-	case $(basename "$b") in tpm_bench | kernel_flow | nv_bench | pq_bench) continue ;; esac
+	case $(basename "$b") in tpm_bench | kernel_flow | nv_bench | pq_bench | p11_bench) continue ;; esac
 	echo "== $(basename "$b")"
 	# shellcheck disable=SC2086
 	measure pqtpm-sp pinned "$(basename "$b")" $pin_client "$b"
