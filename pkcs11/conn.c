@@ -310,7 +310,7 @@ void p11_conn_give_held(void)
 CK_RV p11_tpm(struct pqtpm_tss **t, TPM_HANDLE *storage)
 {
 	struct p11_conn *c = p11_conn_held();
-	CK_RV rv = c->t ? CKR_OK : conn_open(c);
+	CK_RV rv = ready(c);
 
 	if (rv != CKR_OK)
 		return rv;
