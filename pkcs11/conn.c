@@ -7,8 +7,8 @@
  * an unreachable TPM costs nothing until a token is used.
  *
  * A thread takes a connection with the module lock held (take: one nobody uses, preferably
- * where its key is loaded, else one not yet opened, else the least wanted one), then waits for
- * the connection's lock; the module lock is released in between for a step outside it
+ * the one its key was last used on, else another open one, else a new one; when all are in
+ * use, the one fewest threads want), then waits for the connection's lock; the module lock is released in between for a step outside it
  * (p11_unlocked), or kept for the whole call by the locked path (p11_tpm: the connection is
  * given back by p11_leave). */
 #include <string.h>

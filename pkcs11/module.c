@@ -1,4 +1,4 @@
-/* C_Initialize, C_Finalize, C_GetInfo: the module's state, its lock, fork. */
+/* C_Initialize, C_Finalize, C_GetInfo: the module's state, its locks, fork. */
 #include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>
