@@ -6,8 +6,9 @@
  * meanwhile, a C_DestroyObject of the key, a C_CloseSession, a C_Logout and a C_Finalize
  * each get the specification's answer and the signature its own (no crash, no use after
  * free: run under ASan and ThreadSanitizer), a second call on the same session is
- * CKR_OPERATION_ACTIVE. Then a fork while threads sign, and C_DestroyObject, C_CloseSession
- * and C_Finalize racing signing threads. Worker threads record what they got; only the main
+ * CKR_OPERATION_ACTIVE. Then a fork while threads sign, the process that runs the TPM exiting
+ * while this one's threads sign as its clients, and C_DestroyObject, C_CloseSession and
+ * C_Finalize racing signing threads. Worker threads record what they got; only the main
  * thread asserts (CUnit is not thread-safe). */
 #include <dlfcn.h>
 #include <limits.h>
@@ -744,6 +745,62 @@ static void test_fork(void)
 	CU_ASSERT_EQUAL(sign_verify(s, CKM_ECDSA, pub, priv, DIGEST, 32), CKR_OK);
 }
 
+/* ---- the process that runs the TPM goes ---- */
+
+/* A child runs the embedded TPM (it opens it first) while this process's module is its client
+ * over the socket, on two connections (two threads sign); the child exits without a word. The
+ * next step of each connection fails in its transport; the module opens the connection again
+ * (one of them becomes the TPM's runner) and repeats the step: the signatures go on. */
+static void test_owner_goes(void)
+{
+	CK_C_INITIALIZE_ARGS args = { .flags = CKF_OS_LOCKING_OK };
+	CK_OBJECT_HANDLE pub, priv;
+	CK_TOKEN_INFO info;
+	struct signer w[2];
+	int ready[2], stop[2], st = -1;
+	char c = 0;
+	pid_t pid;
+
+	init_os();
+	CU_ASSERT_EQUAL(f->C_Finalize(NULL), CKR_OK); /* the TPM is nobody's now */
+	CU_ASSERT_FATAL(pipe(ready) == 0 && pipe(stop) == 0);
+	pid = fork();
+	CU_ASSERT_FATAL(pid >= 0);
+	if (pid == 0) {
+		/* the TPM's runner: its first TPM step (the token's PIN count) opens it here */
+		close(ready[0]);
+		close(stop[1]);
+		if (f->C_Initialize(NULL) != CKR_OK || f->C_GetTokenInfo(slot, &info) != CKR_OK ||
+		    write(ready[1], "r", 1) != 1)
+			_exit(1);
+		_exit(read(stop[0], &c, 1) == 0 ? 0 : 2); /* gone at once, C_Finalize or not */
+	}
+	close(ready[1]);
+	close(stop[0]);
+	CU_ASSERT_EQUAL_FATAL(read(ready[0], &c, 1), 1);
+	CU_ASSERT_EQUAL_FATAL(f->C_Initialize(&args), CKR_OK);
+	CU_ASSERT_EQUAL_FATAL(f->C_OpenSession(slot, CKF_SERIAL_SESSION | CKF_RW_SESSION, NULL,
+					       NULL, &s),
+			      CKR_OK);
+	CU_ASSERT_EQUAL_FATAL(f->C_Login(s, CKU_USER, (CK_UTF8CHAR *)USER_PIN, 4), CKR_OK);
+	CU_ASSERT_EQUAL_FATAL(gen_ec(s, CK_FALSE, "k", &pub, &priv), CKR_OK);
+	memset(w, 0, sizeof(w));
+	for (unsigned i = 0; i < 2; i++)
+		w[i] = (struct signer){ .s = open_session(), .mech = CKM_ECDSA, .pub = pub,
+					.priv = priv, .msg = DIGEST, .len = sizeof(DIGEST) };
+	run_signers(w, 2); /* through the child's TPM */
+	close(stop[1]);
+	CU_ASSERT_EQUAL(waitpid(pid, &st, 0), pid);
+	CU_ASSERT(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	memset(w, 0, sizeof(w));
+	for (unsigned i = 0; i < 2; i++)
+		w[i] = (struct signer){ .s = open_session(), .mech = CKM_ECDSA, .pub = pub,
+					.priv = priv, .msg = DIGEST, .len = sizeof(DIGEST) };
+	run_signers(w, 2); /* the child is gone */
+	CU_ASSERT_EQUAL(f->C_GetTokenInfo(slot, &info), CKR_OK);
+	close(ready[0]);
+}
+
 /* ---- races: the answers the specification gives, whatever the order ---- */
 
 struct racer {
@@ -857,6 +914,7 @@ int main(void)
 		  test_meanwhile_same_session },
 		{ "C_Finalize waits for a signature in the TPM", test_meanwhile_finalize },
 		{ "fork while threads sign", test_fork },
+		{ "the process that runs the TPM goes while two threads sign", test_owner_goes },
 		{ "C_DestroyObject, C_CloseSession, C_Finalize racing signatures", test_races },
 	};
 	int failed;
