@@ -61,7 +61,7 @@ function val(impl, mode, k,    v) {
 	v = med[impl, mode, k]
 	if (!has(v))
 		return cell(v)
-	return us(k) ? v : v " ops/s"
+	return us(k) ? v : unit[k] == "x" ? v "x" : v " ops/s"
 }
 # swtpm / pqtpm SP for times, pqtpm SP / swtpm for rates: how many times faster pqtpm SP is.
 function ratio(mode, k,    a, b) {
