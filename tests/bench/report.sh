@@ -167,7 +167,7 @@ function p11(mode,    i, k, x, a, b, any) {
 		       p11_target(mode, x)
 	}
 	if (any)
-		print "\nops/s: all threads together, the median of five timed windows; with two threads each has its own session and key. \"pqtpm SP vs SoftHSMv2\": how many times faster (above 1: pqtpm is). SoftHSMv2 2.6 has no ML-DSA (n/a)."
+		print "\nops/s: all threads together, the median of five timed windows; with two threads each has its own session and key. CPU time per signature: the signing thread'"'"'s CPU clock over its signatures (the embedded TPM runs in that thread), which other load on the machine changes far less than ops/s. The busy-loop row says how much two threads could get from the machine during the run: two-thread figures are worth no more than it. \"pqtpm SP vs SoftHSMv2\": how many times faster (above 1: pqtpm is). SoftHSMv2 2.6 has no ML-DSA (n/a)."
 }
 # C against noble for each c_X / noble_X pair; the C figure from the SP build.
 function pq(mode,    i, k, x, c, j, any, lbl) {
