@@ -25,6 +25,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -85,13 +86,14 @@ struct module {
 	CK_SESSION_HANDLE s;
 	/* figures, for the comparison: NAN-free, 0 when not measured */
 	double sign1[SIGNS], sign2[SIGNS], gen[KINDS], login, random;
-	double cpu1[SIGNS]; /* CPU time per signature of the one-thread run, us */
+	double cpu1[SIGNS];   /* CPU time per signature of the one-thread run, us */
+	double waits2[SIGNS]; /* sleeps per signature of the two-thread run */
 };
 
 static void result(const struct module *m, const char *key, const char *label, const char *unit,
 		   double median, double p99, unsigned n)
 {
-	int digits = strcmp(unit, "x") ? 1 : 2;
+	int digits = strcmp(unit, "ops/s") && strcmp(unit, "us") ? 2 : 1;
 
 	if (p99 > 0)
 		printf("RESULT\t%s%s\t%s\t%s\t%.*f\t%.*f\t%u\n", m->prefix, key, label, unit,
@@ -314,8 +316,17 @@ struct signer {
 	pthread_barrier_t *start;
 	unsigned done;
 	double cpu_us; /* the thread's CPU time in the window */
+	long waits;    /* ... and how often it slept before its time was up (a lock, mostly) */
 	CK_RV bad;
 };
+
+static long thread_waits(void)
+{
+	struct rusage u;
+
+	getrusage(RUSAGE_THREAD, &u);
+	return u.ru_nvcsw;
+}
 
 static double thread_cpu_us(void)
 {
@@ -334,8 +345,11 @@ static void *sign_loop(void *arg)
 
 	double cpu;
 
+	long waits;
+
 	pthread_barrier_wait(w->start);
 	cpu = thread_cpu_us();
+	waits = thread_waits();
 	end = bench_now_us() + w->seconds * 1e6;
 	while (bench_now_us() < end) {
 		CK_ULONG n = sizeof(sig);
@@ -351,19 +365,23 @@ static void *sign_loop(void *arg)
 		w->done++;
 	}
 	w->cpu_us = thread_cpu_us() - cpu;
+	w->waits = thread_waits() - waits;
 	return NULL;
 }
 
 /* Signatures per second of `threads` threads together (each its own session and key): the
  * median of WINDOWS timed windows; 0 if one failed. *cpu: the median CPU time per signature
  * (all threads' CPU time over all their signatures), which the machine's other load hardly
- * changes. */
-static double sign_rate(const struct module *m, unsigned which, unsigned threads, double *cpu)
+ * changes; *waits: how often per signature a thread slept before its time slice was up (on a
+ * lock, mostly: a module whose threads take turns sleeps about once per signature, one whose
+ * threads run side by side hardly ever, however many CPUs the machine gives it). */
+static double sign_rate(const struct module *m, unsigned which, unsigned threads, double *cpu,
+			double *waits)
 {
 	struct signer w[2];
 	pthread_t th[2];
 	pthread_barrier_t start;
-	double rates[WINDOWS], cpus[WINDOWS], window = quick ? 0.3 : 1.0;
+	double rates[WINDOWS], cpus[WINDOWS], sleeps[WINDOWS], window = quick ? 0.3 : 1.0;
 	CK_OBJECT_HANDLE pub;
 	double rate = 0;
 	unsigned t, i;
@@ -382,7 +400,7 @@ static double sign_rate(const struct module *m, unsigned which, unsigned threads
 	}
 	for (i = 0; i < WINDOWS; i++) {
 		unsigned total = 0;
-		double s, used = 0;
+		double s, used = 0, slept = 0;
 
 		pthread_barrier_init(&start, NULL, threads + 1);
 		for (t = 0; t < threads; t++) {
@@ -395,6 +413,7 @@ static double sign_rate(const struct module *m, unsigned which, unsigned threads
 			pthread_join(th[t], NULL);
 			total += w[t].done;
 			used += w[t].cpu_us;
+			slept += w[t].waits;
 			if (w[t].bad) {
 				check(m, w[t].bad, "C_Sign");
 				total = 0;
@@ -402,6 +421,7 @@ static double sign_rate(const struct module *m, unsigned which, unsigned threads
 		}
 		rates[i] = total / ((bench_now_us() - s) / 1e6);
 		cpus[i] = total ? used / total : 0;
+		sleeps[i] = total ? slept / total : 0;
 		pthread_barrier_destroy(&start);
 		if (!total)
 			break;
@@ -409,6 +429,7 @@ static double sign_rate(const struct module *m, unsigned which, unsigned threads
 	if (i == WINDOWS) {
 		rate = bench_median(rates, WINDOWS);
 		*cpu = bench_median(cpus, WINDOWS);
+		*waits = bench_median(sleeps, WINDOWS);
 	}
 	for (t = 0; t < threads; t++)
 		m->f->C_CloseSession(w[t].s);
@@ -476,10 +497,10 @@ static void bench_sign(struct module *m)
 		if (!has_mech(m, signs[i].mech) ||
 		    (signs[i].mech == CKM_ML_DSA && !has_mech(m, CKM_ML_DSA_KEY_PAIR_GEN)))
 			continue;
-		double cpu2 = 0;
+		double cpu2 = 0, waits1 = 0;
 
-		m->sign1[i] = sign_rate(m, i, 1, &m->cpu1[i]);
-		m->sign2[i] = sign_rate(m, i, 2, &cpu2);
+		m->sign1[i] = sign_rate(m, i, 1, &m->cpu1[i], &waits1);
+		m->sign2[i] = sign_rate(m, i, 2, &cpu2, &m->waits2[i]);
 		snprintf(key, sizeof(key), "sign_%s_1t", signs[i].key);
 		snprintf(label, sizeof(label), "C_Sign %s, 1 thread", signs[i].label);
 		if (m->sign1[i] > 0)
@@ -493,6 +514,11 @@ static void bench_sign(struct module *m)
 		snprintf(label, sizeof(label), "C_Sign %s, 2 threads (a key each)", signs[i].label);
 		if (m->sign2[i] > 0)
 			result(m, key, label, "ops/s", m->sign2[i], 0, WINDOWS);
+		snprintf(key, sizeof(key), "sign_%s_2t_waits", signs[i].key);
+		snprintf(label, sizeof(label), "C_Sign %s, 2 threads: sleeps per signature",
+			 signs[i].label);
+		if (m->sign2[i] > 0)
+			result(m, key, label, "per op", m->waits2[i], 0, WINDOWS);
 		if ((m->sign1[i] <= 0 || m->sign2[i] <= 0) && !m->peer)
 			errors++;
 	}
@@ -571,8 +597,9 @@ static void compare(const struct module *o, const struct module *p)
 
 		r = o->sign1[i] > 0 ? o->sign2[i] / o->sign1[i] : 0;
 		snprintf(what, sizeof(what), "%s two threads >= 1.8x one thread", signs[i].label);
-		snprintf(fig, sizeof(fig), "%.2fx; busy loops got %.2fx in this run", r,
-			 machine_scaling);
+		snprintf(fig, sizeof(fig),
+			 "%.2fx; busy loops got %.2fx in this run; %.2f sleeps per signature", r,
+			 machine_scaling, o->waits2[i]);
 		target(what, r > 0, r >= 1.8, fig);
 	}
 	snprintf(fig, sizeof(fig), "%.0f ops/s; %.0f us CPU per signature", o->sign1[2],

@@ -61,7 +61,7 @@ function val(impl, mode, k,    v) {
 	v = med[impl, mode, k]
 	if (!has(v))
 		return cell(v)
-	return us(k) ? v : unit[k] == "x" ? v "x" : v " ops/s"
+	return us(k) ? v : unit[k] == "x" ? v "x" : v " " unit[k]
 }
 # swtpm / pqtpm SP for times, pqtpm SP / swtpm for rates: how many times faster pqtpm SP is.
 function ratio(mode, k,    a, b) {
@@ -163,7 +163,8 @@ function p11(mode,    i, k, x, a, b, any) {
 		printf "| %s | %s | %s | %s | %s | %s | %s | %s |\n", label[k], val("pqtpm-sp", mode, k),
 		       cell(p99["pqtpm-sp", mode, k]), val("pqtpm-system", mode, k),
 		       val("pqtpm-sp", mode, "p11_peer_" x), cell(p99["pqtpm-sp", mode, "p11_peer_" x]),
-		       has(a) && has(b) ? sprintf("%.2fx", us(k) ? b / a : a / b) : "n/a",
+		       has(a) && has(b) && (us(k) || unit[k] == "ops/s") ?
+		       sprintf("%.2fx", us(k) ? b / a : a / b) : "n/a",
 		       p11_target(mode, x)
 	}
 	if (any)
