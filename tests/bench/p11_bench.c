@@ -82,10 +82,11 @@ struct module {
 	int peer;		   /* its failures do not fail the run */
 	void *lib;
 	CK_FUNCTION_LIST *f;
+	CK_FUNCTION_LIST_3_2 *f32; /* the PKCS#11 3.2 interface, if the module has it */
 	CK_SLOT_ID slot;
 	CK_SESSION_HANDLE s;
 	/* figures, for the comparison: NAN-free, 0 when not measured */
-	double sign1[SIGNS], sign2[SIGNS], gen[KINDS], login, random;
+	double sign1[SIGNS], sign2[SIGNS], gen[KINDS], login, random, encaps, decaps;
 	double cpu1[SIGNS];   /* CPU time per signature of the one-thread run, us */
 	double waits2[SIGNS]; /* sleeps per signature of the two-thread run */
 };
@@ -124,7 +125,10 @@ static int check(const struct module *m, CK_RV rv, const char *what)
 static int open_module(struct module *m, const char *path)
 {
 	CK_C_INITIALIZE_ARGS args = { .flags = CKF_OS_LOCKING_OK };
+	CK_RV (*get_iface)(CK_UTF8CHAR_PTR, CK_VERSION_PTR, CK_INTERFACE_PTR_PTR, CK_FLAGS);
 	CK_RV (*get)(CK_FUNCTION_LIST_PTR_PTR);
+	CK_VERSION v32 = { 3, 2 };
+	CK_INTERFACE *iface;
 	CK_SLOT_ID slots[16];
 	CK_ULONG n = 16;
 	CK_UTF8CHAR label[32];
@@ -140,6 +144,10 @@ static int open_module(struct module *m, const char *path)
 		fprintf(stderr, "p11_bench: %s: no function list\n", m->name);
 		return -1;
 	}
+	get_iface = (CK_RV(*)(CK_UTF8CHAR_PTR, CK_VERSION_PTR, CK_INTERFACE_PTR_PTR,
+			      CK_FLAGS))dlsym(m->lib, "C_GetInterface");
+	if (get_iface && get_iface((CK_UTF8CHAR *)"PKCS 11", &v32, &iface, 0) == CKR_OK)
+		m->f32 = iface->pFunctionList;
 	memset(label, ' ', sizeof(label));
 	memcpy(label, "bench", 5);
 	if (check(m, m->f->C_Initialize(&args), "C_Initialize") ||
@@ -303,6 +311,55 @@ static void bench_login_random(struct module *m)
 	} else {
 		errors += !m->peer;
 	}
+}
+
+/* ML-KEM-768 (PKCS#11 3.2: C_EncapsulateKey, C_DecapsulateKey), each making a session key of
+ * the shared secret; only a module with the 3.2 interface and the mechanism. */
+static void bench_kem(struct module *m)
+{
+	static double te[MAX_SAMPLES], td[MAX_SAMPLES];
+	static uint8_t ct[1600];
+	CK_MECHANISM gen_m = { CKM_ML_KEM_KEY_PAIR_GEN, NULL, 0 }, kem = { CKM_ML_KEM, NULL, 0 };
+	CK_ULONG set = CKP_ML_KEM_768, cls = CKO_SECRET_KEY, kt = CKK_GENERIC_SECRET;
+	CK_ATTRIBUTE pt[] = { { CKA_PARAMETER_SET, &set, sizeof(set) } };
+	CK_ATTRIBUTE t[] = { { CKA_CLASS, &cls, sizeof(cls) }, { CKA_KEY_TYPE, &kt, sizeof(kt) } };
+	unsigned n = quick ? 200 : 1000, ok = 0;
+	CK_OBJECT_HANDLE pub, priv;
+
+	if (!m->f32 || !has_mech(m, CKM_ML_KEM))
+		return;
+	if (check(m, m->f->C_GenerateKeyPair(m->s, &gen_m, pt, 1, NULL, 0, &pub, &priv),
+		  "ML-KEM-768 key pair")) {
+		errors += !m->peer;
+		return;
+	}
+	for (; ok < n; ok++) {
+		CK_OBJECT_HANDLE a, b;
+		CK_ULONG len = sizeof(ct);
+		double s = bench_now_us();
+
+		if (check(m, m->f32->C_EncapsulateKey(m->s, &kem, pub, t, 2, ct, &len, &a),
+			  "C_EncapsulateKey"))
+			break;
+		te[ok] = bench_now_us() - s;
+		s = bench_now_us();
+		if (check(m, m->f32->C_DecapsulateKey(m->s, &kem, priv, t, 2, ct, len, &b),
+			  "C_DecapsulateKey"))
+			break;
+		td[ok] = bench_now_us() - s;
+		m->f->C_DestroyObject(m->s, a);
+		m->f->C_DestroyObject(m->s, b);
+	}
+	if (ok < n) {
+		errors += !m->peer;
+		return;
+	}
+	m->encaps = bench_median(te, (int)n);
+	result(m, "encaps_mlkem768", "C_EncapsulateKey ML-KEM-768 (a session key of the secret)",
+	       "us", m->encaps, p99_of(te, (int)n), n);
+	m->decaps = bench_median(td, (int)n);
+	result(m, "decaps_mlkem768", "C_DecapsulateKey ML-KEM-768 (a session key of the secret)",
+	       "us", m->decaps, p99_of(td, (int)n), n);
 }
 
 /* ---- signatures: ops/s with one and two threads ---- */
@@ -536,6 +593,7 @@ static int run(struct module *m, const char *path)
 	if (!m->peer)
 		bench_machine(m);
 	bench_sign(m);
+	bench_kem(m);
 	bench_gen(m);
 	close_module(m);
 	return 0;
@@ -580,6 +638,8 @@ static void compare(const struct module *o, const struct module *p)
 		snprintf(what, sizeof(what), "C_GenerateKeyPair %s us", kinds[k].label);
 		ratio_line(what, o->gen[k], p->gen[k], 0);
 	}
+	ratio_line("C_EncapsulateKey ML-KEM-768 us", o->encaps, p->encaps, 0);
+	ratio_line("C_DecapsulateKey ML-KEM-768 us", o->decaps, p->decaps, 0);
 	ratio_line("C_Login us", o->login, p->login, 0);
 	ratio_line("C_GenerateRandom 32 bytes us", o->random, p->random, 0);
 
