@@ -8,9 +8,9 @@
  *
  * A thread takes a connection with the module lock held (take: one nobody uses, preferably
  * the one its key was last used on, else another open one, else a new one; when all are in
- * use, the one fewest threads want), then waits for the connection's lock; the module lock is released in between for a step outside it
- * (p11_unlocked), or kept for the whole call by the locked path (p11_tpm: the connection is
- * given back by p11_leave). */
+ * use, the one fewest threads want), then waits for the connection's lock; the module lock is
+ * released in between for a step outside it (p11_unlocked), or kept for the whole call by the
+ * locked path (p11_tpm: the connection is given back by p11_leave). */
 #include <string.h>
 
 #include "p11.h"

@@ -1,15 +1,15 @@
 /* The PKCS#11 module with many threads (docs/pkcs11.md, "Concurrency"), through its function
- * list (dlopen): threads signing at once with keys of their own and with one shared key (every
- * signature verified), every hot path in parallel, and, with the application's mutex callbacks
- * (which let the test step in at the moment a thread's TPM step starts), another thread's calls
- * while a signature is in the TPM: a C_GetSessionInfo and a signature of its own complete
- * meanwhile, a C_DestroyObject of the key, a C_CloseSession, a C_Logout and a C_Finalize
- * each get the specification's answer and the signature its own (no crash, no use after
- * free: run under ASan and ThreadSanitizer), a second call on the same session is
- * CKR_OPERATION_ACTIVE. Then a fork while threads sign, the process that runs the TPM exiting
- * while this one's threads sign as its clients, and C_DestroyObject, C_CloseSession and
- * C_Finalize racing signing threads. Worker threads record what they got; only the main
- * thread asserts (CUnit is not thread-safe). */
+ * lists (dlopen): threads signing at once with keys of their own and with one shared key (every
+ * signature verified), every hot path in parallel (ML-KEM through the 3.2 interface), and,
+ * with the application's mutex callbacks (which let the test step in at the moment a thread's
+ * TPM step starts), another thread's calls while a signature is in the TPM: a
+ * C_GetSessionInfo and a signature of its own complete meanwhile, a C_DestroyObject of the
+ * key, a C_CloseSession, a C_Logout and a C_Finalize each get the specification's answer and
+ * the signature its own (no crash, no use after free: run under ASan and ThreadSanitizer), a
+ * second call on the same session is CKR_OPERATION_ACTIVE. Then a fork while threads sign, the
+ * process that runs the TPM exiting while this one's threads sign as its clients, and
+ * C_DestroyObject, C_CloseSession and C_Finalize racing signing threads. Worker threads record
+ * what they got; only the main thread asserts (CUnit is not thread-safe). */
 #include <dlfcn.h>
 #include <limits.h>
 #include <pthread.h>
@@ -33,6 +33,7 @@
 static char tmp_root[] = "/tmp/pqtpm-test-pkcs11-threads-XXXXXX";
 static char dir[PATH_MAX];
 static CK_FUNCTION_LIST *f;
+static CK_FUNCTION_LIST_3_2 *f32; /* the same module through the 3.2 interface (ML-KEM) */
 static void *lib;
 static int counter;
 static CK_SLOT_ID slot;
@@ -323,6 +324,36 @@ static CK_RV one_derive(struct mixed *w, uint8_t *first, bool *have)
 	return CKR_OK;
 }
 
+/* ML-KEM: encapsulate to a's public half, decapsulate with its private half: one secret. */
+static CK_RV one_kem(struct mixed *w)
+{
+	static _Thread_local uint8_t ct[1600];
+	CK_MECHANISM m = { CKM_ML_KEM, NULL, 0 };
+	CK_KEY_TYPE kt = CKK_GENERIC_SECRET;
+	CK_ATTRIBUTE t[] = { { CKA_SENSITIVE, &no, sizeof(no) },
+			     { CKA_EXTRACTABLE, &yes, sizeof(yes) },
+			     { CKA_KEY_TYPE, &kt, sizeof(kt) } };
+	uint8_t za[64], zb[64];
+	CK_ATTRIBUTE va = { CKA_VALUE, za, sizeof(za) }, vb = { CKA_VALUE, zb, sizeof(zb) };
+	CK_OBJECT_HANDLE a, b;
+	CK_ULONG n = sizeof(ct);
+	CK_RV rv = f32->C_EncapsulateKey(w->s, &m, w->a_pub, t, 3, ct, &n, &a);
+
+	if (rv == CKR_OK)
+		rv = f32->C_DecapsulateKey(w->s, &m, w->a_priv, t, 3, ct, n, &b);
+	if (rv == CKR_OK)
+		rv = f->C_GetAttributeValue(w->s, a, &va, 1);
+	if (rv == CKR_OK)
+		rv = f->C_GetAttributeValue(w->s, b, &vb, 1);
+	if (rv == CKR_OK)
+		rv = f->C_DestroyObject(w->s, a);
+	if (rv == CKR_OK)
+		rv = f->C_DestroyObject(w->s, b);
+	return rv == CKR_OK && (va.ulValueLen != 32 || vb.ulValueLen != 32 || memcmp(za, zb, 32))
+		       ? CKR_GENERAL_ERROR
+		       : rv;
+}
+
 static void *mixed_rounds(void *arg)
 {
 	struct mixed *w = arg;
@@ -334,7 +365,8 @@ static void *mixed_rounds(void *arg)
 			   : w->kind == 1 ? one_random(w->s)
 			   : w->kind == 2 ? one_keygen(w->s)
 			   : w->kind == 3 ? one_rsa(w)
-					  : one_derive(w, first, &have);
+			   : w->kind == 4 ? one_derive(w, first, &have)
+					  : one_kem(w);
 
 		if (rv == CKR_OK)
 			w->ok++;
@@ -347,14 +379,17 @@ static void *mixed_rounds(void *arg)
 static void test_mixed(void)
 {
 	CK_ATTRIBUTE point = { CKA_EC_POINT, NULL, 0 };
+	CK_MECHANISM kem_gen = { CKM_ML_KEM_KEY_PAIR_GEN, NULL, 0 };
+	CK_ULONG kem_set = CKP_ML_KEM_512;
+	CK_ATTRIBUTE kem_pt[] = { { CKA_PARAMETER_SET, &kem_set, sizeof(kem_set) } };
 	CK_OBJECT_HANDLE b_pub;
-	struct mixed w[5];
-	pthread_t th[5];
+	struct mixed w[6];
+	pthread_t th[6];
 	unsigned i;
 
 	init_os();
 	memset(w, 0, sizeof(w));
-	for (i = 0; i < 5; i++) {
+	for (i = 0; i < 6; i++) {
 		w[i].s = open_session();
 		w[i].kind = (int)i;
 	}
@@ -365,9 +400,12 @@ static void test_mixed(void)
 	point.ulValueLen = sizeof(w[4].b_point);
 	CU_ASSERT_EQUAL_FATAL(f->C_GetAttributeValue(s, b_pub, &point, 1), CKR_OK);
 	w[4].b_point_len = point.ulValueLen;
-	for (i = 0; i < 5; i++)
+	CU_ASSERT_EQUAL_FATAL(f->C_GenerateKeyPair(s, &kem_gen, kem_pt, 1, NULL, 0, &w[5].a_pub,
+						   &w[5].a_priv),
+			      CKR_OK);
+	for (i = 0; i < 6; i++)
 		CU_ASSERT_EQUAL_FATAL(pthread_create(&th[i], NULL, mixed_rounds, &w[i]), 0);
-	for (i = 0; i < 5; i++) {
+	for (i = 0; i < 6; i++) {
 		pthread_join(th[i], NULL);
 		CU_ASSERT_EQUAL(w[i].bad, CKR_OK);
 		CU_ASSERT_EQUAL(w[i].ok, ROUNDS);
@@ -895,15 +933,25 @@ static int load(void)
 	lib = sibling_lib_open("libpqtpm-pkcs11.so");
 	if (!lib)
 		return -1;
+	CK_RV (*get_iface)(CK_UTF8CHAR_PTR, CK_VERSION_PTR, CK_INTERFACE_PTR_PTR, CK_FLAGS);
+	CK_VERSION v32 = { 3, 2 };
+	CK_INTERFACE *iface;
+
 	get_list = (CK_RV(*)(CK_FUNCTION_LIST_PTR_PTR))dlsym(lib, "C_GetFunctionList");
-	return get_list && get_list(&f) == CKR_OK ? 0 : -1;
+	get_iface = (CK_RV(*)(CK_UTF8CHAR_PTR, CK_VERSION_PTR, CK_INTERFACE_PTR_PTR,
+			      CK_FLAGS))dlsym(lib, "C_GetInterface");
+	if (!get_list || get_list(&f) != CKR_OK || !get_iface ||
+	    get_iface((CK_UTF8CHAR *)"PKCS 11", &v32, &iface, 0) != CKR_OK)
+		return -1;
+	f32 = iface->pFunctionList;
+	return 0;
 }
 
 int main(void)
 {
 	static const struct unit_test tests[] = {
 		{ "threads sign at once: own keys, one shared key", test_parallel_signing },
-		{ "digest, random, key generation, RSA-OAEP, ECDH at once", test_mixed },
+		{ "digest, random, key generation, RSA-OAEP, ECDH, ML-KEM at once", test_mixed },
 		{ "another thread's calls complete while a signature is in the TPM",
 		  test_meanwhile_calls },
 		{ "C_DestroyObject of the key while its signature is in the TPM",
