@@ -10,9 +10,13 @@
 # CPUs, so server and clients may use either (bench_scaling below). Then kernel_flow against an
 # in-process engine of each pqtpm build (the engine's own cost) and pq_bench (ML-DSA / ML-KEM in
 # C and in @noble/post-quantum, and the post-quantum commands over MSSIM; it pins its own
-# server). Then p11_bench: the PKCS#11 module (an embedded TPM) and Debian's SoftHSMv2 driven by
-# the same code in one run, unpinned (its two-thread figures need both CPUs). Any other program
-# in SP_BUILD_DIR/bench/ runs afterwards without arguments.
+# server). Then, unpinned, issue 14's figures from the SP build: head_of_line (B's GetRandom
+# while A makes RSA-3072 keys, in process and over MSSIM) and sign_scaling (ECDSA P-256 and
+# ML-DSA-65 signatures/s with 1, 2 and 4 clients, in process and over MSSIM, and 2 clients on
+# one server against 2 spread over two servers); each starts its own engine and servers. Then
+# p11_bench: the PKCS#11 module (an embedded TPM) and Debian's SoftHSMv2 driven by the same
+# code in one run, unpinned (its two-thread figures need both CPUs). Any other program in
+# SP_BUILD_DIR/bench/ runs afterwards without arguments.
 #
 # Every figure the programs print as a RESULT line goes to SP_BUILD_DIR/bench/results.tsv
 # (impl, mode, key, label, unit, median, p99, samples); tests/bench/report.sh makes report.md and
@@ -34,7 +38,7 @@ if ! command -v gnuplot >/dev/null; then
 fi
 for d in "$SP_DIR" "$SYS_DIR"; do
 	for b in bin/pqtpm-server bench/tpm_bench bench/kernel_flow bench/nv_bench bench/pq_bench \
-		bench/p11_bench lib/libpqtpm-pkcs11.so; do
+		bench/head_of_line bench/sign_scaling bench/p11_bench lib/libpqtpm-pkcs11.so; do
 		if [ ! -x "$d/$b" ]; then
 			echo "bench: $d/$b not built" >&2
 			exit 1
@@ -150,6 +154,12 @@ echo "== pq_bench (system build, without noble)"
 # shellcheck disable=SC2086
 measure pqtpm-system pinned pq_bench env PQ_BENCH_NODE=0 $pin_client "$SYS_DIR/bench/pq_bench"
 
+# One client must not wait behind another's cryptography (issue 14): both CPUs in use.
+echo "== head_of_line (in process, then over MSSIM; unpinned)"
+measure pqtpm-sp unpinned head_of_line "$SP_DIR/bench/head_of_line"
+echo "== sign_scaling (in process, then over MSSIM; unpinned)"
+measure pqtpm-sp unpinned sign_scaling "$SP_DIR/bench/sign_scaling"
+
 # p11_bench: our module and SoftHSMv2 (scripts/install-deps.sh bench installs softhsm2) in one
 # run; the system build's module once more, without the peer.
 echo "== p11_bench (SP build, SoftHSMv2 in the same run; unpinned)"
@@ -159,7 +169,11 @@ measure pqtpm-system p11 p11_bench env P11_BENCH_PEER=0 "$SYS_DIR/bench/p11_benc
 
 for b in "$SP_DIR"/bench/*; do
 	if [ ! -f "$b" ] || [ ! -x "$b" ]; then continue; fi
-	case $(basename "$b") in tpm_bench | kernel_flow | nv_bench | pq_bench | p11_bench) continue ;; esac
+	case $(basename "$b") in
+	tpm_bench | kernel_flow | nv_bench | pq_bench | head_of_line | sign_scaling | p11_bench)
+		continue
+		;;
+	esac
 	echo "== $(basename "$b")"
 	# shellcheck disable=SC2086
 	measure pqtpm-sp pinned "$(basename "$b")" $pin_client "$b"
