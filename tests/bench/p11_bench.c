@@ -426,71 +426,79 @@ static void *sign_loop(void *arg)
 	return NULL;
 }
 
-/* Signatures per second of `threads` threads together (each its own session and key): the
- * median of WINDOWS timed windows; 0 if one failed. *cpu: the median CPU time per signature
- * (all threads' CPU time over all their signatures), which the machine's other load hardly
- * changes; *waits: how often per signature a thread slept before its time slice was up (on a
- * lock, mostly: a module whose threads take turns sleeps about once per signature, one whose
- * threads run side by side hardly ever, however many CPUs the machine gives it). */
-static double sign_rate(const struct module *m, unsigned which, unsigned threads, double *cpu,
-			double *waits)
+/* One timed window of `threads` of the signers w: signatures per second of them together, CPU
+ * time per signature (all threads' CPU time over all their signatures) and sleeps per
+ * signature (how often a thread slept before its time slice was up: on a lock, mostly; a
+ * module whose threads take turns sleeps about once per signature, one whose threads run side
+ * by side hardly ever, however many CPUs the machine gives it). 0 if a signature failed. */
+static double window(const struct module *m, struct signer *w, unsigned threads, double *cpu,
+		     double *sleeps)
 {
-	struct signer w[2];
-	pthread_t th[2];
 	pthread_barrier_t start;
-	double rates[WINDOWS], cpus[WINDOWS], sleeps[WINDOWS], window = quick ? 0.3 : 1.0;
+	pthread_t th[2];
+	unsigned total = 0, t;
+	double s, used = 0, slept = 0;
+
+	pthread_barrier_init(&start, NULL, threads + 1);
+	for (t = 0; t < threads; t++) {
+		w[t].done = 0;
+		w[t].start = &start;
+		pthread_create(&th[t], NULL, sign_loop, &w[t]);
+	}
+	pthread_barrier_wait(&start);
+	s = bench_now_us();
+	for (t = 0; t < threads; t++) {
+		pthread_join(th[t], NULL);
+		total += w[t].done;
+		used += w[t].cpu_us;
+		slept += w[t].waits;
+		if (w[t].bad) {
+			check(m, w[t].bad, "C_Sign");
+			total = 0;
+		}
+	}
+	pthread_barrier_destroy(&start);
+	*cpu = total ? used / total : 0;
+	*sleeps = total ? slept / total : 0;
+	return total / ((bench_now_us() - s) / 1e6);
+}
+
+/* Signatures per second with one thread and with two (each its own session and key), their
+ * windows taken in turns so that the machine's changing load falls on both alike: the medians
+ * of WINDOWS windows each, the one-thread run's CPU time per signature and the two-thread
+ * run's sleeps per signature, into m (0 if a signature failed). */
+static void sign_rates(struct module *m, unsigned which)
+{
+	double r1[WINDOWS], r2[WINDOWS], c1[WINDOWS], w2[WINDOWS], unused;
 	CK_OBJECT_HANDLE pub;
-	double rate = 0;
+	struct signer w[2];
 	unsigned t, i;
 
 	memset(w, 0, sizeof(w));
-	for (t = 0; t < threads; t++) {
+	for (t = 0; t < 2; t++) {
 		w[t].m = m;
 		w[t].which = which;
-		w[t].seconds = window;
-		w[t].start = &start;
+		w[t].seconds = quick ? 0.3 : 1.0;
 		if (check(m, m->f->C_OpenSession(m->slot, CKF_SERIAL_SESSION, NULL, NULL, &w[t].s),
 			  "C_OpenSession") ||
 		    check(m, gen(m, w[t].s, signs[which].kind, &pub, &w[t].key),
 			  "C_GenerateKeyPair"))
-			return 0;
+			return;
 	}
 	for (i = 0; i < WINDOWS; i++) {
-		unsigned total = 0;
-		double s, used = 0, slept = 0;
-
-		pthread_barrier_init(&start, NULL, threads + 1);
-		for (t = 0; t < threads; t++) {
-			w[t].done = 0;
-			pthread_create(&th[t], NULL, sign_loop, &w[t]);
-		}
-		pthread_barrier_wait(&start);
-		s = bench_now_us();
-		for (t = 0; t < threads; t++) {
-			pthread_join(th[t], NULL);
-			total += w[t].done;
-			used += w[t].cpu_us;
-			slept += w[t].waits;
-			if (w[t].bad) {
-				check(m, w[t].bad, "C_Sign");
-				total = 0;
-			}
-		}
-		rates[i] = total / ((bench_now_us() - s) / 1e6);
-		cpus[i] = total ? used / total : 0;
-		sleeps[i] = total ? slept / total : 0;
-		pthread_barrier_destroy(&start);
-		if (!total)
+		r1[i] = window(m, w, 1, &c1[i], &unused);
+		r2[i] = window(m, w, 2, &unused, &w2[i]);
+		if (!r1[i] || !r2[i])
 			break;
 	}
 	if (i == WINDOWS) {
-		rate = bench_median(rates, WINDOWS);
-		*cpu = bench_median(cpus, WINDOWS);
-		*waits = bench_median(sleeps, WINDOWS);
+		m->sign1[which] = bench_median(r1, WINDOWS);
+		m->sign2[which] = bench_median(r2, WINDOWS);
+		m->cpu1[which] = bench_median(c1, WINDOWS);
+		m->waits2[which] = bench_median(w2, WINDOWS);
 	}
-	for (t = 0; t < threads; t++)
+	for (t = 0; t < 2; t++)
 		m->f->C_CloseSession(w[t].s);
-	return rate;
 }
 
 /* ---- what the machine gives two threads ----
@@ -554,10 +562,7 @@ static void bench_sign(struct module *m)
 		if (!has_mech(m, signs[i].mech) ||
 		    (signs[i].mech == CKM_ML_DSA && !has_mech(m, CKM_ML_DSA_KEY_PAIR_GEN)))
 			continue;
-		double cpu2 = 0, waits1 = 0;
-
-		m->sign1[i] = sign_rate(m, i, 1, &m->cpu1[i], &waits1);
-		m->sign2[i] = sign_rate(m, i, 2, &cpu2, &m->waits2[i]);
+		sign_rates(m, i);
 		snprintf(key, sizeof(key), "sign_%s_1t", signs[i].key);
 		snprintf(label, sizeof(label), "C_Sign %s, 1 thread", signs[i].label);
 		if (m->sign1[i] > 0)
