@@ -301,6 +301,13 @@ $(P11_SO): $(P11_OBJ) $(TSS_A) $(LIB_A) pkcs11/libpqtpm-pkcs11.map
 P11_TESTS := $(filter $(BUILD)/tests/test_pkcs11%,$(UNIT_BIN))
 $(P11_TESTS): | $(P11_SO)
 $(P11_TESTS): LIBS += -ldl
+# test_pkcs11_store damages the store's database with SQLite's own hands
+$(BUILD)/tests/test_pkcs11_store: LIBS += -lsqlite3
+# not installed: the module's objects for its fuzz target (tests/fuzz/fuzz_pkcs11.c)
+P11_A := $(BUILD)/obj/libp11.a
+$(P11_A): $(P11_OBJ)
+	@mkdir -p $(dir $@)
+	rm -f $@ && ar rcs $@ $^
 # The PKCS#11 benchmark loads the module (and SoftHSMv2) with dlopen, as applications do.
 $(BUILD)/obj/tests/bench/p11_bench.o: ALL_CFLAGS += $(P11_CFLAGS) -Ipkcs11
 $(BUILD)/bench/p11_bench: LIBS += -ldl
