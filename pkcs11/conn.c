@@ -152,20 +152,20 @@ static void settle(struct p11_conn *c, const struct dead *d)
 
 static struct p11_conn *take(const struct p11_object *key, struct dead *d)
 {
+	unsigned i, n = p11.conf.connections; /* 1 to P11_MAX_CONNS (conf.c) */
 	struct p11_conn *c = NULL;
-	unsigned i;
 
-	if (key && !pool[key->conn].users && pool[key->conn].opened)
+	if (key && key->conn < n && !pool[key->conn].users && pool[key->conn].opened)
 		c = &pool[key->conn];
-	for (i = 0; !c && i < P11_MAX_CONNS; i++)
+	for (i = 0; !c && i < n; i++)
 		if (!pool[i].users && pool[i].opened)
 			c = &pool[i];
-	for (i = 0; !c && i < P11_MAX_CONNS; i++)
+	for (i = 0; !c && i < n; i++)
 		if (!pool[i].users)
 			c = &pool[i];
 	if (!c) { /* every one in use: wait for the least wanted */
 		c = &pool[0];
-		for (i = 1; i < P11_MAX_CONNS; i++)
+		for (i = 1; i < n; i++)
 			if (pool[i].users < c->users)
 				c = &pool[i];
 	}

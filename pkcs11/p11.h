@@ -30,11 +30,14 @@ struct p11_conf {
 	char tpm[P11_PATH_MAX + 16]; /* a transport string of the client library */
 	char store[P11_PATH_MAX];	/* the token store's directory */
 	unsigned slots;			/* tokens at most (then no empty slot is offered) */
+	unsigned connections;		/* TPM connections at most (conn.c); 0: the transport's */
 	int log_level;			/* enum p11_log_level */
 	char owner_auth[P11_PIN_MAX + 1];
 };
 /* From $PQTPM_PKCS11_CONF, else $PQTPM_STATE_DIR, else $XDG_DATA_HOME/pqtpm: CKR_OK, or
- * CKR_GENERAL_ERROR for a file that cannot be read or does not parse (logged). */
+ * CKR_GENERAL_ERROR for a file that cannot be read or does not parse (logged). connections
+ * left out: 1 for a TPM that serves one connection at a time (swtpm:, a device other than a
+ * resource manager's), else P11_MAX_CONNS. */
 CK_RV p11_conf_load(struct p11_conf *c);
 /* One "key = value" line of a configuration file (also for tests): 0 or -EINVAL. */
 int p11_conf_line(struct p11_conf *c, const char *line);

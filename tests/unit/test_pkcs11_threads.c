@@ -223,6 +223,44 @@ static void test_parallel_signing(void)
 	run_signers(w, 5);
 }
 
+/* One connection (`connections = 1`, for a TPM that serves one at a time): the five threads
+ * take turns on it, each waiting for the connection's lock, and all their signatures come
+ * out; a number out of 1-8 is refused at C_Initialize. */
+static void test_one_connection(void)
+{
+	CK_C_INITIALIZE_ARGS args = { .flags = CKF_OS_LOCKING_OK };
+	char conf[PATH_MAX + 16];
+	struct signer w[5];
+	FILE *c;
+	unsigned i;
+
+	snprintf(conf, sizeof(conf), "%s.conf", dir);
+	for (i = 0; i < 3; i++) {
+		c = fopen(conf, "w");
+		CU_ASSERT_PTR_NOT_NULL_FATAL(c);
+		fprintf(c, "tpm = embedded:%s\nconnections = %s\n", dir,
+			i == 0 ? "0" : i == 1 ? "9" : "1");
+		fclose(c);
+		setenv("PQTPM_PKCS11_CONF", conf, 1);
+		if (i < 2)
+			CU_ASSERT_EQUAL(f->C_Initialize(&args), CKR_GENERAL_ERROR);
+	}
+	init_os();
+	memset(w, 0, sizeof(w));
+	for (i = 0; i < 5; i++) {
+		w[i] = (struct signer){ .s = open_session(), .mech = CKM_ECDSA, .msg = DIGEST,
+					.len = sizeof(DIGEST) };
+		if (i < 3)
+			CU_ASSERT_EQUAL_FATAL(gen_ec(s, CK_FALSE, "one", &w[i].pub, &w[i].priv),
+					      CKR_OK);
+	}
+	w[3].pub = w[4].pub = w[0].pub;
+	w[3].priv = w[4].priv = w[0].priv;
+	run_signers(w, 5);
+	unsetenv("PQTPM_PKCS11_CONF");
+	unlink(conf);
+}
+
 /* ---- every hot path at once ---- */
 
 struct mixed {
@@ -951,6 +989,7 @@ int main(void)
 {
 	static const struct unit_test tests[] = {
 		{ "threads sign at once: own keys, one shared key", test_parallel_signing },
+		{ "five threads on one connection (connections = 1)", test_one_connection },
 		{ "digest, random, key generation, RSA-OAEP, ECDH, ML-KEM at once", test_mixed },
 		{ "another thread's calls complete while a signature is in the TPM",
 		  test_meanwhile_calls },
