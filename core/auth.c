@@ -259,6 +259,7 @@ static TPM_RC check_session(struct cmd *c, struct auth_area *a, unsigned i, TPM_
 	bool ok;
 
 	if (as->slot >= 0) {
+		TRY(rc_session(cmd_pp_check(c, (unsigned)as->slot), n));
 		TRY(entity_auth(c, (unsigned)as->slot, &as->auth));
 		trim(&as->auth);
 	}

@@ -14,17 +14,14 @@ static bool pp_listed(const struct pp_list *l, TPM_CC cc)
 	return false;
 }
 
-TPM_RC cmd_pp_check(const struct cmd *c)
+TPM_RC cmd_pp_check(const struct cmd *c, unsigned slot)
 {
 	TPM_CC cc = c->def->code;
-	bool platform = false;
 
-	if (cc != TPM_CC_PP_Commands && !pp_listed(&c->e->ps.pp, cc))
+	if (c->handle[slot] != TPM_RH_PLATFORM || c->e->phys_presence)
 		return TPM_RC_SUCCESS;
-	for (unsigned i = 0; i < c->def->handles; i++)
-		if (c->def->auth[i] != AUTH_NONE && c->handle[i] == TPM_RH_PLATFORM)
-			platform = true;
-	return platform && !c->e->phys_presence ? TPM_RC_PP : TPM_RC_SUCCESS;
+	return cc == TPM_CC_PP_Commands || pp_listed(&c->e->ps.pp, cc) ? TPM_RC_PP
+								 : TPM_RC_SUCCESS;
 }
 
 static size_t put(TPM_CC *out, size_t k, size_t max, TPM_CC from, TPM_CC cc)
