@@ -1,7 +1,8 @@
-/* C_GenerateKeyPair: RSA 2048/3072, EC P-256/P-384, ML-DSA-44/65/87, made by the TPM under the
- * token's storage key with the token's wrapping secret as their authValue. The private half
- * never leaves the TPM (sensitive, never extractable); the public object carries the public
- * key in PKCS#11's form. */
+/* C_GenerateKeyPair: RSA 2048/3072, EC P-256/P-384, ML-DSA-44/65/87, ML-KEM-512/768/1024, made
+ * by the TPM under the token's storage key with the token's wrapping secret as their
+ * authValue. The private half never leaves the TPM (sensitive, never extractable); the public
+ * object carries the public key in PKCS#11's form. An ML-KEM key is the TPM's unrestricted
+ * decryption key, which encapsulates and decapsulates and does nothing else. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -16,12 +17,13 @@ struct request {
 	CK_KEY_TYPE type;
 	CK_ULONG bits;		  /* RSA */
 	const CK_ATTRIBUTE *curve; /* EC: CKA_EC_PARAMS */
-	CK_ULONG parameter_set;	  /* ML-DSA */
+	CK_ULONG parameter_set;	  /* ML-DSA, ML-KEM */
 	struct pqtpm_tss_template tmpl;
 };
 
-/* Attributes an application may set in a key template, copied to the object as given. */
-static bool settable(CK_ATTRIBUTE_TYPE t)
+/* Attributes an application may set in a key template of class cls, copied to the object as
+ * given. */
+static bool settable(CK_ATTRIBUTE_TYPE t, CK_OBJECT_CLASS cls)
 {
 	switch (t) {
 	case CKA_TOKEN:
@@ -40,6 +42,10 @@ static bool settable(CK_ATTRIBUTE_TYPE t)
 	case CKA_DECRYPT:
 	case CKA_DERIVE:
 		return true;
+	case CKA_ENCAPSULATE:
+		return cls == CKO_PUBLIC_KEY;
+	case CKA_DECAPSULATE:
+		return cls == CKO_PRIVATE_KEY;
 	default:
 		return false;
 	}
@@ -91,7 +97,7 @@ static CK_RV copy_template(struct p11_object *o, const CK_ATTRIBUTE *t, CK_ULONG
 	if (n && !t)
 		return CKR_ARGUMENTS_BAD;
 	for (i = 0; i < n; i++) {
-		if (settable(t[i].type)) {
+		if (settable(t[i].type, cls)) {
 			if (t[i].ulValueLen && !t[i].pValue)
 				return CKR_ATTRIBUTE_VALUE_INVALID;
 			if (t[i].type != CKA_LABEL && t[i].type != CKA_ID &&
@@ -158,8 +164,9 @@ static CK_RV read_request(CK_MECHANISM_TYPE mech, const CK_ATTRIBUTE *pub, CK_UL
 			return CKR_CURVE_NOT_SUPPORTED;
 		return CKR_OK;
 	case CKM_ML_DSA_KEY_PAIR_GEN:
-		r->type = CKK_ML_DSA;
-		r->tmpl.type = TPM_ALG_MLDSA;
+	case CKM_ML_KEM_KEY_PAIR_GEN:
+		r->type = mech == CKM_ML_DSA_KEY_PAIR_GEN ? CKK_ML_DSA : CKK_ML_KEM;
+		r->tmpl.type = mech == CKM_ML_DSA_KEY_PAIR_GEN ? TPM_ALG_MLDSA : TPM_ALG_MLKEM;
 		rv = p11_tmpl_ulong(pub, npub, CKA_PARAMETER_SET, &r->parameter_set);
 		if (rv == CKR_OK && !r->parameter_set)
 			rv = p11_tmpl_ulong(priv, npriv, CKA_PARAMETER_SET, &r->parameter_set);
@@ -167,14 +174,10 @@ static CK_RV read_request(CK_MECHANISM_TYPE mech, const CK_ATTRIBUTE *pub, CK_UL
 			return rv;
 		if (!r->parameter_set)
 			return CKR_TEMPLATE_INCOMPLETE;
-		if (r->parameter_set == CKP_ML_DSA_44)
-			r->tmpl.parameter_set = TPM_MLDSA_44;
-		else if (r->parameter_set == CKP_ML_DSA_65)
-			r->tmpl.parameter_set = TPM_MLDSA_65;
-		else if (r->parameter_set == CKP_ML_DSA_87)
-			r->tmpl.parameter_set = TPM_MLDSA_87;
-		else
+		/* CKP_ML_DSA_44/65/87 and CKP_ML_KEM_512/768/1024 are 1, 2, 3, as the TPM's sets */
+		if (r->parameter_set < 1 || r->parameter_set > 3)
 			return CKR_ATTRIBUTE_VALUE_INVALID;
+		r->tmpl.parameter_set = (uint16_t)r->parameter_set;
 		return CKR_OK;
 	default:
 		return CKR_MECHANISM_INVALID;
@@ -195,7 +198,7 @@ static CK_RV common(struct p11_object *o, CK_OBJECT_CLASS cls, const struct requ
 		rv = p11_attr_set_bool(o, CKA_LOCAL, true);
 	if (rv == CKR_OK)
 		rv = p11_attr_set_ulong(o, CKA_KEY_GEN_MECHANISM, mech);
-	if (rv == CKR_OK && r->type == CKK_ML_DSA)
+	if (rv == CKR_OK && (r->type == CKK_ML_DSA || r->type == CKK_ML_KEM))
 		rv = p11_attr_set_ulong(o, CKA_PARAMETER_SET, r->parameter_set);
 	if (rv == CKR_OK && r->type == CKK_EC)
 		rv = p11_attr_set(o, CKA_EC_PARAMS, r->curve->pValue, r->curve->ulValueLen);
@@ -208,7 +211,7 @@ static CK_RV dflt_bool(struct p11_object *o, CK_ATTRIBUTE_TYPE t, bool v)
 	return p11_attr_find(o, t) ? CKR_OK : p11_attr_set_bool(o, t, v);
 }
 
-static CK_RV defaults(struct p11_object *o, bool priv)
+static CK_RV defaults(struct p11_object *o, bool priv, CK_KEY_TYPE type)
 {
 	static const CK_ATTRIBUTE_TYPE empty[] = { CKA_LABEL, CKA_ID, CKA_SUBJECT,
 						   CKA_START_DATE, CKA_END_DATE };
@@ -231,7 +234,9 @@ static CK_RV defaults(struct p11_object *o, bool priv)
 	if (rv == CKR_OK)
 		rv = dflt_bool(o, CKA_DESTROYABLE, true);
 	if (rv == CKR_OK)
-		rv = dflt_bool(o, priv ? CKA_SIGN : CKA_VERIFY, true);
+		rv = dflt_bool(o, priv ? CKA_SIGN : CKA_VERIFY, type != CKK_ML_KEM);
+	if (rv == CKR_OK)
+		rv = dflt_bool(o, priv ? CKA_DECAPSULATE : CKA_ENCAPSULATE, type == CKK_ML_KEM);
 	if (rv == CKR_OK)
 		rv = dflt_bool(o, priv ? CKA_DECRYPT : CKA_ENCRYPT, false);
 	if (rv == CKR_OK)
@@ -309,7 +314,7 @@ static CK_RV build_half(struct p11_object *o, CK_OBJECT_CLASS cls, const struct 
 	CK_RV rv = copy_template(o, t, n, cls, r->type);
 
 	if (rv == CKR_OK)
-		rv = defaults(o, is_priv);
+		rv = defaults(o, is_priv, r->type);
 	if (rv == CKR_OK)
 		rv = common(o, cls, r, mech);
 	if (rv != CKR_OK)
@@ -339,7 +344,8 @@ CK_RV C_GenerateKeyPair(CK_SESSION_HANDLE hSession, CK_MECHANISM_PTR pMechanism,
 	struct p11_session *s;
 	struct p11_token *tok;
 	struct request r;
-	bool sign = true, decrypt = false, derive = false, token_pub = false, token_priv = false;
+	bool sign, decrypt = false, derive = false, token_pub = false, token_priv = false;
+	bool encaps, decaps;
 	CK_RV rv = p11_enter();
 
 	if (rv != CKR_OK)
@@ -353,8 +359,16 @@ CK_RV C_GenerateKeyPair(CK_SESSION_HANDLE hSession, CK_MECHANISM_PTR pMechanism,
 		return p11_done(CKR_USER_NOT_LOGGED_IN);
 	rv = read_request(pMechanism->mechanism, pPublicKeyTemplate, ulPublicKeyAttributeCount,
 			  pPrivateKeyTemplate, ulPrivateKeyAttributeCount, &r);
+	sign = r.type != CKK_ML_KEM;
+	encaps = decaps = !sign;
 	if (rv == CKR_OK)
 		rv = p11_tmpl_bool(pPrivateKeyTemplate, ulPrivateKeyAttributeCount, CKA_SIGN, &sign);
+	if (rv == CKR_OK)
+		rv = p11_tmpl_bool(pPublicKeyTemplate, ulPublicKeyAttributeCount, CKA_ENCAPSULATE,
+				   &encaps);
+	if (rv == CKR_OK)
+		rv = p11_tmpl_bool(pPrivateKeyTemplate, ulPrivateKeyAttributeCount, CKA_DECAPSULATE,
+				   &decaps);
 	if (rv == CKR_OK)
 		rv = p11_tmpl_bool(pPrivateKeyTemplate, ulPrivateKeyAttributeCount, CKA_DECRYPT,
 				   &decrypt);
@@ -371,10 +385,13 @@ CK_RV C_GenerateKeyPair(CK_SESSION_HANDLE hSession, CK_MECHANISM_PTR pMechanism,
 		return p11_done(rv);
 	if ((token_pub || token_priv) && !(s->flags & CKF_RW_SESSION))
 		return p11_done(CKR_SESSION_READ_ONLY);
-	if ((decrypt && r.type == CKK_ML_DSA) || (derive && r.type != CKK_EC))
+	/* ML-DSA signs only, ML-KEM encapsulates only, only EC derives */
+	if ((decrypt && (r.type == CKK_ML_DSA || r.type == CKK_ML_KEM)) ||
+	    (derive && r.type != CKK_EC) || (sign && r.type == CKK_ML_KEM) ||
+	    ((encaps || decaps) && r.type != CKK_ML_KEM))
 		return p11_done(CKR_TEMPLATE_INCONSISTENT);
-	/* an ECC key derives (ECDH) through the TPM's decrypt attribute */
-	decrypt = decrypt || derive;
+	/* an ECC key derives (ECDH), an ML-KEM key decapsulates, through the TPM's decrypt */
+	decrypt = decrypt || derive || r.type == CKK_ML_KEM;
 	r.tmpl.attributes = TPMA_OBJECT_FIXEDTPM | TPMA_OBJECT_FIXEDPARENT |
 			    TPMA_OBJECT_SENSITIVEDATAORIGIN | TPMA_OBJECT_USERWITHAUTH |
 			    TPMA_OBJECT_NODA | (decrypt ? TPMA_OBJECT_DECRYPT : 0) |
