@@ -12,7 +12,8 @@
 # prints report.md. Environment: PEER_SUITE (default: shared/peer-suites/tpm2-tools-5.4 next to
 # the project or to the clone it is a worktree of), CONFORMANCE_TPMS (default "pqtpm swtpm"),
 # CONFORMANCE_TESTS (test names, default all), CONFORMANCE_JOBS (default 2),
-# CONFORMANCE_TIMEOUT (seconds per test, default 300).
+# CONFORMANCE_TIMEOUT (seconds per test, default 1200: abrmd_policycphash, the longest, took over
+# 300 s on both TPMs with 2 cores shared by many builds).
 # Exits non-zero when something needed is missing; failing peer tests are the report, not an
 # error.
 set -eu
@@ -31,7 +32,7 @@ fi
 OUT=$BUILD_DIR/conformance
 TPMS=${CONFORMANCE_TPMS:-pqtpm swtpm}
 JOBS=${CONFORMANCE_JOBS:-2}
-TIMEOUT=${CONFORMANCE_TIMEOUT:-300}
+TIMEOUT=${CONFORMANCE_TIMEOUT:-1200}
 
 need() {
 	command -v "$1" >/dev/null || { echo "conformance: $1 not found ($2)" >&2; exit 1; }
