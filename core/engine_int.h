@@ -385,11 +385,6 @@ TPM_RC cmd_audit_after(struct cmd *c, const uint8_t *rsp_params, size_t rsp_len)
 bool cmd_audit_counts(const struct cmd *c);
 /* After the handler succeeded, inside its transaction: a new sequence counted (in ps). */
 void cmd_audit_count(struct cmd *c);
-/* TPM_RC_PP when handle slot, which a session authorizes, is the platform's, the command
- * requires physical presence (PP_Commands, or one the list names) and it is not asserted.
- * auth.c checks it first for that session, so the code carries the session's number, as the
- * reference implementation's CheckAuthSession does. */
-TPM_RC cmd_pp_check(const struct cmd *c, unsigned slot);
 /* The commands that require physical presence from `from` on, ascending; the count written. */
 size_t cmd_pp_commands(const struct pqtpm_engine *e, TPM_CC from, TPM_CC *out, size_t max);
 /* TPM_PT_AUDIT_COUNTER_0/1, and the audited commands from `from` on, ascending, at most max
