@@ -1,7 +1,8 @@
 /* Camellia and TDES in the TPM (issue 15): symCipher objects under EncryptDecrypt and
  * EncryptDecrypt2 in every mode, with the iv and block rules of an 8-byte block; the TDES keys
  * the TPM makes (odd parity) and refuses (weak keys, K1 = K2); storage parents whose children's
- * outPrivate is decrypted here with the parent's seed and cipher; the inner wrapper of
+ * outPrivate is decrypted here with the parent's seed, cipher and iv (a TPM2B_IV of one block:
+ * 8 bytes for TDES); the inner wrapper of
  * Duplicate decrypted here and imported; MakeCredential / ActivateCredential with an ECC key
  * whose symmetric is Camellia or TDES. The ciphers themselves are checked against RFC 3713,
  * SP 800-67 and OpenSSL in test_crypto_sym; here they are what the engine must have used. */
@@ -329,15 +330,19 @@ static TPM_RC unseal(TPM_HANDLE obj, struct tpm2b_digest *out)
 }
 
 /* outPrivate decrypted here: symKey = KDFa(nameAlg, seed, "STORAGE", Name, -, keyBits), the
- * parent's cipher in CFB with a zero iv; the plaintext ends with the sealed data. */
+ * parent's cipher in CFB with the TPM2B_IV after the integrity, one block of that cipher; the
+ * plaintext ends with the sealed data. */
 static void check_private(const struct object *parent, const struct tpm2b_private *priv,
 			  const struct tpm2b_name *name, const char *data)
 {
 	const struct tpmt_sym_def *sym = &parent->pub.symmetric;
-	uint8_t key[32], iv[16] = { 0 }, plain[MAX_PRIVATE_BLOB];
-	size_t off = 2 + 32, len = priv->size - off, dlen = strlen(data);
+	size_t bs = crypto_sym_block(sym->alg), dlen = strlen(data);
+	size_t off = 2 + 32 + 2 + bs, len = priv->size - off;
+	uint8_t key[32], iv[16], plain[MAX_PRIVATE_BLOB];
 
 	CU_ASSERT_FATAL(priv->size > off + dlen);
+	CU_ASSERT_EQUAL(priv->b[2 + 32] << 8 | priv->b[2 + 32 + 1], bs);
+	memcpy(iv, priv->b + 2 + 32 + 2, bs);
 	CU_ASSERT_EQUAL(crypto_kdfa(TPM_ALG_SHA256, parent->sens.seed_value.b,
 				    parent->sens.seed_value.size, "STORAGE", name->b, name->size,
 				    NULL, 0, sym->key_bits, key),
