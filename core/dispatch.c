@@ -239,6 +239,8 @@ size_t dispatch(struct pqtpm_client *cl, uint8_t locality, const uint8_t *cmd, s
 		rc = txn_begin(&t, e, false);
 		if (rc == TPM_RC_SUCCESS)
 			rc = run(&c, def, cmd, len, &a, params);
+		if (rc == TXN_RC_NEEDS_LOCK) /* cannot be, locked: no such code goes out */
+			rc = TPM_RC_FAILURE;
 	}
 	crypto_wipe(params, c.cp_len);
 	rc = command_end(&t, &c, rc);

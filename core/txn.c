@@ -26,9 +26,10 @@ static void clock_checkpoint(struct pqtpm_engine *e)
 
 #ifdef PQTPM_CHECK_STATE
 /* Check builds (SAN=1): a command that began reading left e->ps as it found it, but for Clock
- * and a DA count it was let keep (it held the lock anyway, or there is no state directory). A row with CMD_READS_STATE whose handler changes the state, or a change made
- * without asking for the lock, fails here in every test that runs it, rather than in a race
- * with another process. */
+ * and a DA count it was let keep (it held the lock anyway, or there is no state directory).
+ * A row with CMD_READS_STATE whose handler changes the state, or a change made without asking
+ * for the lock, fails here in every test that runs it, rather than in a race with another
+ * process. */
 static void check_reading(struct txn *t)
 {
 	struct pqtpm_engine *e = t->e;
