@@ -183,44 +183,46 @@ static TPM_RC wr_scheme(struct wr *w, TPM_ALG_ID scheme, TPM_ALG_ID hash)
 	}
 }
 
-/* TPMU_PUBLIC_PARMS of the template's type, then an empty unique. */
+/* TPMU_PUBLIC_PARMS of the template's type, then its unique (empty unless given). */
 static TPM_RC wr_parms(struct wr *w, const struct pqtpm_tss_template *t)
 {
 	uint32_t storage = TPMA_OBJECT_RESTRICTED | TPMA_OBJECT_DECRYPT;
 	int aes = (t->attributes & storage) == storage;
+	const uint8_t *u = t->unique;
+	uint16_t ulen = u ? t->unique_len : 0;
 
 	switch (t->type) {
 	case TPM_ALG_RSA:
 		TRY(wr_sym(w, aes, t->sym_bits));
 		TRY(wr_scheme(w, t->scheme, t->scheme_hash));
 		TRY(wr_u16(w, t->rsa_bits ? t->rsa_bits : 2048));
-		TRY(wr_u32(w, 0));
-		return wr_u16(w, 0);
+		TRY(wr_u32(w, t->exponent == 65537 ? 0 : t->exponent));
+		return wr_tpm2b(w, u, ulen);
 	case TPM_ALG_ECC:
 		TRY(wr_sym(w, aes, t->sym_bits));
 		TRY(wr_scheme(w, t->scheme, t->scheme_hash));
 		TRY(wr_u16(w, t->curve ? t->curve : TPM_ECC_NIST_P256));
 		TRY(wr_u16(w, TPM_ALG_NULL)); /* kdf */
-		TRY(wr_u16(w, 0));
-		return wr_u16(w, 0);
+		TRY(wr_tpm2b(w, u, ulen));
+		return wr_tpm2b(w, t->unique_y, u ? t->unique_y_len : 0);
 	case TPM_ALG_KEYEDHASH:
 		TRY(wr_scheme(w, t->scheme, t->scheme_hash));
-		return wr_u16(w, 0);
+		return wr_tpm2b(w, u, ulen);
 	case TPM_ALG_SYMCIPHER:
 		TRY(wr_sym(w, 1, t->sym_bits));
-		return wr_u16(w, 0);
+		return wr_tpm2b(w, u, ulen);
 	case TPM_ALG_MLDSA:
 		TRY(wr_u16(w, t->parameter_set));
 		TRY(wr_u8(w, t->allow_external_mu));
-		return wr_u16(w, 0);
+		return wr_tpm2b(w, u, ulen);
 	case TPM_ALG_HASH_MLDSA:
 		TRY(wr_u16(w, t->parameter_set));
 		TRY(wr_u16(w, t->pre_hash ? t->pre_hash : TPM_ALG_SHA256));
-		return wr_u16(w, 0);
+		return wr_tpm2b(w, u, ulen);
 	case TPM_ALG_MLKEM:
 		TRY(wr_sym(w, aes, t->sym_bits));
 		TRY(wr_u16(w, t->parameter_set));
-		return wr_u16(w, 0);
+		return wr_tpm2b(w, u, ulen);
 	default:
 		return PQTPM_TSS_RC_BAD_VALUE;
 	}
