@@ -178,6 +178,9 @@ CK_RV C_GetAttributeValue(CK_SESSION_HANDLE hSession, CK_OBJECT_HANDLE hObject,
 	rv = p11_session_get(hSession, &s, &tok);
 	if (rv == CKR_OK)
 		rv = p11_object_get(s, tok, hObject, &o);
+	/* a token object as another process may have changed it */
+	if (rv == CKR_OK)
+		rv = p11_object_fresh(o);
 	if (rv != CKR_OK)
 		return p11_done(rv);
 	if (!pTemplate && ulCount)

@@ -67,13 +67,21 @@ CK_RV p11_store_token_replace(struct p11_store *s, const struct p11_token_row *r
 CK_RV p11_store_token_set_user(struct p11_store *s, CK_SLOT_ID id, const struct p11_blob *pub,
 			       const struct p11_blob *priv);
 CK_RV p11_store_token_set_so(struct p11_store *s, CK_SLOT_ID id, const struct p11_blob *priv);
-/* Token objects: the rows of token id, ascending; one object in full; one added (its row in
- * o->row) or deleted, each in one transaction. */
+/* Token objects: the rows of token id, ascending, with their generations (a count of their
+ * attribute updates); one object in full; one added (its row in o->row), its attributes
+ * replaced by o's (o->gen then the new generation; CKR_OBJECT_HANDLE_INVALID if it is gone)
+ * or deleted, each in one transaction; an object's generation. */
 struct p11_object;
-CK_RV p11_store_object_rows(struct p11_store *s, CK_SLOT_ID id, int64_t **rows, size_t *n);
+struct p11_store_row {
+	int64_t row, gen;
+};
+CK_RV p11_store_object_rows(struct p11_store *s, CK_SLOT_ID id, struct p11_store_row **rows,
+			    size_t *n);
 CK_RV p11_store_object_load(struct p11_store *s, int64_t row, struct p11_object *o);
 CK_RV p11_store_object_add(struct p11_store *s, struct p11_object *o);
+CK_RV p11_store_object_update(struct p11_store *s, struct p11_object *o);
 CK_RV p11_store_object_delete(struct p11_store *s, int64_t row);
+CK_RV p11_store_object_gen(struct p11_store *s, int64_t row, int64_t *gen);
 
 /* ---- the TPM (tpm.c) ---- */
 /* The connection and the storage key, opened at first use: CKR_OK or CKR_DEVICE_ERROR. */
@@ -128,6 +136,7 @@ struct p11_object;
 struct p11_op {
 	bool active;
 	bool multi; /* an Update came: the single-part call is no longer allowed */
+	bool reauth; /* CKA_ALWAYS_AUTHENTICATE: C_Login(CKU_CONTEXT_SPECIFIC) is still to come */
 	CK_MECHANISM_TYPE mech;
 	CK_OBJECT_HANDLE key;
 	TPM_ALG_ID hash; /* RSA-PSS: the digest's hash; RSA-OAEP: its hash */
@@ -159,6 +168,7 @@ struct p11_object {
 	CK_OBJECT_HANDLE handle;
 	CK_SLOT_ID slot;
 	int64_t row;		   /* its row in the store (token objects); 0: a session object */
+	int64_t gen;		   /* token objects: the row's generation this copy has */
 	CK_SESSION_HANDLE session; /* session objects: the session that made it */
 	struct p11_attr *attrs;
 	size_t nattrs;
@@ -193,6 +203,11 @@ struct p11_session;
 CK_RV p11_object_keep(struct p11_session *s, struct p11_object *o);
 /* Out of the table (if it is there) and freed. */
 void p11_object_drop(struct p11_object *o);
+/* A new object with o's attributes and TPM blobs (not loaded, no handle, no row). */
+struct p11_object *p11_object_copy(const struct p11_object *o);
+/* A token object as the store has it now: its attributes read again if another process
+ * changed them; CKR_OBJECT_HANDLE_INVALID (and o dropped) if it destroyed it. */
+CK_RV p11_object_fresh(struct p11_object *o);
 /* The object of handle h that session s may see (private objects only when the user is logged
  * in): CKR_OBJECT_HANDLE_INVALID if none. */
 CK_RV p11_object_get(const struct p11_session *s, const struct p11_token *tok,

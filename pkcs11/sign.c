@@ -144,6 +144,7 @@ static CK_RV op_init(CK_SESSION_HANDLE h, bool sign, CK_MECHANISM_PTR m, CK_OBJE
 	if (sign && tok->user != CKU_USER)
 		return CKR_USER_NOT_LOGGED_IN;
 	memset(op, 0, sizeof(*op));
+	op->reauth = sign && p11_attr_bool(k, CKA_ALWAYS_AUTHENTICATE, false);
 	if (is_pss(d))
 		rv = pss_params(m, d, op);
 	else if (d->kind == P11_MLDSA)
@@ -341,10 +342,19 @@ static CK_RV sign_op(CK_SESSION_HANDLE h, struct p11_session **s, struct p11_tok
 		     bool sign)
 {
 	CK_RV rv = p11_session_get(h, s, tok);
+	struct p11_op *op;
 
-	if (rv == CKR_OK && !(sign ? &(*s)->sign : &(*s)->verify)->active)
-		rv = CKR_OPERATION_NOT_INITIALIZED;
-	return rv;
+	if (rv != CKR_OK)
+		return rv;
+	op = sign ? &(*s)->sign : &(*s)->verify;
+	if (!op->active)
+		return CKR_OPERATION_NOT_INITIALIZED;
+	/* a key that wants its PIN for each operation did not get it (PKCS#11 §5.1) */
+	if (op->reauth) {
+		p11_op_end(op);
+		return CKR_USER_NOT_LOGGED_IN;
+	}
+	return CKR_OK;
 }
 
 /* C_SignUpdate, C_VerifyUpdate: a part of the data kept for the final step; an error ends
