@@ -91,22 +91,51 @@ static CK_RV pss_params(const CK_MECHANISM *m, const struct p11_mech *d, struct 
 	return CKR_OK;
 }
 
+/* An ML-DSA parameter's hedging and context string. */
+static CK_RV context_params(CK_HEDGE_TYPE hedge, const CK_BYTE *ctx, CK_ULONG len,
+			    struct p11_op *op)
+{
+	if (len > sizeof(op->ctx) || (len && !ctx))
+		return CKR_MECHANISM_PARAM_INVALID;
+	/* the TPM signs hedged: a deterministic signature cannot be promised */
+	if (hedge != CKH_HEDGE_PREFERRED && hedge != CKH_HEDGE_REQUIRED)
+		return CKR_MECHANISM_PARAM_INVALID;
+	if (len)
+		memcpy(op->ctx, ctx, len);
+	op->ctx_len = len;
+	return CKR_OK;
+}
+
+/* CKM_ML_DSA, CKM_HASH_ML_DSA_SHA*: an optional CK_SIGN_ADDITIONAL_CONTEXT. */
 static CK_RV mldsa_params(const CK_MECHANISM *m, struct p11_op *op)
 {
 	const CK_SIGN_ADDITIONAL_CONTEXT *p = m->pParameter;
 
 	if (!p && !m->ulParameterLen)
 		return CKR_OK;
-	if (!p || m->ulParameterLen != sizeof(*p) || p->ulContextLen > sizeof(op->ctx) ||
-	    (p->ulContextLen && !p->pContext))
+	if (!p || m->ulParameterLen != sizeof(*p))
 		return CKR_MECHANISM_PARAM_INVALID;
-	/* the TPM signs hedged: a deterministic signature cannot be promised */
-	if (p->hedgeVariant != CKH_HEDGE_PREFERRED && p->hedgeVariant != CKH_HEDGE_REQUIRED)
+	return context_params(p->hedgeVariant, p->pContext, p->ulContextLen, op);
+}
+
+/* CKM_HASH_ML_DSA_SHA*: the mechanism's hash and an optional CK_SIGN_ADDITIONAL_CONTEXT;
+ * CKM_HASH_ML_DSA: a CK_HASH_SIGN_ADDITIONAL_CONTEXT naming the hash of the data (one the TPM
+ * computes: its FIPS 204 OID is what the signature binds). */
+static CK_RV hash_mldsa_params(const CK_MECHANISM *m, const struct p11_mech *d, struct p11_op *op)
+{
+	const CK_HASH_SIGN_ADDITIONAL_CONTEXT *p = m->pParameter;
+
+	if (d->hash) {
+		op->hash = d->hash;
+		return mldsa_params(m, op);
+	}
+	if (!p || m->ulParameterLen != sizeof(*p))
 		return CKR_MECHANISM_PARAM_INVALID;
-	if (p->ulContextLen)
-		memcpy(op->ctx, p->pContext, p->ulContextLen);
-	op->ctx_len = p->ulContextLen;
-	return CKR_OK;
+	op->hash = p11_hash_of_mech(p->hash);
+	if (op->hash != TPM_ALG_SHA256 && op->hash != TPM_ALG_SHA384 &&
+	    op->hash != TPM_ALG_SHA512)
+		return CKR_MECHANISM_PARAM_INVALID;
+	return context_params(p->hedgeVariant, p->pContext, p->ulContextLen, op);
 }
 
 static bool is_pss(const struct p11_mech *d)
@@ -149,6 +178,8 @@ static CK_RV op_init(CK_SESSION_HANDLE h, bool sign, CK_MECHANISM_PTR m, CK_OBJE
 		rv = pss_params(m, d, op);
 	else if (d->kind == P11_MLDSA)
 		rv = mldsa_params(m, op);
+	else if (d->kind == P11_HASH_MLDSA)
+		rv = hash_mldsa_params(m, d, op);
 	else if (m->pParameter || m->ulParameterLen)
 		rv = CKR_MECHANISM_PARAM_INVALID;
 	if (rv != CKR_OK)
@@ -205,6 +236,35 @@ static CK_RV to_digest(const struct p11_op *op, const struct p11_mech *d, uint8_
 	}
 }
 
+/* HashML-DSA: the message representative mu (FIPS 204 Algorithm 4) of PH(M), the caller's
+ * digest or the TPM's, which the key then signs as an external mu. */
+static CK_RV hash_mldsa_mu(const struct p11_op *op, const struct p11_mech *d,
+			   const struct p11_object *k, uint8_t *mu, size_t *len)
+{
+	struct pqtpm_tss_public pub;
+	uint8_t ph[64];
+	size_t phlen = op->len;
+	CK_RV rv = CKR_OK;
+
+	if (d->hash)
+		rv = p11_tpm_hash(d->hash, op->data, op->len, ph, &phlen);
+	else if (op->len != p11_hash_size(op->hash))
+		return CKR_DATA_LEN_RANGE;
+	else
+		memcpy(ph, op->data, op->len);
+	if (rv != CKR_OK)
+		return rv;
+	if (k->tpm_pub->len > sizeof(pub.b))
+		return CKR_KEY_TYPE_INCONSISTENT;
+	memcpy(pub.b, k->tpm_pub->b, k->tpm_pub->len);
+	pub.size = (uint16_t)k->tpm_pub->len;
+	if (pqtpm_tss_hash_mldsa_mu(&pub, op->hash, op->ctx, op->ctx_len, ph, phlen, mu, 64) !=
+	    TPM_RC_SUCCESS)
+		return CKR_KEY_TYPE_INCONSISTENT;
+	*len = 64;
+	return CKR_OK;
+}
+
 /* A TPMT_SIGNATURE in PKCS#11's form: RSA and ML-DSA as they are, ECDSA as r || s. */
 static CK_RV from_tpm(const struct pqtpm_tss_signature *sig, const struct p11_object *k,
 		      uint8_t *out, size_t size)
@@ -259,7 +319,9 @@ static CK_RV sign_once(struct p11_token *tok, struct p11_op *op, struct p11_obje
 	TPM_HANDLE h;
 	CK_RV rv = p11_tpm(&t, NULL);
 
-	if (rv == CKR_OK && d->kind != P11_MLDSA)
+	if (rv == CKR_OK && d->kind == P11_HASH_MLDSA)
+		rv = hash_mldsa_mu(op, d, k, dg, &dlen);
+	else if (rv == CKR_OK && d->kind != P11_MLDSA)
 		rv = to_digest(op, d, dg, &dlen, &hash);
 	if (rv == CKR_OK)
 		rv = p11_tpm_load(k, &h);
@@ -269,6 +331,9 @@ static CK_RV sign_once(struct p11_token *tok, struct p11_op *op, struct p11_obje
 		rv = p11_tpm_rv(pqtpm_tss_sign_message(t, h, tok->secret, op->ctx, op->ctx_len,
 						       op->data, op->len, &sig),
 				"ML-DSA sign sequence");
+	else if (d->kind == P11_HASH_MLDSA)
+		rv = p11_tpm_rv(pqtpm_tss_sign_digest(t, h, tok->secret, NULL, 0, dg, dlen, &sig),
+				"SignDigest (HashML-DSA)");
 	else
 		rv = p11_tpm_rv(pqtpm_tss_sign(t, h, tok->secret, dg, dlen,
 					       d->kind == P11_HASH_SIGN ? d->scheme
@@ -299,7 +364,9 @@ static CK_RV verify_once(struct p11_op *op, struct p11_object *k, const uint8_t 
 
 	if (rv == CKR_OK && len != signature_size(k))
 		rv = CKR_SIGNATURE_LEN_RANGE;
-	if (rv == CKR_OK && d->kind != P11_MLDSA)
+	if (rv == CKR_OK && d->kind == P11_HASH_MLDSA)
+		rv = hash_mldsa_mu(op, d, k, dg, &dlen);
+	else if (rv == CKR_OK && d->kind != P11_MLDSA)
 		rv = to_digest(op, d, dg, &dlen, &hash);
 	if (rv == CKR_OK)
 		rv = to_tpm(d, hash, sig, len, &ts);
@@ -310,6 +377,8 @@ static CK_RV verify_once(struct p11_op *op, struct p11_object *k, const uint8_t 
 	if (d->kind == P11_MLDSA)
 		rc = pqtpm_tss_verify_message(t, h, op->ctx, op->ctx_len, op->data, op->len, &ts,
 					      &ticket);
+	else if (d->kind == P11_HASH_MLDSA)
+		rc = pqtpm_tss_verify_digest_signature(t, h, NULL, 0, dg, dlen, &ts, &ticket);
 	else
 		rc = pqtpm_tss_verify_signature(t, h, dg, dlen, &ts, &ticket);
 	p11_tpm_flush(h);
