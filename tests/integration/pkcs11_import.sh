@@ -105,8 +105,6 @@ run "sign with the key p11tool imported" $U11 --sign --id 23 -m SHA384-RSA-PKCS 
 	-i "$T/msg" -o "$T/rsa3072.sig"
 run "openssl verifies it" openssl dgst -sha384 -verify "$T/rsa3072.pub.pem" \
 	-signature "$T/rsa3072.sig" "$T/msg"
-run "p11tool test-sign with the imported key" p11tool --provider "$MOD" --login --test-sign \
-	"pkcs11:token=imp;object=gnutls-imported;type=private"
 
 run "pkcs11-tool --login --test with the imported keys" $U11 --test
 check_eq "pkcs11-tool --test reports no errors" 1 "$(grep -c 'No errors' "$T/out")"
