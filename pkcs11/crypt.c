@@ -1,11 +1,12 @@
-/* C_Encrypt* and C_Decrypt*: RSA PKCS#1 v1.5 (RSAES) and OAEP, single-part, both in the TPM:
- * decryption with the private key (TPM2_RSA_Decrypt), encryption with the public key loaded
- * alone (TPM2_LoadExternal, TPM2_RSA_Encrypt). The TPM's OAEP is MGF1 with the OAEP hash, and
- * its label is empty or ends in a zero octet (TPM 2.0 Part 3, RSA_Encrypt), so other parameters
- * are CKR_MECHANISM_PARAM_INVALID. */
+/* C_EncryptInit, C_Encrypt, C_DecryptInit, C_Decrypt: RSA PKCS#1 v1.5 (RSAES) and OAEP,
+ * single-part, both in the TPM: decryption with the private key (TPM2_RSA_Decrypt), encryption
+ * with the public key loaded alone (TPM2_LoadExternal, TPM2_RSA_Encrypt). The TPM's OAEP is
+ * MGF1 with the OAEP hash, and its label is empty or ends in a zero octet (TPM 2.0 Part 3,
+ * RSA_Encrypt), so other parameters are CKR_MECHANISM_PARAM_INVALID. AES operations go to
+ * aes.c. */
 #include <string.h>
 
-#include "mech.h"
+#include "secret.h"
 
 static CK_RV oaep_params(const CK_MECHANISM *m, struct p11_op *op)
 {
@@ -61,6 +62,8 @@ static CK_RV crypt_init(CK_SESSION_HANDLE h, bool enc, CK_MECHANISM_PTR m, CK_OB
 		return CKR_MECHANISM_INVALID;
 	if (p11_object_get(s, tok, key, &k) != CKR_OK)
 		return CKR_KEY_HANDLE_INVALID;
+	if (d->kind == P11_AES)
+		return p11_aes_init(tok, op, enc, m, k, key);
 	if (p11_attr_ulong(k, CKA_CLASS, 0) != (enc ? CKO_PUBLIC_KEY : CKO_PRIVATE_KEY) ||
 	    p11_attr_ulong(k, CKA_KEY_TYPE, CK_UNAVAILABLE_INFORMATION) != d->key_type ||
 	    !k->tpm_pub)
@@ -201,6 +204,9 @@ CK_RV C_Encrypt(CK_SESSION_HANDLE hSession, CK_BYTE_PTR pData, CK_ULONG ulDataLe
 	rv = crypt_op(hSession, true, &s, &tok, &k);
 	if (rv != CKR_OK)
 		return p11_done(rv);
+	if (p11_aes_op(&s->encrypt))
+		return p11_done(p11_aes_once(tok, &s->encrypt, k, false, pData, ulDataLen,
+					     pEncryptedData, pulEncryptedDataLen));
 	if (!pulEncryptedDataLen || (!pData && ulDataLen)) {
 		p11_op_end(&s->encrypt);
 		return p11_done(CKR_ARGUMENTS_BAD);
@@ -236,6 +242,9 @@ CK_RV C_Decrypt(CK_SESSION_HANDLE hSession, CK_BYTE_PTR pEncryptedData,
 	rv = crypt_op(hSession, false, &s, &tok, &k);
 	if (rv != CKR_OK)
 		return p11_done(rv);
+	if (p11_aes_op(&s->decrypt))
+		return p11_done(p11_aes_once(tok, &s->decrypt, k, true, pEncryptedData,
+					     ulEncryptedDataLen, pData, pulDataLen));
 	if (!pulDataLen || !pEncryptedData) {
 		p11_op_end(&s->decrypt);
 		return p11_done(CKR_ARGUMENTS_BAD);

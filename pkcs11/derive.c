@@ -1,89 +1,17 @@
 /* C_DeriveKey with CKM_ECDH1_DERIVE: the TPM multiplies the other side's point by the private
- * key (TPM2_ECDH_ZGen) and the shared secret, the point's x-coordinate (CKD_NULL: no KDF), becomes
- * a CKK_GENERIC_SECRET session object. Its attributes follow the specification's rules for
- * derived keys: CKA_LOCAL false, CKA_ALWAYS_SENSITIVE and CKA_NEVER_EXTRACTABLE true only when
- * the base key's were and the new key is sensitive / unextractable. Derived keys are session
- * objects only: as a token object the secret would sit in the store in the clear. */
+ * key (TPM2_ECDH_ZGen). The shared secret Z, the point's x-coordinate, makes the new key's value
+ * as it is (CKD_NULL: its first CKA_VALUE_LEN bytes) or through ANSI X9.63's KDF as PKCS#11 has
+ * it for CKD_SHA1_KDF, CKD_SHA256_KDF, CKD_SHA384_KDF and CKD_SHA512_KDF (the TPM has no SHA-224
+ * for CKD_SHA224_KDF): Hash(Z || counter || sharedData), the TPM hashing. The new key, a
+ * CKK_GENERIC_SECRET or CKK_AES, is a key in the TPM like any other secret key (secret.c), a
+ * token object if the template says so, with the specification's rules for derived keys:
+ * CKA_LOCAL false, CKA_ALWAYS_SENSITIVE and CKA_NEVER_EXTRACTABLE true only when the base key's
+ * were and the new key is sensitive / unextractable. */
+#include <arpa/inet.h>
+#include <stdlib.h>
 #include <string.h>
 
-#include "mech.h"
-
-/* Attributes a template may give a derived key (all but CKA_VALUE_LEN are booleans, dates or
- * byte strings kept as given). */
-static bool settable(CK_ATTRIBUTE_TYPE t)
-{
-	switch (t) {
-	case CKA_PRIVATE:
-	case CKA_LABEL:
-	case CKA_ID:
-	case CKA_START_DATE:
-	case CKA_END_DATE:
-	case CKA_MODIFIABLE:
-	case CKA_COPYABLE:
-	case CKA_DESTROYABLE:
-	case CKA_SENSITIVE:
-	case CKA_EXTRACTABLE:
-	case CKA_ENCRYPT:
-	case CKA_DECRYPT:
-	case CKA_SIGN:
-	case CKA_VERIFY:
-	case CKA_WRAP:
-	case CKA_UNWRAP:
-	case CKA_DERIVE:
-		return true;
-	default:
-		return false;
-	}
-}
-
-static bool is_bool(CK_ATTRIBUTE_TYPE t)
-{
-	return t != CKA_LABEL && t != CKA_ID && t != CKA_START_DATE && t != CKA_END_DATE;
-}
-
-/* The template on the new object; *value_len its CKA_VALUE_LEN (0: not given). */
-static CK_RV copy_template(struct p11_object *o, const CK_ATTRIBUTE *t, CK_ULONG n,
-			   CK_ULONG *value_len)
-{
-	CK_ULONG i, u;
-	CK_RV rv;
-
-	for (i = 0; i < n; i++) {
-		switch (t[i].type) {
-		case CKA_CLASS:
-		case CKA_KEY_TYPE:
-			rv = p11_tmpl_ulong(&t[i], 1, t[i].type, &u);
-			if (rv != CKR_OK)
-				return rv;
-			if (u != (t[i].type == CKA_CLASS ? CKO_SECRET_KEY : CKK_GENERIC_SECRET))
-				return CKR_TEMPLATE_INCONSISTENT;
-			continue;
-		case CKA_TOKEN:
-			if (t[i].ulValueLen != sizeof(CK_BBOOL) || !t[i].pValue)
-				return CKR_ATTRIBUTE_VALUE_INVALID;
-			if (*(const CK_BBOOL *)t[i].pValue)
-				return CKR_ATTRIBUTE_VALUE_INVALID;
-			continue;
-		case CKA_VALUE_LEN:
-			rv = p11_tmpl_ulong(&t[i], 1, t[i].type, value_len);
-			if (rv != CKR_OK)
-				return rv;
-			if (!*value_len)
-				return CKR_ATTRIBUTE_VALUE_INVALID;
-			continue;
-		default:
-			if (!settable(t[i].type))
-				return CKR_ATTRIBUTE_TYPE_INVALID;
-			if ((t[i].ulValueLen && !t[i].pValue) ||
-			    (is_bool(t[i].type) && t[i].ulValueLen != sizeof(CK_BBOOL)))
-				return CKR_ATTRIBUTE_VALUE_INVALID;
-			rv = p11_attr_set(o, t[i].type, t[i].pValue, t[i].ulValueLen);
-			if (rv != CKR_OK)
-				return rv;
-		}
-	}
-	return CKR_OK;
-}
+#include "secret.h"
 
 /* The other side's point: the uncompressed point 04 || x || y, bare or as a DER OCTET STRING
  * (applications send either), coordinates of n bytes. */
@@ -137,68 +65,80 @@ static CK_RV zgen_once(const struct p11_token *tok, struct p11_object *k,
 	return rv == CKR_PIN_INCORRECT ? CKR_DEVICE_ERROR : rv;
 }
 
-/* The derived key's fixed attributes and its value (the first len bytes of the secret). */
-static CK_RV finish(struct p11_object *o, const struct p11_object *base, const uint8_t *z,
-		    CK_ULONG len)
+/* The KDF's hash: 0 for CKD_NULL. */
+static CK_RV kdf_hash(CK_ULONG kdf, TPM_ALG_ID *hash)
 {
-	bool sensitive, extractable;
-	CK_RV rv = CKR_OK;
+	switch (kdf) {
+	case CKD_NULL:
+		*hash = 0;
+		return CKR_OK;
+	case CKD_SHA1_KDF:
+		*hash = TPM_ALG_SHA1;
+		return CKR_OK;
+	case CKD_SHA256_KDF:
+		*hash = TPM_ALG_SHA256;
+		return CKR_OK;
+	case CKD_SHA384_KDF:
+		*hash = TPM_ALG_SHA384;
+		return CKR_OK;
+	case CKD_SHA512_KDF:
+		*hash = TPM_ALG_SHA512;
+		return CKR_OK;
+	default:
+		return CKR_MECHANISM_PARAM_INVALID;
+	}
+}
 
-	if (!p11_attr_find(o, CKA_SENSITIVE))
-		rv = p11_attr_set_bool(o, CKA_SENSITIVE, true);
-	if (rv == CKR_OK && !p11_attr_find(o, CKA_EXTRACTABLE))
-		rv = p11_attr_set_bool(o, CKA_EXTRACTABLE, false);
-	if (rv != CKR_OK)
-		return rv;
-	sensitive = p11_attr_bool(o, CKA_SENSITIVE, true);
-	extractable = p11_attr_bool(o, CKA_EXTRACTABLE, false);
-	rv = p11_attr_set_unique_id(o);
-	if (rv == CKR_OK)
-		rv = p11_attr_set_ulong(o, CKA_CLASS, CKO_SECRET_KEY);
-	if (rv == CKR_OK)
-		rv = p11_attr_set_ulong(o, CKA_KEY_TYPE, CKK_GENERIC_SECRET);
-	if (rv == CKR_OK)
-		rv = p11_attr_set_bool(o, CKA_TOKEN, false);
-	if (rv == CKR_OK)
-		rv = p11_attr_set_bool(o, CKA_LOCAL, false);
-	if (rv == CKR_OK)
-		rv = p11_attr_set_ulong(o, CKA_KEY_GEN_MECHANISM, CK_UNAVAILABLE_INFORMATION);
-	if (rv == CKR_OK)
-		rv = p11_attr_set_bool(o, CKA_ALWAYS_SENSITIVE,
-				       sensitive && p11_attr_bool(base, CKA_ALWAYS_SENSITIVE, false));
-	if (rv == CKR_OK)
-		rv = p11_attr_set_bool(o, CKA_NEVER_EXTRACTABLE,
-				       !extractable &&
-					       p11_attr_bool(base, CKA_NEVER_EXTRACTABLE, false));
-	if (rv == CKR_OK && !p11_attr_find(o, CKA_PRIVATE))
-		rv = p11_attr_set_bool(o, CKA_PRIVATE, true);
-	if (rv == CKR_OK && !p11_attr_find(o, CKA_LABEL))
-		rv = p11_attr_set(o, CKA_LABEL, NULL, 0);
-	if (rv == CKR_OK && !p11_attr_find(o, CKA_MODIFIABLE))
-		rv = p11_attr_set_bool(o, CKA_MODIFIABLE, true);
-	if (rv == CKR_OK && !p11_attr_find(o, CKA_DESTROYABLE))
-		rv = p11_attr_set_bool(o, CKA_DESTROYABLE, true);
-	if (rv == CKR_OK)
-		rv = p11_attr_set_ulong(o, CKA_VALUE_LEN, len);
-	if (rv == CKR_OK)
-		rv = p11_attr_set(o, CKA_VALUE, z, len);
+/* ANSI X9.63's KDF: Hash(Z || counter || info) for counter 1, 2 ... (32 bits, big-endian),
+ * concatenated and cut to len bytes. */
+static CK_RV x963(TPM_ALG_ID hash, const uint8_t *z, size_t zlen, const uint8_t *info,
+		  size_t info_len, uint8_t *out, size_t len)
+{
+	size_t in_len = zlen + 4 + info_len, done = 0, n = 0;
+	uint8_t *in = malloc(in_len), d[64];
+	uint32_t counter;
+	CK_RV rv = in ? CKR_OK : CKR_HOST_MEMORY;
+
+	if (rv == CKR_OK) {
+		memcpy(in, z, zlen);
+		if (info_len)
+			memcpy(in + zlen + 4, info, info_len);
+	}
+	for (counter = 1; rv == CKR_OK && done < len; counter++) {
+		uint32_t be = htonl(counter);
+
+		memcpy(in + zlen, &be, sizeof(be));
+		rv = p11_tpm_hash(hash, in, in_len, d, &n);
+		if (rv == CKR_OK) {
+			memcpy(out + done, d, n < len - done ? n : len - done);
+			done += n < len - done ? n : len - done;
+		}
+	}
+	explicit_bzero(d, sizeof(d));
+	if (in)
+		explicit_bzero(in, in_len);
+	free(in);
 	return rv;
 }
 
-/* The checks before the TPM: mechanism, parameters, base key, login. */
+/* The checks before the TPM: mechanism, parameters, base key, login; the point and the KDF. */
 static CK_RV derive_args(struct p11_session *s, struct p11_token *tok, const CK_MECHANISM *m,
 			 CK_OBJECT_HANDLE base, struct p11_object **k,
-			 struct pqtpm_tss_ecc_point *in)
+			 struct pqtpm_tss_ecc_point *in, TPM_ALG_ID *hash)
 {
 	const CK_ECDH1_DERIVE_PARAMS *p;
+	CK_RV rv;
 
 	if (m->mechanism != CKM_ECDH1_DERIVE)
 		return CKR_MECHANISM_INVALID;
 	p = m->pParameter;
 	if (!p || m->ulParameterLen != sizeof(*p))
 		return CKR_MECHANISM_PARAM_INVALID;
-	/* the SHA KDFs are not offered: the secret is the x-coordinate itself */
-	if (p->kdf != CKD_NULL || p->ulSharedDataLen)
+	rv = kdf_hash(p->kdf, hash);
+	if (rv != CKR_OK)
+		return rv;
+	/* shared data goes into a KDF only */
+	if (p->ulSharedDataLen && (!*hash || !p->pSharedData))
 		return CKR_MECHANISM_PARAM_INVALID;
 	if (p11_object_get(s, tok, base, k) != CKR_OK)
 		return CKR_KEY_HANDLE_INVALID;
@@ -212,17 +152,34 @@ static CK_RV derive_args(struct p11_session *s, struct p11_token *tok, const CK_
 	return peer_point(p, coord_size(*k), in);
 }
 
+/* The new key's length: the template's, else Z's (CKD_NULL) or the hash's (a KDF). */
+static CK_RV key_len(const struct p11_secret_req *r, TPM_ALG_ID hash, size_t zlen, size_t *len)
+{
+	size_t dflt = hash ? p11_hash_size(hash) : zlen;
+
+	if (!r->len) {
+		*len = dflt;
+		return p11_secret_len_ok(r->type, dflt) ? CKR_OK : CKR_TEMPLATE_INCOMPLETE;
+	}
+	*len = r->len;
+	if ((!hash && r->len > zlen) || !p11_secret_len_ok(r->type, r->len))
+		return CKR_ATTRIBUTE_VALUE_INVALID;
+	return CKR_OK;
+}
+
 CK_RV C_DeriveKey(CK_SESSION_HANDLE hSession, CK_MECHANISM_PTR pMechanism,
 		  CK_OBJECT_HANDLE hBaseKey, CK_ATTRIBUTE_PTR pTemplate, CK_ULONG ulAttributeCount,
 		  CK_OBJECT_HANDLE_PTR phKey)
 {
+	struct p11_secret_req r = { .origin = P11_SECRET_DERIVED, .type = CKK_GENERIC_SECRET };
 	struct pqtpm_tss_ecc_point in, z;
+	const CK_ECDH1_DERIVE_PARAMS *p;
 	struct p11_object *k, *o = NULL;
+	uint8_t secret[48], value[P11_SECRET_MAX];
 	struct p11_session *s;
 	struct p11_token *tok;
-	CK_ULONG value_len = 0;
-	uint8_t secret[48];
-	size_t n;
+	TPM_ALG_ID hash = 0;
+	size_t n, len = 0;
 	CK_RV rv = p11_enter();
 
 	if (rv != CKR_OK)
@@ -232,16 +189,18 @@ CK_RV C_DeriveKey(CK_SESSION_HANDLE hSession, CK_MECHANISM_PTR pMechanism,
 		return p11_done(rv);
 	if (!pMechanism || !phKey || (!pTemplate && ulAttributeCount))
 		return p11_done(CKR_ARGUMENTS_BAD);
-	rv = derive_args(s, tok, pMechanism, hBaseKey, &k, &in);
+	rv = derive_args(s, tok, pMechanism, hBaseKey, &k, &in, &hash);
 	if (rv != CKR_OK)
 		return p11_done(rv);
+	p = pMechanism->pParameter;
 	n = coord_size(k);
 	o = p11_object_new(s->slot);
 	if (!o)
 		return p11_done(CKR_HOST_MEMORY);
-	rv = copy_template(o, pTemplate, ulAttributeCount, &value_len);
-	if (rv == CKR_OK && value_len > n)
-		rv = CKR_ATTRIBUTE_VALUE_INVALID;
+	r.base = k;
+	rv = p11_secret_template(s, tok, pTemplate, ulAttributeCount, o, &r);
+	if (rv == CKR_OK)
+		rv = key_len(&r, hash, n, &len);
 	if (rv == CKR_OK) {
 		rv = zgen_once(tok, k, &in, &z);
 		if (p11_tpm_recover())
@@ -253,15 +212,17 @@ CK_RV C_DeriveKey(CK_SESSION_HANDLE hSession, CK_MECHANISM_PTR pMechanism,
 		/* the x-coordinate as a field element of n bytes */
 		memset(secret, 0, n - z.x_size);
 		memcpy(secret + n - z.x_size, z.x, z.x_size);
-		rv = finish(o, k, secret, value_len ? value_len : n);
+		if (hash)
+			rv = x963(hash, secret, n, p->pSharedData, p->ulSharedDataLen, value, len);
+		else
+			memcpy(value, secret, len);
 	}
 	if (rv == CKR_OK)
-		rv = p11_object_keep(s, o);
-	if (rv == CKR_OK)
-		*phKey = o->handle;
+		rv = p11_secret_finish(s, tok, o, &r, value, len, phKey);
 	else
-		p11_object_drop(o);
+		p11_object_free(o);
 	explicit_bzero(&z, sizeof(z));
 	explicit_bzero(secret, sizeof(secret));
+	explicit_bzero(value, sizeof(value));
 	return p11_done(rv);
 }

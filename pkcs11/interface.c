@@ -1,5 +1,5 @@
 /* The exported entry points: C_GetFunctionList (the 2.40 list), C_GetInterfaceList and
- * C_GetInterface ("PKCS 11" 3.0 and 2.40). Nothing else leaves the library. */
+ * C_GetInterface ("PKCS 11" 3.2, 3.0 and 2.40). Nothing else leaves the library. */
 #include <string.h>
 
 #include "p11.h"
@@ -20,9 +20,17 @@ static CK_FUNCTION_LIST_3_0 list_30 = {
 	P11_FUNCTIONS_30(ENTRY_30)
 };
 
+static CK_FUNCTION_LIST_3_2 list_32 = {
+	.version = { 3, 2 },
+	P11_FUNCTIONS_240(ENTRY_240)
+	P11_FUNCTIONS_30(ENTRY_30)
+	P11_FUNCTIONS_32(ENTRY_30)
+};
+
 static CK_CHAR interface_name[] = "PKCS 11";
 
 static CK_INTERFACE interfaces[] = {
+	{ interface_name, &list_32, CKF_INTERFACE_FORK_SAFE },
 	{ interface_name, &list_30, CKF_INTERFACE_FORK_SAFE },
 	{ interface_name, &list_240, CKF_INTERFACE_FORK_SAFE },
 };

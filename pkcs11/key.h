@@ -23,14 +23,16 @@ uint16_t p11_ec_curve(const void *params, size_t len);
  * (CKR_TEMPLATE_INCONSISTENT, CKR_ATTRIBUTE_VALUE_INVALID otherwise); key material that the
  * caller reads itself (value(type) true) is skipped; anything else is
  * CKR_ATTRIBUTE_TYPE_INVALID, and what the module alone gives (CKA_LOCAL, CKA_UNIQUE_ID ...)
- * CKR_ATTRIBUTE_READ_ONLY. */
+ * CKR_ATTRIBUTE_READ_ONLY; CKA_ENCAPSULATE / CKA_DECAPSULATE true for a key that is not ML-KEM
+ * CKR_TEMPLATE_INCONSISTENT. */
 CK_RV p11_key_template(struct p11_object *o, const CK_ATTRIBUTE *t, CK_ULONG n,
 		       CK_OBJECT_CLASS cls, CK_KEY_TYPE kt, bool (*value)(CK_ATTRIBUTE_TYPE));
 
 /* The TPM object attributes that the private key template t (n) asks for: its uses (sign unless
- * it only decrypts; decrypt for CKA_DECRYPT and, EC, CKA_DERIVE), userWithAuth and noDA (the
- * authValue is the token's high-entropy secret; the PINs are what the DA logic guards).
- * CKR_TEMPLATE_INCONSISTENT for a use its type cannot have. */
+ * it only decrypts; decrypt for CKA_DECRYPT, for EC's CKA_DERIVE and for ML-KEM, which only
+ * decapsulates), userWithAuth and noDA (the authValue is the token's high-entropy secret; the
+ * PINs are what the DA logic guards). CKR_TEMPLATE_INCONSISTENT for a use its type cannot
+ * have. */
 CK_RV p11_key_uses(const CK_ATTRIBUTE *t, CK_ULONG n, CK_KEY_TYPE kt, uint32_t *attrs);
 
 /* CKA_UNIQUE_ID, class, key type, origin, defaults for what the template did not give, and
@@ -40,7 +42,7 @@ CK_RV p11_key_finish(struct p11_object *o, CK_OBJECT_CLASS cls, CK_KEY_TYPE kt,
 
 /* The TPM key's blobs given to o (priv NULL: a public key), and o's public values read from
  * the public area (RSA: CKA_MODULUS, CKA_PUBLIC_EXPONENT and, public keys, CKA_MODULUS_BITS;
- * EC public keys: CKA_EC_POINT; ML-DSA public keys: CKA_VALUE). CKA_EC_PARAMS and
+ * EC public keys: CKA_EC_POINT; ML-DSA and ML-KEM public keys: CKA_VALUE). CKA_EC_PARAMS and
  * CKA_PARAMETER_SET are the caller's to set. */
 CK_RV p11_key_blobs(struct p11_object *o, CK_KEY_TYPE kt, const struct p11_blob *pub,
 		    const struct p11_blob *priv);

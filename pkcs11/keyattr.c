@@ -1,7 +1,7 @@
 /* Key pairs' attributes (key.h): what a template may say, the defaults, the public values from
  * the TPM's public area, and which attributes may change later. A private key lives in the
- * TPM: it is sensitive and never extractable whoever made it, and it signs, decrypts or derives
- * only as far as its TPM key does. */
+ * TPM: it is sensitive and never extractable whoever made it, and it signs, decrypts, derives
+ * or decapsulates only as far as its TPM key does. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -42,10 +42,21 @@ static bool settable(CK_ATTRIBUTE_TYPE t, CK_OBJECT_CLASS cls)
 	case CKA_DERIVE:
 		return true;
 	case CKA_ALWAYS_AUTHENTICATE:
+	case CKA_DECAPSULATE:
 		return cls == CKO_PRIVATE_KEY;
+	case CKA_ENCAPSULATE:
+		return cls == CKO_PUBLIC_KEY;
 	default:
 		return bytes_attr(t);
 	}
+}
+
+/* A use set true that a key of type kt cannot have: only an ML-KEM key encapsulates and
+ * decapsulates (the other uses: p11_key_uses). */
+static bool use_impossible(const CK_ATTRIBUTE *a, CK_KEY_TYPE kt)
+{
+	return (a->type == CKA_ENCAPSULATE || a->type == CKA_DECAPSULATE) && kt != CKK_ML_KEM &&
+	       *(const CK_BBOOL *)a->pValue;
 }
 
 /* What the module alone gives a key: a template naming it is refused. */
@@ -111,6 +122,8 @@ CK_RV p11_key_template(struct p11_object *o, const CK_ATTRIBUTE *t, CK_ULONG n,
 			rv = fixed(&t[i], cls, kt);
 		else if (!bytes_attr(t[i].type) && t[i].ulValueLen != sizeof(CK_BBOOL))
 			rv = CKR_ATTRIBUTE_VALUE_INVALID;
+		else if (!bytes_attr(t[i].type) && use_impossible(&t[i], kt))
+			rv = CKR_TEMPLATE_INCONSISTENT;
 		else
 			rv = p11_attr_set(o, t[i].type, t[i].pValue, t[i].ulValueLen);
 		if (rv != CKR_OK) {
@@ -128,7 +141,7 @@ static CK_RV dflt_bool(struct p11_object *o, CK_ATTRIBUTE_TYPE t, bool v)
 	return p11_attr_find(o, t) ? CKR_OK : p11_attr_set_bool(o, t, v);
 }
 
-static CK_RV defaults(struct p11_object *o, bool priv)
+static CK_RV defaults(struct p11_object *o, bool priv, CK_KEY_TYPE kt)
 {
 	static const CK_ATTRIBUTE_TYPE empty[] = { CKA_LABEL, CKA_ID, CKA_SUBJECT,
 						   CKA_START_DATE, CKA_END_DATE };
@@ -151,7 +164,9 @@ static CK_RV defaults(struct p11_object *o, bool priv)
 	if (rv == CKR_OK)
 		rv = dflt_bool(o, CKA_DESTROYABLE, true);
 	if (rv == CKR_OK)
-		rv = dflt_bool(o, priv ? CKA_SIGN : CKA_VERIFY, true);
+		rv = dflt_bool(o, priv ? CKA_SIGN : CKA_VERIFY, kt != CKK_ML_KEM);
+	if (rv == CKR_OK)
+		rv = dflt_bool(o, priv ? CKA_DECAPSULATE : CKA_ENCAPSULATE, kt == CKK_ML_KEM);
 	if (rv == CKR_OK)
 		rv = dflt_bool(o, priv ? CKA_DECRYPT : CKA_ENCRYPT, false);
 	if (rv == CKR_OK)
@@ -174,7 +189,7 @@ CK_RV p11_key_finish(struct p11_object *o, CK_OBJECT_CLASS cls, CK_KEY_TYPE kt,
 		     enum p11_key_origin origin, CK_MECHANISM_TYPE mech)
 {
 	bool priv = cls == CKO_PRIVATE_KEY, local = origin == P11_KEY_GENERATED;
-	CK_RV rv = defaults(o, priv);
+	CK_RV rv = defaults(o, priv, kt);
 
 	if (rv == CKR_OK)
 		rv = p11_attr_set_unique_id(o);
@@ -198,7 +213,7 @@ CK_RV p11_key_finish(struct p11_object *o, CK_OBJECT_CLASS cls, CK_KEY_TYPE kt,
 
 CK_RV p11_key_uses(const CK_ATTRIBUTE *t, CK_ULONG n, CK_KEY_TYPE kt, uint32_t *attrs)
 {
-	bool sign = true, decrypt = false, derive = false;
+	bool kem = kt == CKK_ML_KEM, sign = !kem, decrypt = false, derive = false;
 	CK_RV rv = p11_tmpl_bool(t, n, CKA_SIGN, &sign);
 
 	if (rv == CKR_OK)
@@ -207,10 +222,12 @@ CK_RV p11_key_uses(const CK_ATTRIBUTE *t, CK_ULONG n, CK_KEY_TYPE kt, uint32_t *
 		rv = p11_tmpl_bool(t, n, CKA_DERIVE, &derive);
 	if (rv != CKR_OK)
 		return rv;
-	if ((decrypt && kt == CKK_ML_DSA) || (derive && kt != CKK_EC))
+	/* ML-DSA signs only, ML-KEM decapsulates only, only EC derives */
+	if ((decrypt && (kt == CKK_ML_DSA || kem)) || (sign && kem) || (derive && kt != CKK_EC))
 		return CKR_TEMPLATE_INCONSISTENT;
-	/* an ECC key derives (ECDH) through the TPM's decrypt attribute */
-	decrypt = decrypt || derive;
+	/* an ECC key derives (ECDH), an ML-KEM key decapsulates, through the TPM's decrypt
+	 * attribute */
+	decrypt = decrypt || derive || kem;
 	*attrs = TPMA_OBJECT_USERWITHAUTH | TPMA_OBJECT_NODA | (decrypt ? TPMA_OBJECT_DECRYPT : 0) |
 		 (sign || !decrypt ? TPMA_OBJECT_SIGN_ENCRYPT : 0);
 	return CKR_OK;
@@ -280,7 +297,7 @@ CK_RV p11_key_blobs(struct p11_object *o, CK_KEY_TYPE kt, const struct p11_blob 
 		return rsa_values(o, &tpub, priv != NULL);
 	case CKK_EC:
 		return priv ? CKR_OK : ec_point(o, &tpub);
-	default: /* ML-DSA: the encoded public key */
+	default: /* ML-DSA, ML-KEM: the encoded public key (pk, ek) */
 		if (priv)
 			return CKR_OK;
 		if (pqtpm_tss_public_key(&tpub, &key, &len) != TPM_RC_SUCCESS)
@@ -299,13 +316,15 @@ CK_RV p11_key_attr_change(const struct p11_object *o, const CK_ATTRIBUTE *a)
 	bool b;
 
 	if (bytes_attr(a->type))
-		return CKR_OK;
+		return p11_attr_find(o, a->type) ? CKR_OK : CKR_ATTRIBUTE_TYPE_INVALID;
 	switch (a->type) {
 	case CKA_SIGN:
 	case CKA_VERIFY:
 	case CKA_ENCRYPT:
 	case CKA_DECRYPT:
 	case CKA_DERIVE:
+	case CKA_ENCAPSULATE:
+	case CKA_DECAPSULATE:
 	case CKA_SENSITIVE:
 	case CKA_EXTRACTABLE:
 		if (!p11_attr_find(o, a->type))

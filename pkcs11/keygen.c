@@ -1,7 +1,8 @@
-/* C_GenerateKeyPair: RSA 2048/3072, EC P-256/P-384, ML-DSA-44/65/87, made by the TPM under the
- * token's storage key with the token's wrapping secret as their authValue. The private half
- * never leaves the TPM (sensitive, never extractable); the public object carries the public
- * key in PKCS#11's form. */
+/* C_GenerateKeyPair: RSA 2048/3072, EC P-256/P-384, ML-DSA-44/65/87, ML-KEM-512/768/1024, made
+ * by the TPM under the token's storage key with the token's wrapping secret as their
+ * authValue. The private half never leaves the TPM (sensitive, never extractable); the public
+ * object carries the public key in PKCS#11's form. An ML-KEM key is the TPM's unrestricted
+ * decryption key, which encapsulates and decapsulates and does nothing else. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -14,7 +15,7 @@ struct request {
 	CK_KEY_TYPE type;
 	CK_ULONG bits;		  /* RSA */
 	const CK_ATTRIBUTE *curve; /* EC: CKA_EC_PARAMS */
-	CK_ULONG parameter_set;	  /* ML-DSA */
+	CK_ULONG parameter_set;	  /* ML-DSA, ML-KEM */
 	struct pqtpm_tss_template tmpl;
 };
 
@@ -58,10 +59,11 @@ static CK_RV read_request(CK_MECHANISM_TYPE mech, const CK_ATTRIBUTE *pub, CK_UL
 		r->tmpl.curve = p11_ec_curve(r->curve->pValue, r->curve->ulValueLen);
 		return r->tmpl.curve ? CKR_OK : CKR_CURVE_NOT_SUPPORTED;
 	case CKM_ML_DSA_KEY_PAIR_GEN:
-		r->type = CKK_ML_DSA;
-		r->tmpl.type = TPM_ALG_MLDSA;
+	case CKM_ML_KEM_KEY_PAIR_GEN:
+		r->type = mech == CKM_ML_DSA_KEY_PAIR_GEN ? CKK_ML_DSA : CKK_ML_KEM;
+		r->tmpl.type = mech == CKM_ML_DSA_KEY_PAIR_GEN ? TPM_ALG_MLDSA : TPM_ALG_MLKEM;
 		/* the module computes a HashML-DSA signature's mu, which the key then signs */
-		r->tmpl.allow_external_mu = 1;
+		r->tmpl.allow_external_mu = r->type == CKK_ML_DSA;
 		rv = p11_tmpl_ulong(pub, npub, CKA_PARAMETER_SET, &r->parameter_set);
 		if (rv == CKR_OK && !r->parameter_set)
 			rv = p11_tmpl_ulong(priv, npriv, CKA_PARAMETER_SET, &r->parameter_set);
@@ -69,14 +71,10 @@ static CK_RV read_request(CK_MECHANISM_TYPE mech, const CK_ATTRIBUTE *pub, CK_UL
 			return rv;
 		if (!r->parameter_set)
 			return CKR_TEMPLATE_INCOMPLETE;
-		if (r->parameter_set == CKP_ML_DSA_44)
-			r->tmpl.parameter_set = TPM_MLDSA_44;
-		else if (r->parameter_set == CKP_ML_DSA_65)
-			r->tmpl.parameter_set = TPM_MLDSA_65;
-		else if (r->parameter_set == CKP_ML_DSA_87)
-			r->tmpl.parameter_set = TPM_MLDSA_87;
-		else
+		/* CKP_ML_DSA_44/65/87 and CKP_ML_KEM_512/768/1024 are 1, 2, 3, as the TPM's sets */
+		if (r->parameter_set < 1 || r->parameter_set > 3)
 			return CKR_ATTRIBUTE_VALUE_INVALID;
+		r->tmpl.parameter_set = (uint16_t)r->parameter_set;
 		return CKR_OK;
 	default:
 		return CKR_MECHANISM_INVALID;
@@ -98,7 +96,7 @@ static CK_RV build_half(struct p11_object *o, CK_OBJECT_CLASS cls, const struct 
 
 	if (rv == CKR_OK)
 		rv = p11_key_finish(o, cls, r->type, P11_KEY_GENERATED, mech);
-	if (rv == CKR_OK && r->type == CKK_ML_DSA)
+	if (rv == CKR_OK && (r->type == CKK_ML_DSA || r->type == CKK_ML_KEM))
 		rv = p11_attr_set_ulong(o, CKA_PARAMETER_SET, r->parameter_set);
 	if (rv == CKR_OK && r->type == CKK_EC)
 		rv = p11_attr_set(o, CKA_EC_PARAMS, r->curve->pValue, r->curve->ulValueLen);

@@ -142,8 +142,12 @@ struct p11_op {
 	TPM_ALG_ID hash; /* RSA-PSS: the digest's hash; RSA-OAEP: its hash */
 	uint8_t ctx[255]; /* ML-DSA: the context string; RSA-OAEP: the label */
 	size_t ctx_len;
-	uint8_t *data;
+	uint8_t *data;	  /* AES: the input not yet given to the TPM */
 	size_t len, cap;
+	uint8_t iv[16];	  /* AES: the IV to go on with (the TPM's ivOut) */
+	CK_ULONG ctr_bits; /* AES-CTR: the counter's width */
+	uint64_t blocks;   /* AES-CTR: keystream blocks used */
+	size_t mac_len;	   /* HMAC: the MAC's length */
 };
 CK_RV p11_op_append(struct p11_op *op, const uint8_t *data, size_t len);
 /* The operation over: its data wiped and freed. */

@@ -1,5 +1,6 @@
-/* What PKCS#11 3.0 and 3.2 add to p11-kit 0.24's 2.40 header: the interface functions and the
- * 3.0 function list, and the post-quantum constants of the OASIS PKCS#11 3.2 specification. */
+/* What PKCS#11 3.0 and 3.2 add to p11-kit 0.24's 2.40 header: the interface functions, the 3.0
+ * and 3.2 function lists, and the post-quantum constants of the OASIS PKCS#11 3.2
+ * specification. */
 #ifndef PQTPM_PKCS11_PK3_H
 #define PQTPM_PKCS11_PK3_H
 
@@ -87,6 +88,71 @@ typedef struct CK_FUNCTION_LIST_3_0 {
 #define P11_DECLARE_30(name, type) type name;
 P11_FUNCTIONS_30(P11_DECLARE_30)
 
+/* ---- PKCS#11 3.2: the 12 functions it appends to CK_FUNCTION_LIST_3_0, in its order ---- */
+typedef CK_ULONG CK_SESSION_VALIDATION_FLAGS_TYPE;
+typedef struct CK_ASYNC_DATA {
+	CK_ULONG ulVersion;
+	CK_BYTE_PTR pValue;
+	CK_ULONG ulValue;
+	CK_OBJECT_HANDLE hObject;
+	CK_OBJECT_HANDLE hAdditionalObject;
+} CK_ASYNC_DATA;
+typedef CK_ASYNC_DATA *CK_ASYNC_DATA_PTR;
+
+typedef CK_RV P11_FN_EncapsulateKey(CK_SESSION_HANDLE s, CK_MECHANISM_PTR mech,
+				     CK_OBJECT_HANDLE public_key, CK_ATTRIBUTE_PTR templ,
+				     CK_ULONG count, CK_BYTE_PTR ciphertext,
+				     CK_ULONG_PTR ciphertext_len, CK_OBJECT_HANDLE_PTR key);
+typedef CK_RV P11_FN_DecapsulateKey(CK_SESSION_HANDLE s, CK_MECHANISM_PTR mech,
+				     CK_OBJECT_HANDLE private_key, CK_ATTRIBUTE_PTR templ,
+				     CK_ULONG count, CK_BYTE_PTR ciphertext,
+				     CK_ULONG ciphertext_len, CK_OBJECT_HANDLE_PTR key);
+typedef CK_RV P11_FN_VerifySignatureInit(CK_SESSION_HANDLE s, CK_MECHANISM_PTR mech,
+					  CK_OBJECT_HANDLE key, CK_BYTE_PTR sig,
+					  CK_ULONG sig_len);
+typedef CK_RV P11_FN_VerifySignature(CK_SESSION_HANDLE s, CK_BYTE_PTR data, CK_ULONG data_len);
+typedef CK_RV P11_FN_VerifySignatureUpdate(CK_SESSION_HANDLE s, CK_BYTE_PTR part,
+					    CK_ULONG part_len);
+typedef CK_RV P11_FN_VerifySignatureFinal(CK_SESSION_HANDLE s);
+typedef CK_RV P11_FN_GetSessionValidationFlags(CK_SESSION_HANDLE s,
+						CK_SESSION_VALIDATION_FLAGS_TYPE type,
+						CK_FLAGS *flags);
+typedef CK_RV P11_FN_AsyncComplete(CK_SESSION_HANDLE s, CK_UTF8CHAR_PTR function_name,
+				    CK_ASYNC_DATA_PTR result);
+typedef CK_RV P11_FN_AsyncGetID(CK_SESSION_HANDLE s, CK_UTF8CHAR_PTR function_name,
+				 CK_ULONG_PTR id);
+typedef CK_RV P11_FN_AsyncJoin(CK_SESSION_HANDLE s, CK_UTF8CHAR_PTR function_name, CK_ULONG id,
+				CK_BYTE_PTR data, CK_ULONG data_len);
+typedef CK_RV P11_FN_WrapKeyAuthenticated(CK_SESSION_HANDLE s, CK_MECHANISM_PTR mech,
+					   CK_OBJECT_HANDLE wrapping_key, CK_OBJECT_HANDLE key,
+					   CK_BYTE_PTR ad, CK_ULONG ad_len, CK_BYTE_PTR wrapped,
+					   CK_ULONG_PTR wrapped_len);
+typedef CK_RV P11_FN_UnwrapKeyAuthenticated(CK_SESSION_HANDLE s, CK_MECHANISM_PTR mech,
+					     CK_OBJECT_HANDLE unwrapping_key, CK_BYTE_PTR wrapped,
+					     CK_ULONG wrapped_len, CK_ATTRIBUTE_PTR templ,
+					     CK_ULONG count, CK_BYTE_PTR ad, CK_ULONG ad_len,
+					     CK_OBJECT_HANDLE_PTR key);
+
+#define P11_FUNCTIONS_32(X)                                                                    \
+	X(C_EncapsulateKey, P11_FN_EncapsulateKey) X(C_DecapsulateKey, P11_FN_DecapsulateKey)      \
+	X(C_VerifySignatureInit, P11_FN_VerifySignatureInit)                                     \
+	X(C_VerifySignature, P11_FN_VerifySignature)                                             \
+	X(C_VerifySignatureUpdate, P11_FN_VerifySignatureUpdate)                                 \
+	X(C_VerifySignatureFinal, P11_FN_VerifySignatureFinal)                                   \
+	X(C_GetSessionValidationFlags, P11_FN_GetSessionValidationFlags)                         \
+	X(C_AsyncComplete, P11_FN_AsyncComplete) X(C_AsyncGetID, P11_FN_AsyncGetID)                \
+	X(C_AsyncJoin, P11_FN_AsyncJoin) X(C_WrapKeyAuthenticated, P11_FN_WrapKeyAuthenticated)    \
+	X(C_UnwrapKeyAuthenticated, P11_FN_UnwrapKeyAuthenticated)
+
+typedef struct CK_FUNCTION_LIST_3_2 {
+	CK_VERSION version;
+	P11_FUNCTIONS_240(P11_MEMBER_240)
+	P11_FUNCTIONS_30(P11_MEMBER_30)
+	P11_FUNCTIONS_32(P11_MEMBER_30)
+} CK_FUNCTION_LIST_3_2;
+
+P11_FUNCTIONS_32(P11_DECLARE_30)
+
 #define CKA_UNIQUE_ID 0x4UL
 
 /* ---- PKCS#11 3.2: post-quantum key types, mechanisms and attributes ---- */
@@ -111,6 +177,10 @@ P11_FUNCTIONS_30(P11_DECLARE_30)
 #define CKM_HASH_ML_DSA_SHAKE256 0x2CUL
 #define CKA_PARAMETER_SET 0x61DUL
 #define CKA_SEED 0x637UL
+#define CKA_ENCAPSULATE 0x633UL
+#define CKA_DECAPSULATE 0x634UL
+#define CKF_ENCAPSULATE 0x10000000UL
+#define CKF_DECAPSULATE 0x20000000UL
 #define CKP_ML_DSA_44 1UL
 #define CKP_ML_DSA_65 2UL
 #define CKP_ML_DSA_87 3UL

@@ -1,4 +1,5 @@
-/* C_Sign* and C_Verify*: RSA PKCS#1 v1.5 and PSS, ECDSA, ML-DSA, raw and hash-and-sign. The
+/* C_Sign* and C_Verify*: RSA PKCS#1 v1.5 and PSS, ECDSA, ML-DSA, raw and hash-and-sign, and
+ * HMAC (whose init and end are in hmac.c). The
  * data of a multi-part operation (any mechanism, the raw ones too, as SoftHSMv2 allows and
  * pkcs11-tool --test uses) is collected and the TPM asked once, at the end: the TPM
  * hashes (hash-and-sign), signs with the private key (TPM2_Sign, or the ML-DSA sign sequence
@@ -6,7 +7,7 @@
  * the verify sequence). */
 #include <string.h>
 
-#include "mech.h"
+#include "secret.h"
 
 /* The DigestInfo prefixes of RFC 8017 §9.2 (note 1): CKM_RSA_PKCS signs a DigestInfo, which
  * the TPM builds itself from the digest and its hash. */
@@ -164,6 +165,8 @@ static CK_RV op_init(CK_SESSION_HANDLE h, bool sign, CK_MECHANISM_PTR m, CK_OBJE
 		return CKR_MECHANISM_INVALID;
 	if (p11_object_get(s, tok, key, &k) != CKR_OK)
 		return CKR_KEY_HANDLE_INVALID;
+	if (d->kind == P11_HMAC)
+		return p11_hmac_init(tok, op, sign, m, k, key);
 	if (p11_attr_ulong(k, CKA_CLASS, 0) != (sign ? CKO_PRIVATE_KEY : CKO_PUBLIC_KEY) ||
 	    p11_attr_ulong(k, CKA_KEY_TYPE, CK_UNAVAILABLE_INFORMATION) != d->key_type ||
 	    !k->tpm_pub)
@@ -471,6 +474,8 @@ static CK_RV sign_final(struct p11_session *s, struct p11_token *tok, CK_BYTE_PT
 		p11_op_end(&s->sign);
 		return CKR_KEY_HANDLE_INVALID;
 	}
+	if (p11_hmac_op(&s->sign))
+		return p11_hmac_sign(tok, &s->sign, k, out, out_len);
 	size = signature_size(k);
 	if (!out) {
 		*out_len = size;
@@ -559,6 +564,8 @@ static CK_RV verify_final(struct p11_session *s, struct p11_token *tok, const ui
 		rv = CKR_KEY_HANDLE_INVALID;
 	else if (!sig)
 		rv = CKR_ARGUMENTS_BAD;
+	else if (p11_hmac_op(&s->verify))
+		rv = p11_hmac_verify(tok, &s->verify, k, sig, len);
 	else
 		rv = run_verify(&s->verify, k, sig, len);
 	p11_op_end(&s->verify);

@@ -376,6 +376,8 @@ CK_RV p11_store_object_load(struct p11_store *s, int64_t row, struct p11_object 
 /* The object's attributes as rows of o->row (which has none). */
 static CK_RV add_attrs(struct p11_store *s, const struct p11_object *o)
 {
+	/* a secret key's value lives in the TPM's blob, never here in the clear */
+	bool secret = p11_attr_ulong(o, CKA_CLASS, 0) == CKO_SECRET_KEY;
 	sqlite3_stmt *st;
 	size_t i;
 
@@ -383,6 +385,8 @@ static CK_RV add_attrs(struct p11_store *s, const struct p11_object *o)
 			       NULL) != SQLITE_OK)
 		return db_error(s, "add attributes");
 	for (i = 0; i < o->nattrs; i++) {
+		if (secret && o->attrs[i].type == CKA_VALUE)
+			continue;
 		sqlite3_reset(st);
 		sqlite3_bind_int64(st, 1, o->row);
 		sqlite3_bind_int64(st, 2, (sqlite3_int64)o->attrs[i].type);

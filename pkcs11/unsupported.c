@@ -14,15 +14,6 @@ NOT_SUPPORTED(C_GetOperationState, (CK_SESSION_HANDLE session, CK_BYTE_PTR opera
 NOT_SUPPORTED(C_SetOperationState,
 	      (CK_SESSION_HANDLE session, CK_BYTE_PTR operation_state, CK_ULONG operation_state_len,
 	       CK_OBJECT_HANDLE encryption_key, CK_OBJECT_HANDLE authentication_key))
-NOT_SUPPORTED(C_EncryptUpdate, (CK_SESSION_HANDLE session, CK_BYTE_PTR part, CK_ULONG part_len,
-				CK_BYTE_PTR encrypted_part, CK_ULONG_PTR encrypted_part_len))
-NOT_SUPPORTED(C_EncryptFinal, (CK_SESSION_HANDLE session, CK_BYTE_PTR last_encrypted_part,
-			       CK_ULONG_PTR last_encrypted_part_len))
-NOT_SUPPORTED(C_DecryptUpdate,
-	      (CK_SESSION_HANDLE session, CK_BYTE_PTR encrypted_part, CK_ULONG encrypted_part_len,
-	       CK_BYTE_PTR part, CK_ULONG_PTR part_len))
-NOT_SUPPORTED(C_DecryptFinal,
-	      (CK_SESSION_HANDLE session, CK_BYTE_PTR last_part, CK_ULONG_PTR last_part_len))
 NOT_SUPPORTED(C_DigestKey, (CK_SESSION_HANDLE session, CK_OBJECT_HANDLE key))
 NOT_SUPPORTED(C_SignRecoverInit,
 	      (CK_SESSION_HANDLE session, CK_MECHANISM_PTR mechanism, CK_OBJECT_HANDLE key))
@@ -43,8 +34,6 @@ NOT_SUPPORTED(C_SignEncryptUpdate, (CK_SESSION_HANDLE session, CK_BYTE_PTR part,
 NOT_SUPPORTED(C_DecryptVerifyUpdate,
 	      (CK_SESSION_HANDLE session, CK_BYTE_PTR encrypted_part, CK_ULONG encrypted_part_len,
 	       CK_BYTE_PTR part, CK_ULONG_PTR part_len))
-NOT_SUPPORTED(C_GenerateKey, (CK_SESSION_HANDLE session, CK_MECHANISM_PTR mechanism,
-			      CK_ATTRIBUTE_PTR templ, CK_ULONG count, CK_OBJECT_HANDLE_PTR key))
 NOT_SUPPORTED(C_WrapKey,
 	      (CK_SESSION_HANDLE session, CK_MECHANISM_PTR mechanism, CK_OBJECT_HANDLE wrapping_key,
 	       CK_OBJECT_HANDLE key, CK_BYTE_PTR wrapped_key, CK_ULONG_PTR wrapped_key_len))
@@ -104,3 +93,30 @@ NOT_SUPPORTED(C_VerifyMessage,
 NOT_SUPPORTED(C_VerifyMessageNext,
 	      (CK_SESSION_HANDLE session, CK_VOID_PTR parameter, CK_ULONG parameter_len,
 	       CK_BYTE_PTR data, CK_ULONG data_len, CK_BYTE_PTR signature, CK_ULONG signature_len))
+
+/* PKCS#11 3.2 (C_EncapsulateKey and C_DecapsulateKey are in kem.c) */
+NOT_SUPPORTED(C_VerifySignatureInit, (CK_SESSION_HANDLE session, CK_MECHANISM_PTR mechanism,
+				      CK_OBJECT_HANDLE key, CK_BYTE_PTR signature,
+				      CK_ULONG signature_len))
+NOT_SUPPORTED(C_VerifySignature, (CK_SESSION_HANDLE session, CK_BYTE_PTR data, CK_ULONG data_len))
+NOT_SUPPORTED(C_VerifySignatureUpdate,
+	      (CK_SESSION_HANDLE session, CK_BYTE_PTR part, CK_ULONG part_len))
+NOT_SUPPORTED(C_VerifySignatureFinal, (CK_SESSION_HANDLE session))
+NOT_SUPPORTED(C_GetSessionValidationFlags, (CK_SESSION_HANDLE session,
+					    CK_SESSION_VALIDATION_FLAGS_TYPE type,
+					    CK_FLAGS *flags))
+NOT_SUPPORTED(C_AsyncComplete, (CK_SESSION_HANDLE session, CK_UTF8CHAR_PTR function_name,
+				CK_ASYNC_DATA_PTR result))
+NOT_SUPPORTED(C_AsyncGetID,
+	      (CK_SESSION_HANDLE session, CK_UTF8CHAR_PTR function_name, CK_ULONG_PTR id))
+NOT_SUPPORTED(C_AsyncJoin, (CK_SESSION_HANDLE session, CK_UTF8CHAR_PTR function_name,
+			    CK_ULONG id, CK_BYTE_PTR data, CK_ULONG data_len))
+NOT_SUPPORTED(C_WrapKeyAuthenticated,
+	      (CK_SESSION_HANDLE session, CK_MECHANISM_PTR mechanism, CK_OBJECT_HANDLE wrapping_key,
+	       CK_OBJECT_HANDLE key, CK_BYTE_PTR associated_data, CK_ULONG associated_data_len,
+	       CK_BYTE_PTR wrapped_key, CK_ULONG_PTR wrapped_key_len))
+NOT_SUPPORTED(C_UnwrapKeyAuthenticated,
+	      (CK_SESSION_HANDLE session, CK_MECHANISM_PTR mechanism,
+	       CK_OBJECT_HANDLE unwrapping_key, CK_BYTE_PTR wrapped_key, CK_ULONG wrapped_key_len,
+	       CK_ATTRIBUTE_PTR templ, CK_ULONG attribute_count, CK_BYTE_PTR associated_data,
+	       CK_ULONG associated_data_len, CK_OBJECT_HANDLE_PTR key))

@@ -1,4 +1,4 @@
-/* Create of a sealed data object with the caller's data, and Unseal. */
+/* Create with the caller's data (keys of a known value, sealed data objects), and Unseal. */
 #include <string.h>
 
 #include "crypto/crypto.h"
@@ -18,9 +18,9 @@ static TPM_RC rd_created(struct rd *r, struct pqtpm_tss_key *key)
 	return tss_rd_end(r);
 }
 
-TPM_RC pqtpm_tss_create_sealed(struct pqtpm_tss *t, TPM_HANDLE parent, const char *parent_auth,
-			       const struct pqtpm_tss_public *tmpl, const char *key_auth,
-			       const uint8_t *data, size_t len, struct pqtpm_tss_key *key)
+TPM_RC pqtpm_tss_create_data(struct pqtpm_tss *t, TPM_HANDLE parent, const char *parent_auth,
+			     const struct pqtpm_tss_public *tmpl, const char *key_auth,
+			     const uint8_t *data, size_t len, struct pqtpm_tss_key *key)
 {
 	size_t n = key_auth ? strlen(key_auth) : 0;
 	struct tss_cmd c;
@@ -50,6 +50,13 @@ TPM_RC pqtpm_tss_create_sealed(struct pqtpm_tss *t, TPM_HANDLE parent, const cha
 	key->handle = 0;
 	key->name.size = 0;
 	return TPM_RC_SUCCESS;
+}
+
+TPM_RC pqtpm_tss_create_sealed(struct pqtpm_tss *t, TPM_HANDLE parent, const char *parent_auth,
+			       const struct pqtpm_tss_public *tmpl, const char *key_auth,
+			       const uint8_t *data, size_t len, struct pqtpm_tss_key *key)
+{
+	return pqtpm_tss_create_data(t, parent, parent_auth, tmpl, key_auth, data, len, key);
 }
 
 TPM_RC pqtpm_tss_unseal(struct pqtpm_tss *t, TPM_HANDLE object, const char *auth, uint8_t *out,

@@ -152,14 +152,14 @@ TPM_RC tss_rd_public(struct rd *r, struct pqtpm_tss_public *p)
 
 /* ---- templates ---- */
 
-/* TPMT_SYM_DEF_OBJECT: AES-CFB of bits (storage keys), or NULL. */
-static TPM_RC wr_sym(struct wr *w, int aes, uint16_t bits)
+/* TPMT_SYM_DEF_OBJECT: AES of bits in mode (0: CFB, as storage keys have it), or NULL. */
+static TPM_RC wr_sym(struct wr *w, int aes, uint16_t bits, TPM_ALG_ID mode)
 {
 	if (!aes)
 		return wr_u16(w, TPM_ALG_NULL);
 	TRY(wr_u16(w, TPM_ALG_AES));
 	TRY(wr_u16(w, bits ? bits : 128));
-	return wr_u16(w, TPM_ALG_CFB);
+	return wr_u16(w, mode ? mode : TPM_ALG_CFB);
 }
 
 /* A scheme with its details (the layout public_area.c reads); XOR's KDF is SP800-108. */
@@ -188,41 +188,39 @@ static TPM_RC wr_parms(struct wr *w, const struct pqtpm_tss_template *t)
 {
 	uint32_t storage = TPMA_OBJECT_RESTRICTED | TPMA_OBJECT_DECRYPT;
 	int aes = (t->attributes & storage) == storage;
-	const uint8_t *u = t->unique;
-	uint16_t ulen = u ? t->unique_len : 0;
 
 	switch (t->type) {
 	case TPM_ALG_RSA:
-		TRY(wr_sym(w, aes, t->sym_bits));
+		TRY(wr_sym(w, aes, t->sym_bits, 0));
 		TRY(wr_scheme(w, t->scheme, t->scheme_hash));
 		TRY(wr_u16(w, t->rsa_bits ? t->rsa_bits : 2048));
 		TRY(wr_u32(w, t->exponent == 65537 ? 0 : t->exponent));
-		return wr_tpm2b(w, u, ulen);
+		return wr_tpm2b(w, t->unique, t->unique_len);
 	case TPM_ALG_ECC:
-		TRY(wr_sym(w, aes, t->sym_bits));
+		TRY(wr_sym(w, aes, t->sym_bits, 0));
 		TRY(wr_scheme(w, t->scheme, t->scheme_hash));
 		TRY(wr_u16(w, t->curve ? t->curve : TPM_ECC_NIST_P256));
 		TRY(wr_u16(w, TPM_ALG_NULL)); /* kdf */
-		TRY(wr_tpm2b(w, u, ulen));
-		return wr_tpm2b(w, t->unique_y, u ? t->unique_y_len : 0);
+		TRY(wr_tpm2b(w, t->unique, t->unique_len));
+		return wr_tpm2b(w, t->unique_y, t->unique_y_len);
 	case TPM_ALG_KEYEDHASH:
 		TRY(wr_scheme(w, t->scheme, t->scheme_hash));
-		return wr_tpm2b(w, u, ulen);
+		return wr_tpm2b(w, t->unique, t->unique_len);
 	case TPM_ALG_SYMCIPHER:
-		TRY(wr_sym(w, 1, t->sym_bits));
-		return wr_tpm2b(w, u, ulen);
+		TRY(wr_sym(w, 1, t->sym_bits, t->sym_mode));
+		return wr_tpm2b(w, t->unique, t->unique_len);
 	case TPM_ALG_MLDSA:
 		TRY(wr_u16(w, t->parameter_set));
 		TRY(wr_u8(w, t->allow_external_mu));
-		return wr_tpm2b(w, u, ulen);
+		return wr_tpm2b(w, t->unique, t->unique_len);
 	case TPM_ALG_HASH_MLDSA:
 		TRY(wr_u16(w, t->parameter_set));
 		TRY(wr_u16(w, t->pre_hash ? t->pre_hash : TPM_ALG_SHA256));
-		return wr_tpm2b(w, u, ulen);
+		return wr_tpm2b(w, t->unique, t->unique_len);
 	case TPM_ALG_MLKEM:
-		TRY(wr_sym(w, aes, t->sym_bits));
+		TRY(wr_sym(w, aes, t->sym_bits, 0));
 		TRY(wr_u16(w, t->parameter_set));
-		return wr_tpm2b(w, u, ulen);
+		return wr_tpm2b(w, t->unique, t->unique_len);
 	default:
 		return PQTPM_TSS_RC_BAD_VALUE;
 	}
@@ -233,7 +231,11 @@ TPM_RC pqtpm_tss_template_public(const struct pqtpm_tss_template *t,
 {
 	struct wr w;
 
-	if (t->policy_len > 64 || (t->policy_len && !t->policy))
+	/* a length without its bytes; an ECC point is both coordinates or none, and only ECC has
+	 * a second one */
+	if (t->policy_len > 64 || (t->policy_len && !t->policy) || (t->unique_len && !t->unique) ||
+	    (t->unique_y_len && !t->unique_y) ||
+	    (t->type == TPM_ALG_ECC ? !t->unique_len != !t->unique_y_len : t->unique_y_len != 0))
 		return PQTPM_TSS_RC_BAD_VALUE;
 	wr_init(&w, out->b, sizeof(out->b));
 	if (wr_u16(&w, t->type) || wr_u16(&w, t->name_alg ? t->name_alg : TPM_ALG_SHA256) ||

@@ -146,12 +146,15 @@ struct pqtpm_tss_template {
 	TPM_ALG_ID scheme, scheme_hash; /* RSA, ECC, keyedHash; 0: TPM_ALG_NULL */
 	uint16_t rsa_bits;	 /* 0: 2048 */
 	uint16_t curve;		 /* 0: P-256 */
-	uint16_t sym_bits;	 /* restricted decryption keys: AES-CFB key bits (0: 128) */
+	uint16_t sym_bits;	 /* restricted decryption keys and symCipher keys: AES key bits
+				  * (0: 128) */
+	TPM_ALG_ID sym_mode;	 /* symCipher keys: the mode (0: CFB; TPM_ALG_NULL: any, chosen
+				  * at each EncryptDecrypt) */
 	const uint8_t *policy;	 /* authPolicy, policy_len bytes */
 	uint16_t policy_len;
 	/* A key made outside the TPM (LoadExternal, Import): its public key as unique (RSA
-	 * modulus, ECC x and y, ML-DSA pk, ML-KEM ek; NULL: empty, the TPM makes the key) and the
-	 * RSA exponent (0: the default 65537). */
+	 * modulus, ECC x with unique_y, ML-DSA pk, ML-KEM ek; unique_len bytes, 0: empty, the TPM
+	 * makes the key) and the RSA exponent (0: the default 65537). */
 	const uint8_t *unique, *unique_y;
 	uint16_t unique_len, unique_y_len;
 	uint32_t exponent;
@@ -626,14 +629,21 @@ TPM_RC pqtpm_tss_policy_calc_secret(struct pqtpm_tss_digest *d, TPM_ALG_ID hash,
 }
 #endif
 
-/* ---- commands: sealed data (tss/cmd_seal.c) ----
- * A sealed data object is a keyedHash object without sign or decrypt whose sensitive area the
- * caller gives (at most 128 bytes, Part 2's MAX_SYM_DATA); Unseal returns it to whoever knows
- * the object's authValue. The PKCS#11 module seals each token's wrapping secret this way. */
+/* ---- commands: objects of the caller's data, sealed data (tss/cmd_seal.c) ----
+ * Create with the caller's sensitive data (at most 128 bytes, Part 2's MAX_SYM_DATA) instead
+ * of the TPM's (sensitiveDataOrigin clear): a symCipher key of a known value (AES: exactly the
+ * key's size), a keyedHash HMAC key of a known value, or a sealed data object, a keyedHash
+ * object without sign or decrypt whose data Unseal returns to whoever knows its authValue.
+ * The PKCS#11 module seals each token's wrapping secret this way and makes its secret keys of
+ * a known value (C_CreateObject, derived and KEM keys). */
 #define PQTPM_TSS_MAX_SEALED 128
-/* Create under parent a data object of public area tmpl (a TPM_ALG_KEYEDHASH template with
- * the NULL scheme and neither sign nor decrypt) holding data (len bytes), with key_auth as its
- * authValue: key->priv and key->pub, no handle (Load it). */
+/* Create under parent an object of public area tmpl holding data (len bytes), with key_auth
+ * as its authValue: key->priv and key->pub, no handle (Load it). */
+TPM_RC pqtpm_tss_create_data(struct pqtpm_tss *t, TPM_HANDLE parent, const char *parent_auth,
+			     const struct pqtpm_tss_public *tmpl, const char *key_auth,
+			     const uint8_t *data, size_t len, struct pqtpm_tss_key *key);
+/* pqtpm_tss_create_data of a sealed data object: tmpl a TPM_ALG_KEYEDHASH template with the
+ * NULL scheme and neither sign nor decrypt. */
 TPM_RC pqtpm_tss_create_sealed(struct pqtpm_tss *t, TPM_HANDLE parent, const char *parent_auth,
 			       const struct pqtpm_tss_public *tmpl, const char *key_auth,
 			       const uint8_t *data, size_t len, struct pqtpm_tss_key *key);

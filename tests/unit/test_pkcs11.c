@@ -111,10 +111,10 @@ static void test_exports(void)
 	CU_ASSERT_EQUAL(f->version.major, 2);
 	CU_ASSERT_EQUAL(f->version.minor, 40);
 	CU_ASSERT_EQUAL(get_ifaces(NULL, &n), CKR_OK);
-	CU_ASSERT_EQUAL(n, 2);
+	CU_ASSERT_EQUAL(n, 3); /* 3.2, 3.0, 2.40 (test_pkcs11_kem checks the 3.2 list) */
 	n = 1;
 	CU_ASSERT_EQUAL(get_ifaces(ifaces, &n), CKR_BUFFER_TOO_SMALL);
-	CU_ASSERT_EQUAL(n, 2);
+	CU_ASSERT_EQUAL(n, 3);
 	n = 4;
 	CU_ASSERT_EQUAL(get_ifaces(ifaces, &n), CKR_OK);
 	CU_ASSERT_STRING_EQUAL((char *)ifaces[0].pInterfaceName, "PKCS 11");

@@ -264,6 +264,8 @@ static void test_ecdh_rules(void)
 	CK_ATTRIBUTE too_long = { CKA_VALUE_LEN, &value_len, sizeof(value_len) };
 	CK_KEY_TYPE aes = CKK_AES;
 	CK_ATTRIBUTE other_type = { CKA_KEY_TYPE, &aes, sizeof(aes) };
+	CK_KEY_TYPE rsa = CKK_RSA;
+	CK_ATTRIBUTE rsa_type = { CKA_KEY_TYPE, &rsa, sizeof(rsa) };
 	CK_OBJECT_HANDLE a, b, c, k;
 
 	gen_ec(OID_P256, sizeof(OID_P256), CK_TRUE, &a, pa, &la);
@@ -288,12 +290,14 @@ static void test_ecdh_rules(void)
 	CU_ASSERT_EQUAL(never, CK_FALSE);
 	CU_ASSERT_EQUAL(always, CK_FALSE);
 
-	CU_ASSERT_EQUAL(f->C_DeriveKey(s, &m, a, &token, 1, &k), CKR_ATTRIBUTE_VALUE_INVALID);
+	/* a token key (its value in the TPM), an AES key */
+	CU_ASSERT_EQUAL(f->C_DeriveKey(s, &m, a, &token, 1, &k), CKR_OK);
 	CU_ASSERT_EQUAL(f->C_DeriveKey(s, &m, a, &too_long, 1, &k), CKR_ATTRIBUTE_VALUE_INVALID);
-	CU_ASSERT_EQUAL(f->C_DeriveKey(s, &m, a, &other_type, 1, &k), CKR_TEMPLATE_INCONSISTENT);
+	CU_ASSERT_EQUAL(f->C_DeriveKey(s, &m, a, &other_type, 1, &k), CKR_OK);
+	CU_ASSERT_EQUAL(f->C_DeriveKey(s, &m, a, &rsa_type, 1, &k), CKR_TEMPLATE_INCONSISTENT);
 	CU_ASSERT_EQUAL(f->C_DeriveKey(s, &m, c, NULL, 0, &k), CKR_KEY_FUNCTION_NOT_PERMITTED);
 	CU_ASSERT_EQUAL(f->C_DeriveKey(s, &m, a, NULL, 0, NULL), CKR_ARGUMENTS_BAD);
-	p.kdf = CKD_SHA256_KDF;
+	p.kdf = CKD_SHA224_KDF; /* the TPM has no SHA-224 */
 	CU_ASSERT_EQUAL(f->C_DeriveKey(s, &m, a, NULL, 0, &k), CKR_MECHANISM_PARAM_INVALID);
 	p.kdf = CKD_NULL;
 	/* a point off the curve, a point of the wrong size */

@@ -453,7 +453,7 @@ static void test_create(void)
 	CU_ASSERT_EQUAL(priv, CK_FALSE);
 	CU_ASSERT_EQUAL(get[1].ulValueLen, sizeof(der));
 	CU_ASSERT_EQUAL(f->C_CreateObject(s, ct, 3, &c), CKR_TEMPLATE_INCOMPLETE);
-	CU_ASSERT_EQUAL(f->C_CreateObject(s, kt, 1, &c), CKR_ATTRIBUTE_VALUE_INVALID);
+	CU_ASSERT_EQUAL(f->C_CreateObject(s, kt, 1, &c), CKR_TEMPLATE_INCOMPLETE); /* no value */
 	CU_ASSERT_EQUAL(f->C_CreateObject(s, bad, 2, &c), CKR_ATTRIBUTE_TYPE_INVALID);
 	CU_ASSERT_EQUAL(f->C_CreateObject(s, trusted, 5, &c), CKR_ATTRIBUTE_READ_ONLY);
 	CU_ASSERT_EQUAL(f->C_CreateObject(s, NULL, 0, &c), CKR_TEMPLATE_INCOMPLETE);

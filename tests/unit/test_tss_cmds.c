@@ -421,6 +421,82 @@ static void test_hmac(void)
 	CU_ASSERT_EQUAL(pqtpm_tss_flush(t, h), 0);
 }
 
+/* A key of a known value made by Create with the caller's data under a storage key, loaded. */
+static void create_known(const struct pqtpm_tss_key *parent, const struct pqtpm_tss_template *tm,
+			 const uint8_t *value, size_t len, TPM_HANDLE *h)
+{
+	struct pqtpm_tss_public tmpl;
+	static struct pqtpm_tss_key k;
+
+	CU_ASSERT_EQUAL_FATAL(pqtpm_tss_template_public(tm, &tmpl), 0);
+	CU_ASSERT_EQUAL_FATAL(pqtpm_tss_create_data(t, parent->handle, "", &tmpl, "key", value, len,
+						    &k),
+			      0);
+	CU_ASSERT_EQUAL_FATAL(pqtpm_tss_load(t, parent->handle, "", &k), 0);
+	*h = k.handle;
+}
+
+/* FIPS-197 C.1 (AES-128) through a symCipher key of mode NULL, which takes ECB and CBC at each
+ * command, and one of the default mode (CFB), which refuses ECB; RFC 4231 case 2 through a
+ * keyedHash key of the NULL scheme, which takes the HMAC's hash at each command. */
+static void test_create_data(void)
+{
+	static const uint8_t aes_key[16] = { 0x00, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07,
+					     0x08, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f };
+	static const uint8_t plain[16] = { 0x00, 0x11, 0x22, 0x33, 0x44, 0x55, 0x66, 0x77,
+					   0x88, 0x99, 0xaa, 0xbb, 0xcc, 0xdd, 0xee, 0xff };
+	static const uint8_t cipher[16] = { 0x69, 0xc4, 0xe0, 0xd8, 0x6a, 0x7b, 0x04, 0x30,
+					    0xd8, 0xcd, 0xb7, 0x80, 0x70, 0xb4, 0xc5, 0x5a };
+	static const uint8_t mac[32] = { 0x5b, 0xdc, 0xc1, 0x46, 0xbf, 0x60, 0x75, 0x4e,
+					 0x6a, 0x04, 0x24, 0x26, 0x08, 0x95, 0x75, 0xc7,
+					 0x5a, 0x00, 0x3f, 0x08, 0x9d, 0x27, 0x39, 0x83,
+					 0x9d, 0xec, 0x58, 0xb9, 0x64, 0xec, 0x38, 0x43 };
+	static const char msg[] = "what do ya want for nothing?";
+	uint32_t use = TPMA_OBJECT_FIXEDTPM | TPMA_OBJECT_FIXEDPARENT | TPMA_OBJECT_USERWITHAUTH |
+		       TPMA_OBJECT_SIGN_ENCRYPT;
+	struct pqtpm_tss_template aes = { .type = TPM_ALG_SYMCIPHER,
+					  .attributes = use | TPMA_OBJECT_DECRYPT,
+					  .sym_bits = 128,
+					  .sym_mode = TPM_ALG_NULL };
+	struct pqtpm_tss_template hmac = { .type = TPM_ALG_KEYEDHASH, .attributes = use };
+	static struct pqtpm_tss_key parent;
+	struct pqtpm_tss_digest d;
+	uint8_t out[32], iv[16] = { 0 }, cbc[32];
+	TPM_HANDLE h;
+
+	CU_ASSERT_EQUAL_FATAL(tss_util_storage(t, 0, &parent), 0);
+	create_known(&parent, &aes, aes_key, sizeof(aes_key), &h);
+	CU_ASSERT_EQUAL(pqtpm_tss_encrypt_decrypt(t, h, "key", 0, TPM_ALG_ECB, NULL, 0, plain,
+						  sizeof(plain), out),
+			0);
+	CU_ASSERT_EQUAL(memcmp(out, cipher, sizeof(cipher)), 0);
+	/* CBC from a zero IV: the first block is ECB's, the second chains on it */
+	memcpy(cbc, plain, 16);
+	memcpy(cbc + 16, plain, 16);
+	CU_ASSERT_EQUAL(pqtpm_tss_encrypt_decrypt(t, h, "key", 0, TPM_ALG_CBC, iv, 16, cbc, 32, out),
+			0);
+	CU_ASSERT_EQUAL(memcmp(out, cipher, 16), 0);
+	CU_ASSERT_EQUAL(memcmp(iv, out + 16, 16), 0);
+	CU_ASSERT_NOT_EQUAL(memcmp(out + 16, cipher, 16), 0);
+	CU_ASSERT_EQUAL(pqtpm_tss_flush(t, h), 0);
+
+	aes.sym_mode = 0;
+	create_known(&parent, &aes, aes_key, sizeof(aes_key), &h);
+	CU_ASSERT_EQUAL(pqtpm_tss_encrypt_decrypt(t, h, "key", 0, TPM_ALG_ECB, NULL, 0, plain,
+						  sizeof(plain), out),
+			TPM_RC_MODE | TPM_RC_P | TPM_RC_3);
+	CU_ASSERT_EQUAL(pqtpm_tss_flush(t, h), 0);
+
+	create_known(&parent, &hmac, (const uint8_t *)"Jefe", 4, &h);
+	CU_ASSERT_EQUAL(pqtpm_tss_hmac(t, h, "key", TPM_ALG_SHA256, (const uint8_t *)msg,
+				       strlen(msg), &d),
+			0);
+	CU_ASSERT_EQUAL(d.size, 32);
+	CU_ASSERT_EQUAL(memcmp(d.b, mac, 32), 0);
+	CU_ASSERT_EQUAL(pqtpm_tss_flush(t, h), 0);
+	CU_ASSERT_EQUAL(pqtpm_tss_flush(t, parent.handle), 0);
+}
+
 static void test_hash(void)
 {
 	static uint8_t data[3000];
@@ -471,6 +547,8 @@ int main(void)
 		{ "Sign with a hashcheck ticket", test_sign_ticket },
 		{ "EncryptDecrypt2 against AES-CFB", test_encrypt_decrypt },
 		{ "HMAC and HMAC_Start against HMAC-SHA-256", test_hmac },
+		{ "Create with the caller's data: AES (FIPS-197), HMAC (RFC 4231)",
+		  test_create_data },
 		{ "Hash and HashSequenceStart against SHA-2", test_hash },
 	};
 

@@ -284,6 +284,48 @@ static void test_templates(void)
 
 		CU_ASSERT_EQUAL(pqtpm_tss_template_public(&t, &pub), PQTPM_TSS_RC_BAD_VALUE);
 	}
+	{
+		/* a symCipher key's mode, a public key given as unique */
+		static const uint8_t ek[3] = { 1, 2, 3 };
+		struct pqtpm_tss_template t = { .type = TPM_ALG_SYMCIPHER,
+						.sym_bits = 256,
+						.sym_mode = TPM_ALG_NULL };
+		struct tss_public p;
+
+		CU_ASSERT_EQUAL_FATAL(pqtpm_tss_template_public(&t, &pub), TPM_RC_SUCCESS);
+		CU_ASSERT_EQUAL(tss_public_walk(pub.b, pub.size, &p), TPM_RC_SUCCESS);
+		CU_ASSERT_EQUAL(p.sym.bits, 256);
+		CU_ASSERT_EQUAL(p.sym.mode, TPM_ALG_NULL);
+		t.sym_mode = 0;
+		CU_ASSERT_EQUAL_FATAL(pqtpm_tss_template_public(&t, &pub), TPM_RC_SUCCESS);
+		CU_ASSERT_EQUAL(tss_public_walk(pub.b, pub.size, &p), TPM_RC_SUCCESS);
+		CU_ASSERT_EQUAL(p.sym.mode, TPM_ALG_CFB);
+		t = (struct pqtpm_tss_template){ .type = TPM_ALG_MLKEM,
+						 .parameter_set = 1,
+						 .unique = ek,
+						 .unique_len = sizeof(ek) };
+		CU_ASSERT_EQUAL_FATAL(pqtpm_tss_template_public(&t, &pub), TPM_RC_SUCCESS);
+		CU_ASSERT_EQUAL(tss_public_walk(pub.b, pub.size, &p), TPM_RC_SUCCESS);
+		CU_ASSERT_EQUAL(p.unique.size, sizeof(ek));
+		CU_ASSERT_EQUAL(memcmp(p.unique.b, ek, sizeof(ek)), 0);
+		t.unique = NULL;
+		CU_ASSERT_EQUAL(pqtpm_tss_template_public(&t, &pub), PQTPM_TSS_RC_BAD_VALUE);
+		t.unique = ek;
+		t.type = TPM_ALG_ECC; /* two coordinates: not one unique */
+		CU_ASSERT_EQUAL(pqtpm_tss_template_public(&t, &pub), PQTPM_TSS_RC_BAD_VALUE);
+		t.unique_y = ek + 1;
+		t.unique_y_len = 2;
+		CU_ASSERT_EQUAL_FATAL(pqtpm_tss_template_public(&t, &pub), TPM_RC_SUCCESS);
+		CU_ASSERT_EQUAL(tss_public_walk(pub.b, pub.size, &p), TPM_RC_SUCCESS);
+		CU_ASSERT_EQUAL(p.unique.size, sizeof(ek));
+		CU_ASSERT_EQUAL(p.unique_y.size, 2);
+		CU_ASSERT_EQUAL(p.unique_y.b[0], 2);
+		t.unique_len = 0; /* y without x */
+		CU_ASSERT_EQUAL(pqtpm_tss_template_public(&t, &pub), PQTPM_TSS_RC_BAD_VALUE);
+		t.unique_len = sizeof(ek);
+		t.type = TPM_ALG_MLKEM; /* a second coordinate only for ECC */
+		CU_ASSERT_EQUAL(pqtpm_tss_template_public(&t, &pub), PQTPM_TSS_RC_BAD_VALUE);
+	}
 }
 
 /* A TPM2B_PUBLIC in a response: taken by its size, refused when empty, larger than what

@@ -1,0 +1,348 @@
+/* ML-KEM (FIPS 203) through PKCS#11 3.2: C_EncapsulateKey with a public key (TPM2_Encapsulate
+ * on the public key loaded alone), C_DecapsulateKey with a private key of the token
+ * (TPM2_Decapsulate), and C_CreateObject of an ML-KEM public key made elsewhere (its
+ * encapsulation key as CKA_VALUE), to encapsulate to. The shared secret, ML-KEM's 32-byte K,
+ * becomes a secret key in the TPM (secret.c: CKK_GENERIC_SECRET by default, or CKK_AES; its
+ * first CKA_VALUE_LEN bytes when the template asks fewer), which the application reads only
+ * when its template makes it readable. That key needs the token's wrapping secret, so
+ * C_EncapsulateKey needs a login although its public-key step does not. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "secret.h"
+
+#define SS_LEN 32 /* ML-KEM's shared secret */
+
+/* FIPS 203's sizes of a parameter set: the encapsulation key and the ciphertext (0: not one). */
+static size_t ek_size(CK_ULONG set)
+{
+	return set == CKP_ML_KEM_512 ? 800 : set == CKP_ML_KEM_768 ? 1184
+					 : set == CKP_ML_KEM_1024 ? 1568
+								  : 0;
+}
+
+static size_t ct_size(CK_ULONG set)
+{
+	return set == CKP_ML_KEM_512 ? 768 : set == CKP_ML_KEM_768 ? 1088
+					 : set == CKP_ML_KEM_1024 ? 1568
+								  : 0;
+}
+
+/* The ML-KEM key of handle h for C_EncapsulateKey (a public key, CKA_ENCAPSULATE) or
+ * C_DecapsulateKey (a private key, CKA_DECAPSULATE), and its ciphertext's size. */
+static CK_RV kem_key(struct p11_session *s, struct p11_token *tok, const CK_MECHANISM *m,
+		     CK_OBJECT_HANDLE h, bool encaps, struct p11_object **k, size_t *ct_len)
+{
+	if (m->mechanism != CKM_ML_KEM)
+		return CKR_MECHANISM_INVALID;
+	if (m->pParameter || m->ulParameterLen)
+		return CKR_MECHANISM_PARAM_INVALID;
+	if (p11_object_get(s, tok, h, k) != CKR_OK)
+		return CKR_KEY_HANDLE_INVALID;
+	if (p11_attr_ulong(*k, CKA_CLASS, 0) != (encaps ? CKO_PUBLIC_KEY : CKO_PRIVATE_KEY) ||
+	    p11_attr_ulong(*k, CKA_KEY_TYPE, CK_UNAVAILABLE_INFORMATION) != CKK_ML_KEM ||
+	    !(*k)->tpm_pub || (!encaps && !(*k)->tpm_priv))
+		return CKR_KEY_TYPE_INCONSISTENT;
+	*ct_len = ct_size(p11_attr_ulong(*k, CKA_PARAMETER_SET, 0));
+	if (!*ct_len)
+		return CKR_KEY_TYPE_INCONSISTENT;
+	if (!p11_attr_bool(*k, encaps ? CKA_ENCAPSULATE : CKA_DECAPSULATE, false))
+		return CKR_KEY_FUNCTION_NOT_PERMITTED;
+	return CKR_OK;
+}
+
+/* The shared secret's key: the template onto a new object, its length. */
+static CK_RV secret_begin(struct p11_session *s, struct p11_token *tok, const CK_ATTRIBUTE *t,
+			  CK_ULONG n, struct p11_object **o, struct p11_secret_req *r)
+{
+	CK_RV rv;
+
+	r->origin = P11_SECRET_KEM;
+	r->type = CKK_GENERIC_SECRET;
+	*o = p11_object_new(s->slot);
+	if (!*o)
+		return CKR_HOST_MEMORY;
+	rv = p11_secret_template(s, tok, t, n, *o, r);
+	if (rv == CKR_OK && !r->len)
+		r->len = SS_LEN;
+	if (rv == CKR_OK && (r->len > SS_LEN || !p11_secret_len_ok(r->type, r->len)))
+		rv = CKR_ATTRIBUTE_VALUE_INVALID;
+	if (rv != CKR_OK) {
+		p11_object_free(*o);
+		*o = NULL;
+	}
+	return rv;
+}
+
+static CK_RV encapsulate(struct p11_session *s, struct p11_token *tok, const CK_MECHANISM *m,
+			 CK_OBJECT_HANDLE pub, const CK_ATTRIBUTE *t, CK_ULONG n, uint8_t *ct,
+			 CK_ULONG *ct_len, CK_OBJECT_HANDLE *h)
+{
+	uint8_t ss[64], c[PQTPM_TSS_MAX_CIPHERTEXT];
+	struct p11_secret_req r = { 0 };
+	struct p11_object *k, *o;
+	size_t size, ss_len = 0, c_len = 0;
+	CK_RV rv = kem_key(s, tok, m, pub, true, &k, &size);
+
+	if (rv != CKR_OK)
+		return rv;
+	if (!ct || *ct_len < size) {
+		*ct_len = size;
+		return ct ? CKR_BUFFER_TOO_SMALL : CKR_OK;
+	}
+	rv = secret_begin(s, tok, t, n, &o, &r);
+	if (rv != CKR_OK)
+		return rv;
+	rv = p11_tpm_encapsulate(k->tpm_pub, ss, &ss_len, c, &c_len);
+	if (rv == CKR_OK && (ss_len != SS_LEN || c_len != size))
+		rv = CKR_DEVICE_ERROR;
+	if (rv == CKR_OK)
+		rv = p11_secret_finish(s, tok, o, &r, ss, r.len, h);
+	else
+		p11_object_free(o);
+	if (rv == CKR_OK) {
+		memcpy(ct, c, size);
+		*ct_len = size;
+	}
+	explicit_bzero(ss, sizeof(ss));
+	return rv;
+}
+
+static CK_RV decapsulate(struct p11_session *s, struct p11_token *tok, const CK_MECHANISM *m,
+			 CK_OBJECT_HANDLE priv, const CK_ATTRIBUTE *t, CK_ULONG n,
+			 const uint8_t *ct, CK_ULONG ct_len, CK_OBJECT_HANDLE *h)
+{
+	uint8_t ss[64];
+	struct p11_secret_req r = { 0 };
+	struct p11_object *k, *o;
+	size_t size, ss_len = 0;
+	CK_RV rv = kem_key(s, tok, m, priv, false, &k, &size);
+
+	if (rv != CKR_OK)
+		return rv;
+	if (ct_len != size)
+		return CKR_WRAPPED_KEY_LEN_RANGE;
+	rv = secret_begin(s, tok, t, n, &o, &r);
+	if (rv != CKR_OK)
+		return rv;
+	rv = p11_tpm_decapsulate(tok, k, ct, ct_len, ss, &ss_len);
+	if (rv == CKR_OK && ss_len != SS_LEN)
+		rv = CKR_DEVICE_ERROR;
+	if (rv == CKR_OK)
+		rv = p11_secret_finish(s, tok, o, &r, ss, r.len, h);
+	else
+		p11_object_free(o);
+	explicit_bzero(ss, sizeof(ss));
+	return rv;
+}
+
+CK_RV C_EncapsulateKey(CK_SESSION_HANDLE hSession, CK_MECHANISM_PTR pMechanism,
+		       CK_OBJECT_HANDLE hPublicKey, CK_ATTRIBUTE_PTR pTemplate,
+		       CK_ULONG ulAttributeCount, CK_BYTE_PTR pCiphertext,
+		       CK_ULONG_PTR pulCiphertextLen, CK_OBJECT_HANDLE_PTR phKey)
+{
+	struct p11_session *s;
+	struct p11_token *tok;
+	CK_RV rv = p11_enter();
+
+	if (rv != CKR_OK)
+		return rv;
+	rv = p11_session_get(hSession, &s, &tok);
+	if (rv != CKR_OK)
+		return p11_done(rv);
+	if (!pMechanism || !pulCiphertextLen || !phKey || (!pTemplate && ulAttributeCount))
+		return p11_done(CKR_ARGUMENTS_BAD);
+	return p11_done(encapsulate(s, tok, pMechanism, hPublicKey, pTemplate, ulAttributeCount,
+				    pCiphertext, pulCiphertextLen, phKey));
+}
+
+CK_RV C_DecapsulateKey(CK_SESSION_HANDLE hSession, CK_MECHANISM_PTR pMechanism,
+		       CK_OBJECT_HANDLE hPrivateKey, CK_ATTRIBUTE_PTR pTemplate,
+		       CK_ULONG ulAttributeCount, CK_BYTE_PTR pCiphertext, CK_ULONG ulCiphertextLen,
+		       CK_OBJECT_HANDLE_PTR phKey)
+{
+	struct p11_session *s;
+	struct p11_token *tok;
+	CK_RV rv = p11_enter();
+
+	if (rv != CKR_OK)
+		return rv;
+	rv = p11_session_get(hSession, &s, &tok);
+	if (rv != CKR_OK)
+		return p11_done(rv);
+	if (!pMechanism || !pCiphertext || !phKey || (!pTemplate && ulAttributeCount))
+		return p11_done(CKR_ARGUMENTS_BAD);
+	return p11_done(decapsulate(s, tok, pMechanism, hPrivateKey, pTemplate, ulAttributeCount,
+				    pCiphertext, ulCiphertextLen, phKey));
+}
+
+/* ---- C_CreateObject of an ML-KEM public key ---- */
+
+bool p11_kem_public_template(const CK_ATTRIBUTE *t, CK_ULONG n)
+{
+	CK_ULONG type = CK_UNAVAILABLE_INFORMATION;
+
+	return p11_tmpl_ulong(t, n, CKA_KEY_TYPE, &type) == CKR_OK && type == CKK_ML_KEM;
+}
+
+/* Attributes a template gives as they are (booleans; labels, ids, subjects, dates). */
+static bool public_settable(CK_ATTRIBUTE_TYPE t)
+{
+	switch (t) {
+	case CKA_TOKEN:
+	case CKA_PRIVATE:
+	case CKA_MODIFIABLE:
+	case CKA_COPYABLE:
+	case CKA_DESTROYABLE:
+	case CKA_ENCAPSULATE:
+	case CKA_LABEL:
+	case CKA_ID:
+	case CKA_SUBJECT:
+	case CKA_START_DATE:
+	case CKA_END_DATE:
+		return true;
+	default:
+		return false;
+	}
+}
+
+static bool public_bool(CK_ATTRIBUTE_TYPE t)
+{
+	return t != CKA_LABEL && t != CKA_ID && t != CKA_SUBJECT && t != CKA_START_DATE &&
+	       t != CKA_END_DATE;
+}
+
+/* The template onto o; *ek the encapsulation key, *set its parameter set (from its size when
+ * the template does not say). */
+static CK_RV public_template(const CK_ATTRIBUTE *t, CK_ULONG n, struct p11_object *o,
+			     const CK_ATTRIBUTE **ek, CK_ULONG *set)
+{
+	CK_ULONG i, j;
+	CK_RV rv = CKR_OK;
+
+	for (i = 0; i < n && rv == CKR_OK; i++) {
+		const CK_ATTRIBUTE *a = &t[i];
+
+		for (j = 0; j < i; j++)
+			if (t[j].type == a->type)
+				return CKR_TEMPLATE_INCONSISTENT;
+		if (a->ulValueLen && !a->pValue)
+			return CKR_ATTRIBUTE_VALUE_INVALID;
+		if (public_settable(a->type)) {
+			if (public_bool(a->type) && a->ulValueLen != sizeof(CK_BBOOL))
+				return CKR_ATTRIBUTE_VALUE_INVALID;
+			rv = p11_attr_set(o, a->type, a->pValue, a->ulValueLen);
+		} else if (a->type == CKA_VALUE) {
+			*ek = a;
+		} else if (a->type == CKA_PARAMETER_SET) {
+			rv = p11_tmpl_ulong(a, 1, a->type, set);
+		} else if (a->type == CKA_LOCAL || a->type == CKA_KEY_GEN_MECHANISM ||
+			   a->type == CKA_UNIQUE_ID) {
+			rv = CKR_ATTRIBUTE_READ_ONLY;
+		} else if (a->type != CKA_CLASS && a->type != CKA_KEY_TYPE) {
+			rv = CKR_ATTRIBUTE_TYPE_INVALID;
+		}
+	}
+	if (rv != CKR_OK)
+		return rv;
+	if (!*ek)
+		return CKR_TEMPLATE_INCOMPLETE;
+	if (!*set)
+		*set = ek_size(CKP_ML_KEM_512) == (*ek)->ulValueLen	    ? CKP_ML_KEM_512
+		       : ek_size(CKP_ML_KEM_768) == (*ek)->ulValueLen ? CKP_ML_KEM_768
+								       : CKP_ML_KEM_1024;
+	return ek_size(*set) == (*ek)->ulValueLen ? CKR_OK : CKR_ATTRIBUTE_VALUE_INVALID;
+}
+
+/* The TPM public area of the key (an unrestricted decryption key, as the TPM encapsulates to),
+ * kept to load alone. */
+static CK_RV public_area(struct p11_object *o, const CK_ATTRIBUTE *ek, CK_ULONG set)
+{
+	struct pqtpm_tss_template tmpl = {
+		.type = TPM_ALG_MLKEM,
+		.attributes = TPMA_OBJECT_USERWITHAUTH | TPMA_OBJECT_DECRYPT,
+		.parameter_set = (uint16_t)set, /* CKP_ML_KEM_* and TPM_MLKEM_* agree */
+		.unique = ek->pValue,
+		.unique_len = (uint16_t)ek->ulValueLen,
+	};
+	struct pqtpm_tss_public pub;
+
+	if (pqtpm_tss_template_public(&tmpl, &pub) != TPM_RC_SUCCESS)
+		return CKR_ATTRIBUTE_VALUE_INVALID;
+	o->tpm_pub = malloc(sizeof(*o->tpm_pub));
+	if (!o->tpm_pub)
+		return CKR_HOST_MEMORY;
+	memcpy(o->tpm_pub->b, pub.b, pub.size);
+	o->tpm_pub->len = pub.size;
+	return CKR_OK;
+}
+
+static CK_RV public_defaults(struct p11_object *o, const CK_ATTRIBUTE *ek, CK_ULONG set)
+{
+	static const CK_ATTRIBUTE_TYPE empty[] = { CKA_LABEL, CKA_ID, CKA_SUBJECT, CKA_START_DATE,
+						   CKA_END_DATE };
+	CK_RV rv = CKR_OK;
+	size_t i;
+
+	for (i = 0; i < sizeof(empty) / sizeof(empty[0]) && rv == CKR_OK; i++)
+		if (!p11_attr_find(o, empty[i]))
+			rv = p11_attr_set(o, empty[i], NULL, 0);
+	if (rv == CKR_OK && !p11_attr_find(o, CKA_TOKEN))
+		rv = p11_attr_set_bool(o, CKA_TOKEN, false);
+	if (rv == CKR_OK && !p11_attr_find(o, CKA_PRIVATE))
+		rv = p11_attr_set_bool(o, CKA_PRIVATE, false);
+	if (rv == CKR_OK && !p11_attr_find(o, CKA_MODIFIABLE))
+		rv = p11_attr_set_bool(o, CKA_MODIFIABLE, true);
+	if (rv == CKR_OK && !p11_attr_find(o, CKA_COPYABLE))
+		rv = p11_attr_set_bool(o, CKA_COPYABLE, true);
+	if (rv == CKR_OK && !p11_attr_find(o, CKA_DESTROYABLE))
+		rv = p11_attr_set_bool(o, CKA_DESTROYABLE, true);
+	if (rv == CKR_OK && !p11_attr_find(o, CKA_ENCAPSULATE))
+		rv = p11_attr_set_bool(o, CKA_ENCAPSULATE, true);
+	if (rv == CKR_OK)
+		rv = p11_attr_set_unique_id(o);
+	if (rv == CKR_OK)
+		rv = p11_attr_set_ulong(o, CKA_CLASS, CKO_PUBLIC_KEY);
+	if (rv == CKR_OK)
+		rv = p11_attr_set_ulong(o, CKA_KEY_TYPE, CKK_ML_KEM);
+	if (rv == CKR_OK)
+		rv = p11_attr_set_ulong(o, CKA_PARAMETER_SET, set);
+	if (rv == CKR_OK)
+		rv = p11_attr_set(o, CKA_VALUE, ek->pValue, ek->ulValueLen);
+	if (rv == CKR_OK)
+		rv = p11_attr_set_bool(o, CKA_LOCAL, false);
+	if (rv == CKR_OK)
+		rv = p11_attr_set_ulong(o, CKA_KEY_GEN_MECHANISM, CK_UNAVAILABLE_INFORMATION);
+	return rv;
+}
+
+CK_RV p11_kem_public_create(struct p11_session *s, struct p11_token *tok,
+			    const CK_ATTRIBUTE *t, CK_ULONG n, CK_OBJECT_HANDLE *h)
+{
+	const CK_ATTRIBUTE *ek = NULL;
+	struct p11_object *o = p11_object_new(s->slot);
+	CK_ULONG set = 0;
+	CK_RV rv = o ? CKR_OK : CKR_HOST_MEMORY;
+
+	if (rv == CKR_OK)
+		rv = public_template(t, n, o, &ek, &set);
+	if (rv == CKR_OK && p11_attr_bool(o, CKA_TOKEN, false) && !(s->flags & CKF_RW_SESSION))
+		rv = CKR_SESSION_READ_ONLY;
+	if (rv == CKR_OK && p11_attr_bool(o, CKA_PRIVATE, false) && tok->user != CKU_USER)
+		rv = CKR_USER_NOT_LOGGED_IN;
+	if (rv == CKR_OK)
+		rv = public_area(o, ek, set);
+	if (rv == CKR_OK)
+		rv = p11_tpm_public_check(o->tpm_pub);
+	if (rv == CKR_OK)
+		rv = public_defaults(o, ek, set);
+	if (rv == CKR_OK)
+		rv = p11_object_keep(s, o);
+	if (rv != CKR_OK) {
+		if (o)
+			p11_object_drop(o);
+		return rv;
+	}
+	*h = o->handle;
+	return CKR_OK;
+}

@@ -1,0 +1,277 @@
+/* The TPM steps of secret keys and ML-KEM (secret.h): Create of an AES or HMAC key (of a known
+ * value or of the TPM's making), EncryptDecrypt2, HMAC and HMAC sequences, Encapsulate with a
+ * public key loaded alone, Decapsulate. Each is one small function over one connection, run
+ * once more on a new connection when the transport failed. */
+#include <string.h>
+
+#include "secret.h"
+
+/* A PIN error of a key would mean a wrong wrapping secret: the key, not the user's PIN. */
+static CK_RV key_rv(TPM_RC rc, const char *what)
+{
+	CK_RV rv = p11_tpm_rv(rc, what);
+
+	return rv == CKR_PIN_INCORRECT ? CKR_DEVICE_ERROR : rv;
+}
+
+static void to_blob(struct p11_blob *dst, const uint8_t *b, size_t n)
+{
+	memcpy(dst->b, b, n);
+	dst->len = n;
+}
+
+/* AES: a symCipher key of mode NULL (the mode is each command's); generic secrets: a keyedHash
+ * key of the NULL scheme (the hash is each HMAC's). Both for every use of their type: the
+ * module holds the PKCS#11 attributes that allow or refuse one. */
+static CK_RV secret_template(CK_KEY_TYPE type, size_t len, bool tpm_made,
+			     struct pqtpm_tss_public *out)
+{
+	struct pqtpm_tss_template t = {
+		.type = type == CKK_AES ? TPM_ALG_SYMCIPHER : TPM_ALG_KEYEDHASH,
+		.attributes = TPMA_OBJECT_FIXEDTPM | TPMA_OBJECT_FIXEDPARENT |
+			      TPMA_OBJECT_USERWITHAUTH | TPMA_OBJECT_NODA |
+			      TPMA_OBJECT_SIGN_ENCRYPT |
+			      (type == CKK_AES ? TPMA_OBJECT_DECRYPT : 0) |
+			      (tpm_made ? TPMA_OBJECT_SENSITIVEDATAORIGIN : 0),
+		.sym_bits = (uint16_t)(8 * len),
+		.sym_mode = TPM_ALG_NULL,
+	};
+
+	return pqtpm_tss_template_public(&t, out) == TPM_RC_SUCCESS ? CKR_OK : CKR_GENERAL_ERROR;
+}
+
+static CK_RV create_once(const struct pqtpm_tss_public *tmpl, const char *auth,
+			 const uint8_t *value, size_t len, struct p11_blob *pub,
+			 struct p11_blob *priv)
+{
+	struct pqtpm_tss_key key;
+	struct pqtpm_tss *t;
+	TPM_HANDLE parent;
+	TPM_RC rc;
+	CK_RV rv = p11_tpm(&t, &parent);
+
+	if (rv != CKR_OK)
+		return rv;
+	rc = value ? pqtpm_tss_create_data(t, parent, "", tmpl, auth, value, len, &key)
+		   : pqtpm_tss_create(t, parent, "", tmpl, auth, &key);
+	/* a key size this TPM does not have (AES-192 on some) */
+	if ((rc & 0xBFu) == (TPM_RC_KEY_SIZE & 0xBFu))
+		return CKR_KEY_SIZE_RANGE;
+	rv = p11_tpm_rv(rc, "Create of a secret key");
+	if (rv == CKR_OK) {
+		to_blob(pub, key.pub.b, key.pub.size);
+		to_blob(priv, key.priv.b, key.priv.size);
+	}
+	explicit_bzero(&key.priv, sizeof(key.priv));
+	return rv;
+}
+
+CK_RV p11_tpm_secret_create(CK_KEY_TYPE type, size_t len, const char *auth,
+			    const uint8_t *value, struct p11_blob *pub, struct p11_blob *priv)
+{
+	struct pqtpm_tss_public tmpl;
+	CK_RV rv = secret_template(type, len, value == NULL, &tmpl);
+
+	if (rv == CKR_OK)
+		rv = create_once(&tmpl, auth, value, len, pub, priv);
+	if (p11_tpm_recover())
+		rv = create_once(&tmpl, auth, value, len, pub, priv);
+	return rv;
+}
+
+static CK_RV aes_once(const struct p11_token *tok, struct p11_object *k, bool decrypt,
+		      TPM_ALG_ID mode, uint8_t *iv, const uint8_t *in, size_t len, uint8_t *out)
+{
+	uint8_t iv_in[16];
+	size_t iv_len = mode == TPM_ALG_ECB ? 0 : sizeof(iv_in);
+	struct pqtpm_tss *t;
+	TPM_HANDLE h;
+	TPM_RC rc;
+	CK_RV rv = p11_tpm(&t, NULL);
+
+	if (rv == CKR_OK)
+		rv = p11_tpm_load(k, &h);
+	if (rv != CKR_OK)
+		return rv;
+	/* the IV given back only when the TPM did it all: a retry starts from the same one */
+	if (iv_len)
+		memcpy(iv_in, iv, iv_len);
+	rc = pqtpm_tss_encrypt_decrypt(t, h, tok->secret, decrypt, mode, iv_len ? iv_in : NULL,
+				       iv_len, in, len, out);
+	if (rc == TPM_RC_SUCCESS && iv_len)
+		memcpy(iv, iv_in, iv_len);
+	return key_rv(rc, "EncryptDecrypt2");
+}
+
+CK_RV p11_tpm_aes(const struct p11_token *tok, struct p11_object *k, bool decrypt,
+		  TPM_ALG_ID mode, uint8_t *iv, const uint8_t *in, size_t len, uint8_t *out)
+{
+	CK_RV rv = aes_once(tok, k, decrypt, mode, iv, in, len, out);
+
+	if (p11_tpm_recover()) {
+		k->loaded = 0; /* gone with the connection, whether or not k is in the table */
+		rv = aes_once(tok, k, decrypt, mode, iv, in, len, out);
+	}
+	return rv;
+}
+
+/* Data of any length: HMAC in one command up to a buffer's size, else a sequence. */
+static TPM_RC hmac_run(struct pqtpm_tss *t, TPM_HANDLE h, const char *auth, TPM_ALG_ID hash,
+		       const uint8_t *data, size_t len, struct pqtpm_tss_digest *d)
+{
+	TPM_HANDLE seq;
+	TPM_RC rc;
+
+	if (len <= PQTPM_TSS_MAX_BUFFER)
+		return pqtpm_tss_hmac(t, h, auth, hash, data, len, d);
+	rc = pqtpm_tss_hmac_start(t, h, auth, "", hash, &seq);
+	while (rc == TPM_RC_SUCCESS && len > PQTPM_TSS_MAX_BUFFER) {
+		rc = pqtpm_tss_sequence_update(t, seq, "", data, PQTPM_TSS_MAX_BUFFER);
+		data += PQTPM_TSS_MAX_BUFFER;
+		len -= PQTPM_TSS_MAX_BUFFER;
+	}
+	if (rc == TPM_RC_SUCCESS)
+		return pqtpm_tss_sequence_complete(t, seq, "", data, len, TPM_RH_NULL, d, NULL);
+	pqtpm_tss_flush(t, seq);
+	return rc;
+}
+
+static CK_RV hmac_once(const struct p11_token *tok, struct p11_object *k, TPM_ALG_ID hash,
+		       const uint8_t *data, size_t len, uint8_t *mac, size_t *mac_len)
+{
+	struct pqtpm_tss_digest d;
+	struct pqtpm_tss *t;
+	TPM_HANDLE h;
+	CK_RV rv = p11_tpm(&t, NULL);
+
+	if (rv == CKR_OK)
+		rv = p11_tpm_load(k, &h);
+	if (rv != CKR_OK)
+		return rv;
+	rv = key_rv(hmac_run(t, h, tok->secret, hash, data, len, &d), "HMAC");
+	if (rv == CKR_OK) {
+		memcpy(mac, d.b, d.size);
+		*mac_len = d.size;
+	}
+	explicit_bzero(&d, sizeof(d));
+	return rv;
+}
+
+CK_RV p11_tpm_hmac(const struct p11_token *tok, struct p11_object *k, TPM_ALG_ID hash,
+		   const uint8_t *data, size_t len, uint8_t *mac, size_t *mac_len)
+{
+	CK_RV rv = hmac_once(tok, k, hash, data, len, mac, mac_len);
+
+	if (p11_tpm_recover()) {
+		k->loaded = 0;
+		rv = hmac_once(tok, k, hash, data, len, mac, mac_len);
+	}
+	return rv;
+}
+
+static CK_RV check_once(const struct p11_blob *pub)
+{
+	struct pqtpm_tss_public p;
+	struct pqtpm_tss_key key;
+	struct pqtpm_tss *t;
+	TPM_RC rc;
+	CK_RV rv = p11_tpm(&t, NULL);
+
+	if (rv != CKR_OK)
+		return rv;
+	if (pub->len > sizeof(p.b))
+		return CKR_ATTRIBUTE_VALUE_INVALID;
+	memcpy(p.b, pub->b, pub->len);
+	p.size = (uint16_t)pub->len;
+	rc = pqtpm_tss_load_public(t, TPM_RH_NULL, &p, &key);
+	if (rc == TPM_RC_SUCCESS) {
+		pqtpm_tss_flush(t, key.handle);
+		return CKR_OK;
+	}
+	/* refused for what it is, not for the TPM's state (memory) or the transport */
+	if ((rc & TPM_RC_FMT1) || rc == PQTPM_TSS_RC_BAD_VALUE) {
+		p11_tpm_rv(rc, "LoadExternal of a public key");
+		return CKR_ATTRIBUTE_VALUE_INVALID;
+	}
+	return p11_tpm_rv(rc, "LoadExternal of a public key");
+}
+
+CK_RV p11_tpm_public_check(const struct p11_blob *pub)
+{
+	CK_RV rv = check_once(pub);
+
+	return p11_tpm_recover() ? check_once(pub) : rv;
+}
+
+static CK_RV encapsulate_once(const struct p11_blob *pub, uint8_t *ss, size_t *ss_len,
+			      uint8_t *ct, size_t *ct_len)
+{
+	struct pqtpm_tss_ciphertext c;
+	struct pqtpm_tss_digest d;
+	struct pqtpm_tss *t;
+	TPM_HANDLE h;
+	TPM_RC rc;
+	CK_RV rv = p11_tpm(&t, NULL);
+
+	if (rv == CKR_OK)
+		rv = p11_tpm_load_public(pub, &h);
+	if (rv != CKR_OK)
+		return rv;
+	rc = pqtpm_tss_encapsulate(t, h, &d, &c);
+	p11_tpm_flush(h);
+	rv = p11_tpm_rv(rc, "Encapsulate");
+	if (rv == CKR_OK) {
+		memcpy(ss, d.b, d.size);
+		*ss_len = d.size;
+		memcpy(ct, c.b, c.size);
+		*ct_len = c.size;
+	}
+	explicit_bzero(&d, sizeof(d));
+	return rv;
+}
+
+CK_RV p11_tpm_encapsulate(const struct p11_blob *pub, uint8_t *ss, size_t *ss_len, uint8_t *ct,
+			  size_t *ct_len)
+{
+	CK_RV rv = encapsulate_once(pub, ss, ss_len, ct, ct_len);
+
+	return p11_tpm_recover() ? encapsulate_once(pub, ss, ss_len, ct, ct_len) : rv;
+}
+
+static CK_RV decapsulate_once(const struct p11_token *tok, struct p11_object *k,
+			      const uint8_t *ct, size_t ct_len, uint8_t *ss, size_t *ss_len)
+{
+	struct pqtpm_tss_ciphertext c;
+	struct pqtpm_tss_digest d;
+	struct pqtpm_tss *t;
+	TPM_HANDLE h;
+	CK_RV rv = p11_tpm(&t, NULL);
+
+	if (ct_len > sizeof(c.b))
+		return CKR_WRAPPED_KEY_LEN_RANGE;
+	if (rv == CKR_OK)
+		rv = p11_tpm_load(k, &h);
+	if (rv != CKR_OK)
+		return rv;
+	memcpy(c.b, ct, ct_len);
+	c.size = (uint16_t)ct_len;
+	rv = key_rv(pqtpm_tss_decapsulate(t, h, tok->secret, &c, &d), "Decapsulate");
+	if (rv == CKR_OK) {
+		memcpy(ss, d.b, d.size);
+		*ss_len = d.size;
+	}
+	explicit_bzero(&d, sizeof(d));
+	return rv;
+}
+
+CK_RV p11_tpm_decapsulate(const struct p11_token *tok, struct p11_object *k, const uint8_t *ct,
+			  size_t ct_len, uint8_t *ss, size_t *ss_len)
+{
+	CK_RV rv = decapsulate_once(tok, k, ct, ct_len, ss, ss_len);
+
+	if (p11_tpm_recover()) {
+		k->loaded = 0;
+		rv = decapsulate_once(tok, k, ct, ct_len, ss, ss_len);
+	}
+	return rv;
+}
