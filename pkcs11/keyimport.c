@@ -2,8 +2,9 @@
  * the TPM with TPM2_Import under the token's storage key: the client library wraps its private
  * part for the storage key (an outer wrapper, Part 1 §23.3) and the TPM checks that it belongs
  * to the public key. Only the TPM's blobs are kept, never the private values. A public key (RSA,
- * EC, ML-DSA) is kept with a TPM public area that TPM2_LoadExternal takes to verify or encrypt
- * with; the TPM checks it once at creation. */
+ * EC, ML-DSA, ML-KEM) is kept with a TPM public area that TPM2_LoadExternal takes to verify,
+ * encrypt or encapsulate with; the TPM checks it once at creation (an ML-KEM key: FIPS 203's
+ * check of an encapsulation key). */
 #include <string.h>
 
 #include "key.h"
@@ -101,7 +102,7 @@ struct import {
 	uint8_t priv[RSA_MAX / 2];
 	size_t priv_len;
 	const CK_ATTRIBUTE *params; /* EC: CKA_EC_PARAMS */
-	CK_ULONG parameter_set;	    /* ML-DSA public keys */
+	CK_ULONG parameter_set;	    /* ML-DSA and ML-KEM public keys */
 };
 
 /* RSA: n, e and one prime of the template (the TPM keeps p and derives the rest); q, if given
@@ -203,22 +204,33 @@ static CK_RV ec_parts(const CK_ATTRIBUTE *t, CK_ULONG n, bool priv, struct impor
 	return CKR_OK;
 }
 
-/* ML-DSA public keys: the parameter set and the encoded key. */
-static CK_RV mldsa_parts(const CK_ATTRIBUTE *t, CK_ULONG n, struct import *im)
+/* ML-DSA and ML-KEM public keys: the encoded key (FIPS 204's pk, FIPS 203's ek) and its
+ * parameter set, which the key's size gives when the template does not (each set's keys have a
+ * size of their own). CKP_ML_DSA_44/65/87 and CKP_ML_KEM_512/768/1024 are 1, 2, 3, as the
+ * TPM's sets. */
+static CK_RV pq_parts(const CK_ATTRIBUTE *t, CK_ULONG n, struct import *im)
 {
-	static const size_t pk_bytes[] = { 0, 1312, 1952, 2592 };
+	static const size_t pk_bytes[] = { 0, 1312, 1952, 2592 }, ek_bytes[] = { 0, 800, 1184, 1568 };
+	const size_t *size = im->type == CKK_ML_DSA ? pk_bytes : ek_bytes;
 	const CK_ATTRIBUTE *v = p11_tmpl_find(t, n, CKA_VALUE);
+	CK_ULONG set;
 	CK_RV rv = p11_tmpl_ulong(t, n, CKA_PARAMETER_SET, &im->parameter_set);
 
 	if (rv != CKR_OK)
 		return rv;
-	if (!v || !im->parameter_set)
+	if (!v)
 		return CKR_TEMPLATE_INCOMPLETE;
-	if (im->parameter_set > CKP_ML_DSA_87 || v->ulValueLen != pk_bytes[im->parameter_set])
+	if (!p11_tmpl_find(t, n, CKA_PARAMETER_SET))
+		for (set = 1; set <= 3; set++)
+			if (v->ulValueLen == size[set])
+				im->parameter_set = set;
+	if (im->parameter_set < 1 || im->parameter_set > 3 ||
+	    v->ulValueLen != size[im->parameter_set])
 		return CKR_ATTRIBUTE_VALUE_INVALID;
-	im->tmpl.type = TPM_ALG_MLDSA;
-	im->tmpl.parameter_set = (uint16_t)(TPM_MLDSA_44 + im->parameter_set - CKP_ML_DSA_44);
-	im->tmpl.allow_external_mu = 1;
+	im->tmpl.type = im->type == CKK_ML_DSA ? TPM_ALG_MLDSA : TPM_ALG_MLKEM;
+	im->tmpl.parameter_set = (uint16_t)im->parameter_set;
+	/* the module computes a HashML-DSA signature's mu, which the key then verifies */
+	im->tmpl.allow_external_mu = im->type == CKK_ML_DSA;
 	im->tmpl.unique = v->pValue;
 	im->tmpl.unique_len = (uint16_t)v->ulValueLen;
 	return CKR_OK;
@@ -313,14 +325,16 @@ static CK_RV read_parts(const CK_ATTRIBUTE *t, CK_ULONG n, CK_OBJECT_CLASS cls,
 		return rsa_parts(t, n, priv, im);
 	case CKK_EC:
 		return ec_parts(t, n, priv, im);
-	case CKK_ML_DSA: /* the TPM keeps an ML-DSA key's seed, which a private key may lack */
-		return priv ? CKR_ATTRIBUTE_VALUE_INVALID : mldsa_parts(t, n, im);
+	case CKK_ML_DSA: /* the TPM keeps an ML-DSA or ML-KEM key's seed, which a private key */
+	case CKK_ML_KEM: /* may lack */
+		return priv ? CKR_ATTRIBUTE_VALUE_INVALID : pq_parts(t, n, im);
 	default:
 		return CKR_ATTRIBUTE_VALUE_INVALID;
 	}
 }
 
-static CK_RV build(struct p11_object *o, CK_OBJECT_CLASS cls, const struct import *im, const struct p11_blob *pub, const struct p11_blob *priv)
+static CK_RV build(struct p11_object *o, CK_OBJECT_CLASS cls, const struct import *im,
+		   const struct p11_blob *pub, const struct p11_blob *priv)
 {
 	uint8_t e[4];
 	CK_RV rv = p11_key_finish(o, cls, im->type, P11_KEY_IMPORTED, 0);
@@ -335,7 +349,7 @@ static CK_RV build(struct p11_object *o, CK_OBJECT_CLASS cls, const struct impor
 	}
 	if (rv == CKR_OK && im->type == CKK_EC)
 		rv = p11_attr_set(o, CKA_EC_PARAMS, im->params->pValue, im->params->ulValueLen);
-	if (rv == CKR_OK && im->type == CKK_ML_DSA)
+	if (rv == CKR_OK && (im->type == CKK_ML_DSA || im->type == CKK_ML_KEM))
 		rv = p11_attr_set_ulong(o, CKA_PARAMETER_SET, im->parameter_set);
 	if (rv == CKR_OK)
 		rv = p11_key_blobs(o, im->type, pub, priv);
@@ -353,8 +367,10 @@ static CK_RV tpm_key(const struct p11_token *tok, const CK_ATTRIBUTE *t, CK_ULON
 
 	if (cls == CKO_PRIVATE_KEY)
 		rv = p11_key_uses(t, n, im->type, &im->tmpl.attributes);
-	else /* only loaded alone to verify or encrypt with, as the object's attributes allow */
-		im->tmpl.attributes = TPMA_OBJECT_USERWITHAUTH | TPMA_OBJECT_SIGN_ENCRYPT |
+	else /* only loaded alone to verify, encrypt or encapsulate with, as the object's
+	      * attributes allow (an ML-KEM key: the TPM's decryption key, which encapsulates) */
+		im->tmpl.attributes = TPMA_OBJECT_USERWITHAUTH |
+				      (im->type == CKK_ML_KEM ? 0 : TPMA_OBJECT_SIGN_ENCRYPT) |
 				      (im->type == CKK_ML_DSA ? 0 : TPMA_OBJECT_DECRYPT);
 	if (rv == CKR_OK && pqtpm_tss_template_public(&im->tmpl, &tpub) != TPM_RC_SUCCESS)
 		rv = CKR_ATTRIBUTE_VALUE_INVALID;
