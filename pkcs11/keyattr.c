@@ -330,9 +330,10 @@ CK_RV p11_key_attr_change(const struct p11_object *o, const CK_ATTRIBUTE *a)
 		if (!p11_attr_find(o, a->type))
 			return CKR_ATTRIBUTE_TYPE_INVALID;
 		break;
-	default:
-		return p11_attr_find(o, a->type) ? CKR_ATTRIBUTE_READ_ONLY
-						 : CKR_ATTRIBUTE_TYPE_INVALID;
+	default: /* a private value the key has, although the module does not show or hold it */
+		return p11_attr_find(o, a->type) || p11_attr_sensitive(o, a->type)
+			       ? CKR_ATTRIBUTE_READ_ONLY
+			       : CKR_ATTRIBUTE_TYPE_INVALID;
 	}
 	if (a->ulValueLen != sizeof(CK_BBOOL) || !a->pValue)
 		return CKR_ATTRIBUTE_VALUE_INVALID;

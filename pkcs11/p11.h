@@ -186,10 +186,18 @@ CK_RV p11_attr_set(struct p11_object *o, CK_ATTRIBUTE_TYPE type, const void *val
 		   CK_ULONG len);
 CK_RV p11_attr_set_bool(struct p11_object *o, CK_ATTRIBUTE_TYPE type, bool v);
 CK_RV p11_attr_set_ulong(struct p11_object *o, CK_ATTRIBUTE_TYPE type, CK_ULONG v);
+/* The attribute out of the object, its value wiped. */
+void p11_attr_drop(struct p11_object *o, CK_ATTRIBUTE_TYPE type);
 /* CKA_UNIQUE_ID: 16 hex digits of the TPM's random. */
 CK_RV p11_attr_set_unique_id(struct p11_object *o);
 bool p11_attr_bool(const struct p11_object *o, CK_ATTRIBUTE_TYPE type, bool dflt);
 CK_ULONG p11_attr_ulong(const struct p11_object *o, CK_ATTRIBUTE_TYPE type, CK_ULONG dflt);
+/* Whether a secret key's value may be read: CKA_SENSITIVE false and CKA_EXTRACTABLE true. The
+ * module keeps the value of such a key (a session object) and of no other. */
+bool p11_secret_readable(const struct p11_object *o);
+/* Whether type is a private value of o that C_GetAttributeValue never shows (a private key's
+ * private parts, which the module does not have; a secret key's value unless it is readable). */
+bool p11_attr_sensitive(const struct p11_object *o, CK_ATTRIBUTE_TYPE type);
 /* Whether the object matches every attribute of the template. */
 bool p11_attr_match(const struct p11_object *o, const CK_ATTRIBUTE *tmpl, CK_ULONG n);
 /* A template's attribute of type, or NULL; a CK_BBOOL / CK_ULONG one checked for its size. */

@@ -1,8 +1,10 @@
 /* C_SetAttributeValue and C_CopyObject. What may change follows PKCS#11 §4.4 and the class's
  * tables: CKA_LABEL and the footnote-8 attributes in both; CKA_TOKEN, CKA_PRIVATE,
  * CKA_MODIFIABLE and CKA_DESTROYABLE only in a copy; CKA_COPYABLE only to false; a key's own
- * rules in keyattr.c. A token object's new attributes reach the store in one transaction,
- * where another process finds them. A copied key shares the TPM's blobs of the original. */
+ * rules (key pairs' and secret keys' alike) in keyattr.c. A token object's new attributes reach
+ * the store in one transaction, where another process finds them. A copied key shares the TPM's
+ * blobs of the original. A secret key's value stays with it only while it is readable, and a
+ * token secret key never is (secret.c's rules). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -68,6 +70,14 @@ static CK_RV apply(struct p11_object *o, const struct p11_object *orig, const CK
 	return rv;
 }
 
+/* A secret key that may no longer be read (made sensitive or unextractable) loses the value
+ * the module kept for it. */
+static void forget_value(struct p11_object *o)
+{
+	if (p11_attr_ulong(o, CKA_CLASS, 0) == CKO_SECRET_KEY && !p11_secret_readable(o))
+		p11_attr_drop(o, CKA_VALUE);
+}
+
 /* The session, its token and the object (as the store has it now). */
 static CK_RV object_of(CK_SESSION_HANDLE h, CK_OBJECT_HANDLE obj, struct p11_session **s,
 		       struct p11_token **tok, struct p11_object **o)
@@ -117,6 +127,8 @@ CK_RV C_SetAttributeValue(CK_SESSION_HANDLE hSession, CK_OBJECT_HANDLE hObject,
 	if (!c)
 		return p11_done(CKR_HOST_MEMORY);
 	rv = apply(c, o, pTemplate, ulCount, false);
+	if (rv == CKR_OK)
+		forget_value(c);
 	if (rv == CKR_OK && o->row) {
 		c->row = o->row;
 		rv = p11_store_object_update(p11.store, c);
@@ -153,11 +165,13 @@ CK_RV C_CopyObject(CK_SESSION_HANDLE hSession, CK_OBJECT_HANDLE hObject,
 	if (rv == CKR_OK && p11_attr_bool(c, CKA_TOKEN, false)) {
 		if (!(s->flags & CKF_RW_SESSION))
 			rv = CKR_SESSION_READ_ONLY;
-		/* a secret the module holds in the clear stays out of the store, as at its
-		 * derivation */
-		else if (p11_attr_ulong(c, CKA_CLASS, 0) == CKO_SECRET_KEY && !c->tpm_priv)
-			rv = CKR_ATTRIBUTE_VALUE_INVALID;
+		/* a token secret key that could be read would need its value in the store */
+		else if (p11_attr_ulong(c, CKA_CLASS, 0) == CKO_SECRET_KEY &&
+			 p11_secret_readable(c))
+			rv = CKR_TEMPLATE_INCONSISTENT;
 	}
+	if (rv == CKR_OK)
+		forget_value(c);
 	if (rv == CKR_OK && p11_attr_bool(c, CKA_PRIVATE, true) && tok->user != CKU_USER)
 		rv = CKR_USER_NOT_LOGGED_IN;
 	if (rv == CKR_OK)
