@@ -1,7 +1,7 @@
 # pqtpm: one GNU make entry point. Sources are found by folder, so adding a .c file needs no edit.
 #   make            libpqtpm and libpqtpm-tss (static + shared) and pqtpm-server under build/
 #   make run        install missing Debian packages, build, start the server on 127.0.0.1
-#   make check      install, build, run every test (then once more under ASan/UBSan)
+#   make check      install, build, run every test (then once more under ASan/UBSan, TSan)
 #   make bench      benchmarks: build/bench/report.md and report.png (BENCH_QUICK=1: short)
 #   make fuzz       libFuzzer targets (FUZZ_SECONDS per target, default 60)
 #   make fuzz-smoke each fuzz target for 10 s plus every regression input (for check)
@@ -206,12 +206,14 @@ integration: all $(ITEST_BIN) $(SHARED_BIN)
 test: all unit integration
 
 # The whole suite once as built (SP wolfCrypt), once against Debian's libwolfssl, once under
-# ASan/UBSan (with LSan) in build-asan/, a subset under valgrind with the constant-time check,
-# then a short run of every fuzz target with its regression inputs.
+# ASan/UBSan (with LSan) in build-asan/, the concurrency tests under ThreadSanitizer (make
+# tsan), a subset under valgrind with the constant-time check, then a short run of every fuzz
+# target with its regression inputs.
 check: deps
 	@$(MAKE) --no-print-directory WERROR=1 test
 	@$(MAKE) --no-print-directory WERROR=1 WOLFSSL=system BUILD=build-system test
 	@$(MAKE) --no-print-directory WERROR=1 BUILD=build-asan SAN=1 test
+	@$(MAKE) --no-print-directory WERROR=1 tsan
 	@$(MAKE) --no-print-directory WERROR=1 valgrind
 	@$(MAKE) --no-print-directory fuzz-smoke
 
@@ -248,13 +250,18 @@ valgrind: deps all $(VALGRIND_UNIT:%=$(BUILD)/tests/test_%) $(BUILD)/ct/ct_check
 	@VALGRIND_UNIT="$(VALGRIND_UNIT)" tests/run-valgrind.sh $(BUILD)
 
 # make tsan: the engine's concurrency tests built with ThreadSanitizer in $(TSAN_BUILD) and
-# run; any report fails them (TSan's exit status). docs/engine-concurrency.md.
+# run, then the stress test (its clients over MSSIM to a pqtpm-server built with it too, then
+# in process) and the head-of-line test; any report fails them (TSan's exit status, a report
+# in the server's log). docs/engine-concurrency.md.
 TSAN_BUILD ?= build-tsan
 TSAN_UNIT ?= concurrency tss_threads
+TSAN_ITEST ?= stress concurrent_clients
 tsan:
 	@$(MAKE) --no-print-directory BUILD=$(TSAN_BUILD) CFLAGS_OPT="-O1 -g -fsanitize=thread" \
-		LDFLAGS_SAN=-fsanitize=thread $(TSAN_UNIT:%=$(TSAN_BUILD)/tests/test_%)
+		LDFLAGS_SAN=-fsanitize=thread $(TSAN_UNIT:%=$(TSAN_BUILD)/tests/test_%) \
+		$(TSAN_BUILD)/bin/pqtpm-server $(TSAN_ITEST:%=$(TSAN_BUILD)/tests/%)
 	@for t in $(TSAN_UNIT); do $(TSAN_BUILD)/tests/test_$$t || exit 1; done
+	@tests/run-integration.sh $(TSAN_BUILD) $(TSAN_ITEST)
 
 fuzz: deps
 	@MAKE="$(MAKE)" tests/fuzz/run.sh run $${FUZZ_SECONDS:-60}
@@ -293,6 +300,13 @@ $(P11_SO): $(P11_OBJ) $(TSS_A) $(LIB_A) pkcs11/libpqtpm-pkcs11.map
 P11_TESTS := $(filter $(BUILD)/tests/test_pkcs11%,$(UNIT_BIN))
 $(P11_TESTS): | $(P11_SO)
 $(P11_TESTS): LIBS += -ldl
+# test_pkcs11_store damages the store's database with SQLite's own hands
+$(BUILD)/tests/test_pkcs11_store: LIBS += -lsqlite3
+# not installed: the module's objects for its fuzz target (tests/fuzz/fuzz_pkcs11.c)
+P11_A := $(BUILD)/obj/libp11.a
+$(P11_A): $(P11_OBJ)
+	@mkdir -p $(dir $@)
+	rm -f $@ && ar rcs $@ $^
 install: install-pkcs11
 install-pkcs11: $(P11_SO)
 	install -d $(DESTDIR)$(or $(P11_MODULE_PATH),$(PREFIX)/lib/pkcs11) \
@@ -305,7 +319,7 @@ install-pkcs11: $(P11_SO)
 .PHONY: install-pkcs11
 
 clean:
-	rm -rf build build-system build-asan build-fuzz
+	rm -rf build build-system build-asan build-tsan build-fuzz
 
 # Objects made on the way to a program stay (make would delete them as intermediates).
 .SECONDARY:

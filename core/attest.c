@@ -2,6 +2,7 @@
 #include <string.h>
 
 #include "attest.h"
+#include "compute.h"
 #include "object/object.h"
 #include "scheme.h"
 
@@ -118,6 +119,16 @@ TPM_RC attest_sign(struct cmd *c, unsigned slot, const struct tpmt_scheme *in_sc
 			      attested_len, engine_clock_ms(c->e));
 }
 
+/* The structure, read under the lock, is signed without it (compute.h). */
+static TPM_RC sign_unlocked(struct cmd *c, unsigned slot, const struct tpmt_scheme *scheme,
+			    const uint8_t *buf, size_t len, struct tpmt_signature *sig)
+{
+	struct key_material k;
+
+	TRY(cmd_unlock_key(c, slot, &k));
+	return cmd_relock_key(c, &k, scheme_sign_message(&k, scheme, buf, len, sig));
+}
+
 TPM_RC attest_sign_at(struct cmd *c, unsigned slot, const struct tpmt_scheme *in_scheme,
 		      unsigned scheme_param, const struct attest_data *qualifying, uint16_t type,
 		      const uint8_t *attested, size_t attested_len, uint64_t clock)
@@ -136,7 +147,7 @@ TPM_RC attest_sign_at(struct cmd *c, unsigned slot, const struct tpmt_scheme *in
 	TRY(wr_tpm2b(&c->out, buf, (uint16_t)w.off));
 	if (!key) /* TPMT_SIGNATURE with sigAlg NULL: nothing follows */
 		return wr_u16(&c->out, TPM_ALG_NULL);
-	rc = scheme_sign_message(key, &scheme, buf, w.off, &sig);
+	rc = sign_unlocked(c, slot, &scheme, buf, w.off, &sig);
 	if (rc == TPM_RC_KEY)
 		return rc_handle(rc, slot + 1);
 	TRY(rc);

@@ -125,7 +125,9 @@ CK_RV C_GenerateKeyPair(CK_SESSION_HANDLE hSession, CK_MECHANISM_PTR pMechanism,
 	rv = p11_session_get(hSession, &s, &tok);
 	if (rv != CKR_OK)
 		return p11_done(rv);
-	if (!pMechanism || !phPublicKey || !phPrivateKey)
+	if (!pMechanism || !phPublicKey || !phPrivateKey ||
+	    (!pPublicKeyTemplate && ulPublicKeyAttributeCount) ||
+	    (!pPrivateKeyTemplate && ulPrivateKeyAttributeCount))
 		return p11_done(CKR_ARGUMENTS_BAD);
 	if (tok->user != CKU_USER)
 		return p11_done(CKR_USER_NOT_LOGGED_IN);

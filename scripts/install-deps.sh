@@ -14,6 +14,9 @@ PKGS="$PKGS openssl jq python3"
 PKGS="$PKGS libmicrohttpd-dev curl"
 # the PKCS#11 module in real applications (pkcs11_apps.sh): ssh with PKCS11Provider, OpenSSL's engine
 PKGS="$PKGS openssh-client openssh-server libengine-pkcs11-openssl"
+# the module in a Python application (pkcs11_pykcs11.sh); the store's integrity check
+# (pkcs11_store_crash.sh)
+PKGS="$PKGS python3-pykcs11 sqlite3"
 # `install-deps.sh bench` (make bench): gnuplot as well, for the report's plot.
 [ "${1:-}" = bench ] && PKGS="$PKGS gnuplot-nox"
 # `install-deps.sh conformance` (make conformance): tpm2-abrmd and its TCTI, which the peer

@@ -1,4 +1,4 @@
-/* EvictControl, HierarchyChangeAuth, DictionaryAttackLockReset, DictionaryAttackParameters,
+/* EvictControl, Clear, HierarchyChangeAuth, DictionaryAttackLockReset, DictionaryAttackParameters,
  * ObjectChangeAuth. */
 #include "tss_int.h"
 
@@ -15,6 +15,20 @@ TPM_RC pqtpm_tss_evict_control(struct pqtpm_tss *t, TPM_HANDLE auth_handle, cons
 	tss_u32(&c, persistent);
 	TRY(tss_run(&c, &r, NULL));
 	return tss_rd_end(&r);
+}
+
+TPM_RC pqtpm_tss_clear(struct pqtpm_tss *t, TPM_HANDLE auth_handle, const char *auth)
+{
+	struct tss_cmd c;
+	struct rd r;
+
+	tss_begin(&c, t, TPM_CC_Clear);
+	tss_handle(&c, auth_handle);
+	tss_auth(&c, auth);
+	TRY(tss_run(&c, &r, NULL));
+	TRY(tss_rd_end(&r));
+	tss_names_clear(t); /* the owner's transient objects went with it */
+	return TPM_RC_SUCCESS;
 }
 
 TPM_RC pqtpm_tss_hierarchy_change_auth(struct pqtpm_tss *t, TPM_HANDLE hierarchy,

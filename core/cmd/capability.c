@@ -805,7 +805,9 @@ static TPM_RC test_parms(struct cmd *c)
 }
 
 const struct cmd_def cmds_capability[] = {
-	{ .code = TPM_CC_GetCapability, .name = "GetCapability", .run = get_capability },
-	{ .code = TPM_CC_TestParms, .name = "TestParms", .run = test_parms },
+	{ .code = TPM_CC_GetCapability, .name = "GetCapability", .flags = CMD_READS_STATE,
+	  .run = get_capability },
+	{ .code = TPM_CC_TestParms, .name = "TestParms", .flags = CMD_READS_STATE,
+	  .run = test_parms },
 	{ 0 },
 };

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "cmd/pq_secret.h"
+#include "compute.h"
 
 #define MAX_ID_OBJECT (2 + MAX_DIGEST_SIZE + 2 + MAX_DIGEST_SIZE) /* sizeof(TPMS_ID_OBJECT) */
 
@@ -36,7 +37,7 @@ static bool protector(const struct object *key)
 	return key->pub.symmetric.alg == TPM_ALG_AES && crypto_hash_size(key->pub.name_alg);
 }
 
-static TPM_RC derive(const struct object *key, const uint8_t *seed, size_t slen,
+static TPM_RC derive(const struct key_material *key, const uint8_t *seed, size_t slen,
 		     const struct tpm2b_name *name, struct keys *k)
 {
 	TPM_ALG_ID alg = key->pub.name_alg;
@@ -77,7 +78,7 @@ static TPM_RC cfb(const struct keys *k, bool encrypt, const uint8_t *in, uint8_t
 }
 
 /* credentialBlob content (without its own size) into blob */
-static TPM_RC protect(const struct object *key, const struct keys *k,
+static TPM_RC protect(const struct key_material *key, const struct keys *k,
 		      const struct tpm2b_digest *cred, const struct tpm2b_name *name,
 		      uint8_t *blob, size_t *len)
 {
@@ -105,6 +106,7 @@ static TPM_RC make_credential(struct cmd *c)
 	struct tpm2b_name name;
 	uint8_t seed[MAX_DIGEST_SIZE], secret[SECRET_MAX], blob[MAX_ID_OBJECT];
 	size_t slen = 0, secret_len = 0, blob_len = 0;
+	struct key_material km;
 	struct keys k;
 	TPM_RC rc;
 
@@ -115,11 +117,14 @@ static TPM_RC make_credential(struct cmd *c)
 		return rc_handle(TPM_RC_TYPE, 1);
 	if (cred.size > crypto_hash_size(key->pub.name_alg))
 		return rc_param(TPM_RC_SIZE, 1);
-	rc = secret_encrypt(key, "IDENTITY", seed, &slen, secret, sizeof(secret), &secret_len);
+	/* the secret and the blob without the engine lock (compute.h) */
+	TRY(cmd_unlock_key(c, 0, &km));
+	rc = secret_encrypt(&km, "IDENTITY", seed, &slen, secret, sizeof(secret), &secret_len);
 	if (rc == TPM_RC_SUCCESS)
-		rc = derive(key, seed, slen, &name, &k);
+		rc = derive(&km, seed, slen, &name, &k);
 	if (rc == TPM_RC_SUCCESS)
-		rc = protect(key, &k, &cred, &name, blob, &blob_len);
+		rc = protect(&km, &k, &cred, &name, blob, &blob_len);
+	rc = cmd_relock_key(c, &km, rc);
 	crypto_wipe(seed, sizeof(seed));
 	crypto_wipe(&k, sizeof(k));
 	crypto_wipe(&cred, sizeof(cred));
@@ -132,7 +137,7 @@ static TPM_RC make_credential(struct cmd *c)
 
 /* The credential from a blob made for name with this seed: TPM_RC_INTEGRITY if the blob was
  * not, TPM_RC_SIZE if what it vouches for is no TPM2B_DIGEST of the nameAlg's size at most. */
-static TPM_RC unprotect(const struct object *key, const struct keys *k, const uint8_t *blob,
+static TPM_RC unprotect(const struct key_material *key, const struct keys *k, const uint8_t *blob,
 			size_t len, const struct tpm2b_name *name, struct tpm2b_digest *cred)
 {
 	uint8_t mac[MAX_DIGEST_SIZE], plain[2 + MAX_DIGEST_SIZE];
@@ -163,6 +168,8 @@ static TPM_RC activate_credential(struct cmd *c)
 	uint8_t blob[MAX_ID_OBJECT], secret[SECRET_MAX], seed[MAX_DIGEST_SIZE];
 	uint16_t blob_len, secret_len;
 	struct tpm2b_digest cred;
+	struct tpm2b_name name;
+	struct key_material km;
 	size_t slen = 0;
 	struct keys k;
 	TPM_RC rc;
@@ -172,14 +179,17 @@ static TPM_RC activate_credential(struct cmd *c)
 	TRY(cmd_params_done(c));
 	if (!protector(key))
 		return rc_handle(TPM_RC_TYPE, 2);
-	rc = secret_decrypt(key, "IDENTITY", secret, secret_len, seed, &slen);
-	if (rc != TPM_RC_SUCCESS) {
-		crypto_wipe(seed, sizeof(seed));
-		return rc == TPM_RC_KEY ? TPM_RC_FAILURE : rc_param(rc, 2);
-	}
-	rc = derive(key, seed, slen, &activate->name, &k);
+	name = activate->name;
+	/* the seed and the credential without the engine lock (compute.h) */
+	TRY(cmd_unlock_key(c, 1, &km));
+	rc = secret_decrypt(&km, "IDENTITY", secret, secret_len, seed, &slen);
+	if (rc != TPM_RC_SUCCESS)
+		rc = rc == TPM_RC_KEY ? TPM_RC_FAILURE : rc_param(rc, 2);
 	if (rc == TPM_RC_SUCCESS)
-		rc = rc_param(unprotect(key, &k, blob, blob_len, &activate->name, &cred), 1);
+		rc = derive(&km, seed, slen, &name, &k);
+	if (rc == TPM_RC_SUCCESS)
+		rc = rc_param(unprotect(&km, &k, blob, blob_len, &name, &cred), 1);
+	rc = cmd_relock_key(c, &km, rc);
 	crypto_wipe(seed, sizeof(seed));
 	crypto_wipe(&k, sizeof(k));
 	if (rc == TPM_RC_SUCCESS)
@@ -193,7 +203,7 @@ const struct cmd_def cmds_credential[] = {
 	  .auth = { AUTH_ADMIN, AUTH_USER }, .htype = { HK_OBJECT, HK_OBJECT },
 	  .flags = CMD_PARAM_IN | CMD_PARAM_OUT, .run = activate_credential },
 	{ .code = TPM_CC_MakeCredential, .name = "MakeCredential", .handles = 1,
-	  .auth = { AUTH_NONE }, .htype = { HK_OBJECT }, .flags = CMD_PARAM_IN | CMD_PARAM_OUT,
-	  .run = make_credential },
+	  .auth = { AUTH_NONE }, .htype = { HK_OBJECT },
+	  .flags = CMD_PARAM_IN | CMD_PARAM_OUT | CMD_READS_STATE, .run = make_credential },
 	{ 0 },
 };

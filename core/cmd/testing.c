@@ -266,7 +266,7 @@ const struct cmd_def cmds_testing[] = {
 	{ .code = TPM_CC_IncrementalSelfTest, .name = "IncrementalSelfTest",
 	  .run = incremental_self_test },
 	{ .code = TPM_CC_SelfTest, .name = "SelfTest", .run = self_test },
-	{ .code = TPM_CC_GetTestResult, .name = "GetTestResult", .flags = CMD_PARAM_OUT,
-	  .run = get_test_result },
+	{ .code = TPM_CC_GetTestResult, .name = "GetTestResult",
+	  .flags = CMD_PARAM_OUT | CMD_READS_STATE, .run = get_test_result },
 	{ 0 },
 };

@@ -80,7 +80,7 @@ TPM_RC crypto_kdfe(TPM_ALG_ID hash, const uint8_t *z, size_t zlen, const char *l
 struct crypto_rng {
 	TPM_RC (*read)(struct crypto_rng *rng, uint8_t *out, size_t len);
 };
-/* The engine-wide DRBG (wolfSSL's Hash_DRBG, seeded from the OS), thread-safe. */
+/* The system DRBG (wolfSSL's Hash_DRBG seeded from the OS, one per thread: rng.c). */
 struct crypto_rng *crypto_system_rng(void);
 TPM_RC crypto_random(uint8_t *out, size_t len);
 /* StirRandom: mixes caller data into the DRBG's additional input. */
@@ -132,20 +132,21 @@ TPM_RC crypto_rsa_decrypt(const struct crypto_rsa *key, TPM_ALG_ID scheme, TPM_A
 /* scheme: TPM_ALG_RSASSA or TPM_ALG_RSAPSS (salt = digest size, as the TPM does). sig gets nlen. */
 TPM_RC crypto_rsa_sign(const struct crypto_rsa *key, TPM_ALG_ID scheme, TPM_ALG_ID hash,
 		       const uint8_t *digest, size_t dlen, uint8_t *sig, size_t *siglen);
-/* The same with the private key kept between calls: building it from p (q, d, dP, dQ, qInv)
- * costs about as much as a tenth of an RSA-2048 signature. *cache (NULL at first) holds it
- * for the next call: used if it was built from the same n, e and p, else built anew and put
- * there (what was there freed). The caller owns it and frees it with crypto_rsa_cache_free;
- * one operation at a time on it. cache NULL: as crypto_rsa_sign/_decrypt. */
+/* The same with the private keys kept between calls: building one from p (q, d, dP, dQ, qInv)
+ * costs about as much as a tenth of an RSA-2048 signature. cache (from crypto_rsa_cache_new)
+ * keeps them for the calls with the same n, e and p; any number of threads may use one cache
+ * at once (each operation takes a built key of its own out of it). cache NULL: as
+ * crypto_rsa_sign/_decrypt. */
 struct crypto_rsa_cache;
-TPM_RC crypto_rsa_sign_cached(const struct crypto_rsa *key, struct crypto_rsa_cache **cache,
+struct crypto_rsa_cache *crypto_rsa_cache_new(void); /* NULL: no memory */
+TPM_RC crypto_rsa_sign_cached(const struct crypto_rsa *key, struct crypto_rsa_cache *cache,
 			      TPM_ALG_ID scheme, TPM_ALG_ID hash, const uint8_t *digest,
 			      size_t dlen, uint8_t *sig, size_t *siglen);
-TPM_RC crypto_rsa_decrypt_cached(const struct crypto_rsa *key, struct crypto_rsa_cache **cache,
+TPM_RC crypto_rsa_decrypt_cached(const struct crypto_rsa *key, struct crypto_rsa_cache *cache,
 				 TPM_ALG_ID scheme, TPM_ALG_ID hash, const uint8_t *label,
 				 size_t labellen, const uint8_t *in, size_t inlen, uint8_t *out,
 				 size_t *outlen);
-/* Wipe and free a kept private key; NULL is fine. */
+/* Wipe and free the kept private keys; NULL is fine. No operation may be using it. */
 void crypto_rsa_cache_free(struct crypto_rsa_cache *c);
 /* PSS verification accepts any salt length (the TPM spec and tpm2-tools' OpenSSL do). */
 TPM_RC crypto_rsa_verify(const struct crypto_rsa *key, TPM_ALG_ID scheme, TPM_ALG_ID hash,
@@ -222,7 +223,9 @@ TPM_RC crypto_cmac(const uint8_t *key, size_t keylen, const void *data, size_t l
 /* ---- teardown ----
  * wolfSSL keeps per-thread ECC tables (fixed-point caches, ~0.8 MB per cached point; they make
  * ECDSA ~100x faster): a thread that used ECC calls crypto_thread_cleanup before it exits, or
- * they leak. crypto_cleanup also frees the DRBG (for process exit; a later call reseeds it). */
+ * they leak; it frees the thread's DRBG too (which a thread's exit also does). crypto_cleanup
+ * does that for the calling thread and ends wolfCrypt (for process exit; a later call starts
+ * it and seeds again). */
 void crypto_thread_cleanup(void);
 void crypto_cleanup(void);
 

@@ -185,12 +185,10 @@ TPM_RC crypto_ecdsa_sign(uint16_t curve, const uint8_t *d, const uint8_t *digest
 		unload(&key);
 		return TPM_RC_FAILURE;
 	}
-	rng = crypto_wolf_rng_acquire();
+	rng = crypto_wolf_rng();
 	if (!rng || wc_ecc_sign_hash_ex(digest, (word32)truncated(curve, dlen), rng, &key, &rm,
 					&sm) != 0)
 		rc = TPM_RC_FAILURE;
-	if (rng)
-		crypto_wolf_rng_release();
 	if (rc == TPM_RC_SUCCESS && (mp_to_unsigned_bin_len(&rm, r, (int)size) != MP_OKAY ||
 				     mp_to_unsigned_bin_len(&sm, s, (int)size) != MP_OKAY))
 		rc = TPM_RC_FAILURE;
@@ -291,9 +289,4 @@ TPM_RC crypto_ecdh(uint16_t curve, const uint8_t *d, const uint8_t *qx, size_t q
 		rc = multiply(&peer, c, d, zx, zy);
 	unload(&peer);
 	return rc;
-}
-
-void crypto_thread_cleanup(void)
-{
-	wc_ecc_fp_free();
 }

@@ -469,6 +469,10 @@ TPM_RC pqtpm_tss_sequence_complete(struct pqtpm_tss *t, TPM_HANDLE seq, const ch
  * persistent at handle persistent, or a persistent object (both handles the same) evicted. */
 TPM_RC pqtpm_tss_evict_control(struct pqtpm_tss *t, TPM_HANDLE auth_handle, const char *auth,
 			       TPM_HANDLE object, TPM_HANDLE persistent);
+/* Clear by auth_handle (TPM_RH_LOCKOUT or TPM_RH_PLATFORM): the owner and endorsement
+ * hierarchies' objects, persistent and transient, and the owner's NV indices are gone, the
+ * owner's seed is new, the owner, endorsement and lockout authValues are empty. */
+TPM_RC pqtpm_tss_clear(struct pqtpm_tss *t, TPM_HANDLE auth_handle, const char *auth);
 /* HierarchyChangeAuth of TPM_RH_OWNER, _ENDORSEMENT, _PLATFORM or _LOCKOUT. */
 TPM_RC pqtpm_tss_hierarchy_change_auth(struct pqtpm_tss *t, TPM_HANDLE hierarchy,
 				       const char *auth, const char *new_auth);

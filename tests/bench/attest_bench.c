@@ -159,18 +159,16 @@ static void over_mssim(const char *argv0, const char *const *algs, size_t nalgs)
 {
 	struct pqtpm_attest_ak ak;
 	struct pqtpm_tss *t = NULL;
-	unsigned port;
+	struct bench_server server;
 
-	if (bench_server_start(argv0, &port) != 0) {
+	if (bench_server_start(&server, argv0) != 0) {
 		fprintf(stderr, "attest_bench: cannot start pqtpm-server\n");
 		bench_errors++;
 		return;
 	}
-	/* it may need a moment to listen */
-	for (int i = 0; i < 100 && pqtpm_tss_open_mssim(&t, "127.0.0.1", port) != 0; i++)
-		usleep(50000);
-	if (!t || pqtpm_tss_power_on(t) != 0 || pqtpm_tss_startup(t, TPM_SU_CLEAR) != 0) {
-		fprintf(stderr, "attest_bench: no TPM over MSSIM on port %u\n", port);
+	if (pqtpm_tss_open_mssim(&t, "127.0.0.1", server.port) != 0 ||
+	    pqtpm_tss_power_on(t) != 0 || pqtpm_tss_startup(t, TPM_SU_CLEAR) != 0) {
+		fprintf(stderr, "attest_bench: no TPM over MSSIM on port %u\n", server.port);
 		bench_errors++;
 	} else {
 		printf("attestation: quote latency over MSSIM (pqtpm-server), median / p99 us\n");
@@ -178,7 +176,7 @@ static void over_mssim(const char *argv0, const char *const *algs, size_t nalgs)
 			json_decref(quote_latency(t, algs[i], "mssim", &ak));
 	}
 	pqtpm_tss_close(t);
-	bench_server_stop();
+	bench_server_stop(&server);
 }
 
 int main(int argc, char **argv)

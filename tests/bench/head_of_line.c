@@ -3,9 +3,10 @@
  * (a primary-cache miss each time) and flushes them. B's commands are paced 200 us apart.
  * Prints median, p99 and max of each, and how many keys A made.
  *
- *   head_of_line              an in-process engine, A and B its clients (pqtpm_engine_execute)
- *   head_of_line HOST PORT    a running pqtpm-server (MSSIM command port), A and B on two
- *                             connections (the TPM must be started)
+ *   head_of_line              an in-process engine (A and B its clients, pqtpm_engine_execute),
+ *                             then a pqtpm-server of this build (A and B on two connections)
+ *   head_of_line HOST PORT    a running pqtpm-server (MSSIM command port) only
+ * Not pinned: A's key generation takes a CPU, B and the server need another.
  * BENCH_QUICK=1: fewer samples and keys. */
 #include <pthread.h>
 #include <stdatomic.h>
@@ -18,6 +19,7 @@
 #include <pqtpm/tpm2.h>
 
 #include "common/bench.h"
+#include "common/bench_server.h"
 #include "marshal.h"
 
 #define MAX_SAMPLES 20000
@@ -45,6 +47,18 @@ static size_t get_random_cmd(uint8_t *buf, size_t cap)
 	wr_u32(&w, 12);
 	wr_u32(&w, TPM_CC_GetRandom);
 	wr_u16(&w, 16);
+	return w.off;
+}
+
+static size_t startup_cmd(uint8_t *buf, size_t cap)
+{
+	struct wr w;
+
+	wr_init(&w, buf, cap);
+	wr_u16(&w, TPM_ST_NO_SESSIONS);
+	wr_u32(&w, 12);
+	wr_u32(&w, TPM_CC_Startup);
+	wr_u16(&w, TPM_SU_CLEAR);
 	return w.off;
 }
 
@@ -186,48 +200,100 @@ static double max_of(const double *t, int n)
 	return m;
 }
 
-int main(int argc, char **argv)
+/* B alone, then B while A makes keys, against the engine or the server set in host/port. */
+static void head_of_line(bool quick)
 {
-	struct pqtpm_engine_config cfg = { .log_level = PQTPM_LOG_ERROR, .auto_startup = 1 };
 	static double alone[MAX_SAMPLES], during[MAX_SAMPLES];
-	const char *q = getenv("BENCH_QUICK"), *key = argc == 3 ? "hol-mssim" : "hol-inproc";
-	bool quick = q && *q && strcmp(q, "0") != 0;
+	static uint8_t cmd[64], rsp[BENCH_RSP_CAP];
+	const char *mode = host ? "mssim" : "inproc";
 	unsigned keys = quick ? 3 : 10;
 	int n_alone, n_during;
 	double max_alone, max_during;
+	char key[64];
 	struct peer b;
-	char err[256];
 	pthread_t a;
+	long rc;
 
-	if (argc == 3) {
-		host = argv[1];
-		port = (unsigned)strtoul(argv[2], NULL, 10);
-	} else if (argc != 1) {
-		fprintf(stderr, "usage: head_of_line [HOST PORT]\n");
-		return 2;
-	} else if (pqtpm_engine_open(&engine, &cfg, err, sizeof(err)) != 0) {
-		fprintf(stderr, "head_of_line: %s\n", err);
-		return 1;
+	atomic_store(&stop, 0);
+	atomic_store(&keys_made, 0);
+	if (peer_open(&b) != 0) {
+		bench_errors++;
+		return;
 	}
-	if (peer_open(&b) != 0)
-		return 1;
+	rc = peer_cmd(&b, cmd, startup_cmd(cmd, sizeof(cmd)), rsp, sizeof(rsp));
+	if (rc != TPM_RC_SUCCESS && rc != TPM_RC_INITIALIZE) {
+		fprintf(stderr, "head_of_line: Startup: rc %ld\n", rc);
+		bench_errors++;
+		peer_close(&b);
+		return;
+	}
 	n_alone = measure(&b, alone, quick ? 500 : 2000, 0);
 	max_alone = max_of(alone, n_alone);
-	if (pthread_create(&a, NULL, a_keygens, NULL) != 0)
-		return 1;
+	if (pthread_create(&a, NULL, a_keygens, NULL) != 0) {
+		bench_errors++;
+		peer_close(&b);
+		return;
+	}
 	n_during = measure(&b, during, MAX_SAMPLES, keys);
 	max_during = max_of(during, n_during);
 	atomic_store(&stop, 1);
 	pthread_join(a, NULL);
 	bench_errors += atomic_load(&a_errors);
+	atomic_store(&a_errors, 0);
+	peer_close(&b);
 	printf("head of line, %s: B's GetRandom round trip (us)\n",
 	       host ? "over MSSIM" : "in process");
-	bench_report(key, "GetRandom alone", 44, alone, n_alone);
-	printf("  max %.1f us\n", max_alone);
-	bench_report(key, "GetRandom while A makes RSA-3072 keys", 44, during, n_during);
-	printf("  max %.1f us; A made %u keys meanwhile\n", max_during, atomic_load(&keys_made));
-	peer_close(&b);
-	if (engine)
-		pqtpm_engine_close(engine);
+	snprintf(key, sizeof(key), "hol_%s_alone", mode);
+	bench_report(key, host ? "MSSIM: GetRandom alone" : "in process: GetRandom alone", 56,
+		     alone, n_alone);
+	snprintf(key, sizeof(key), "hol_%s_alone_max", mode);
+	bench_value(key, host ? "MSSIM: GetRandom alone, max" : "in process: GetRandom alone, max",
+		    56, "us", max_alone, n_alone);
+	snprintf(key, sizeof(key), "hol_%s_keygen", mode);
+	bench_report(key,
+		     host ? "MSSIM: GetRandom while A makes RSA-3072 keys"
+			  : "in process: GetRandom while A makes RSA-3072 keys",
+		     56, during, n_during);
+	snprintf(key, sizeof(key), "hol_%s_keygen_max", mode);
+	bench_value(key,
+		    host ? "MSSIM: GetRandom while A makes RSA-3072 keys, max"
+			 : "in process: GetRandom while A makes RSA-3072 keys, max",
+		    56, "us", max_during, n_during);
+	printf("  A made %u keys meanwhile\n", atomic_load(&keys_made));
+}
+
+int main(int argc, char **argv)
+{
+	struct pqtpm_engine_config cfg = { .log_level = PQTPM_LOG_ERROR, .auto_startup = 1 };
+	const char *q = getenv("BENCH_QUICK");
+	bool quick = q && *q && strcmp(q, "0") != 0;
+	struct bench_server server;
+	char err[256];
+
+	if (argc == 3) {
+		host = argv[1];
+		port = (unsigned)strtoul(argv[2], NULL, 10);
+		head_of_line(quick);
+		return bench_errors ? 1 : 0;
+	}
+	if (argc != 1) {
+		fprintf(stderr, "usage: head_of_line [HOST PORT]\n");
+		return 2;
+	}
+	if (pqtpm_engine_open(&engine, &cfg, err, sizeof(err)) != 0) {
+		fprintf(stderr, "head_of_line: %s\n", err);
+		return 1;
+	}
+	head_of_line(quick);
+	pqtpm_engine_close(engine);
+	engine = NULL;
+	if (bench_server_start(&server, argv[0]) != 0) {
+		fprintf(stderr, "head_of_line: cannot start pqtpm-server\n");
+		return 1;
+	}
+	host = "127.0.0.1";
+	port = server.port;
+	head_of_line(quick);
+	bench_server_stop(&server);
 	return bench_errors ? 1 : 0;
 }

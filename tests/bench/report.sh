@@ -4,8 +4,8 @@
 #
 # RESULTS.tsv: impl<TAB>mode<TAB>key<TAB>label<TAB>unit<TAB>median<TAB>p99<TAB>samples, one line
 # per RESULT line of a bench program; impl is pqtpm-sp, pqtpm-system or swtpm; mode is pinned
-# (server and client on their own CPU), unpinned (the concurrent-client run) or engine
-# (in-process). The groups, their order and the issue targets are in the awk program below; a
+# (server and client on their own CPU), unpinned (the concurrent-client runs: tpm_bench's
+# GetRandom, head_of_line, sign_scaling) or engine (in-process). The groups, their order and the issue targets are in the awk program below; a
 # figure that no group claims lands in "Other figures", so a new bench program needs no edit
 # here. Environment (from run.sh, all optional): BENCH_QUICK, BENCH_ELAPSED (seconds),
 # BENCH_PINNED (1 when pinned), BENCH_SWTPM_VERSION. Needs gnuplot (tests/bench/report.gp).
@@ -53,7 +53,8 @@ wolf_sys=$(dpkg-query -W -f='${Version}' libwolfssl-dev 2>/dev/null || true)
 	echo "- Concurrent clients: a fresh server and the clients **unpinned** (scaling needs both CPUs)."
 } >"$tmp/head.md"
 
-awk -F'\t' -v tpmdat="$tmp/tpm.dat" -v pqdat="$tmp/pq.dat" -v tgtmd="$tmp/targets.md" '
+awk -F'\t' -v tpmdat="$tmp/tpm.dat" -v pqdat="$tmp/pq.dat" -v signdat="$tmp/sign.dat" \
+	-v tgtmd="$tmp/targets.md" -v tgt14md="$tmp/targets14.md" '
 function has(v) { return v != "" && v != "-" && v != "n/a" && v + 0 > 0 }
 function cell(v) { return has(v) ? v : (v == "-" ? "-" : "n/a") }
 function us(k) { return unit[k] == "us" }
@@ -61,7 +62,7 @@ function val(impl, mode, k,    v) {
 	v = med[impl, mode, k]
 	if (!has(v))
 		return cell(v)
-	return us(k) ? v : v " ops/s"
+	return us(k) ? v : v " " unit[k]
 }
 # swtpm / pqtpm SP for times, pqtpm SP / swtpm for rates: how many times faster pqtpm SP is.
 function ratio(mode, k,    a, b) {
@@ -82,7 +83,10 @@ function target(mode, k,    v) {
 function plotnum(v) { return has(v) ? v : "NaN" }
 function begin_group(title, kind) {
 	printf "\n## %s\n\n", title
-	if (kind == "three") {
+	if (kind == "one") {
+		print "| figure | pqtpm SP | p99 |"
+		print "| --- | ---: | ---: |"
+	} else if (kind == "three") {
 		print "| operation | pqtpm SP median | p99 | pqtpm system median | p99 | swtpm median | p99 | swtpm / pqtpm SP | target (pqtpm SP) |"
 		print "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |"
 	} else {
@@ -92,7 +96,10 @@ function begin_group(title, kind) {
 }
 function row(mode, k, kind, plot) {
 	claimed[mode, k] = 1
-	if (kind == "three")
+	if (kind == "one")
+		printf "| %s | %s | %s |\n", label[k], val("pqtpm-sp", mode, k),
+		       cell(p99["pqtpm-sp", mode, k])
+	else if (kind == "three")
 		printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", label[k],
 		       val("pqtpm-sp", mode, k), cell(p99["pqtpm-sp", mode, k]),
 		       val("pqtpm-system", mode, k), cell(p99["pqtpm-system", mode, k]),
@@ -149,6 +156,23 @@ function pq(mode,    i, k, x, c, j, any, lbl) {
 		printf "%s\t%s\t%s\n", lbl, plotnum(c), plotnum(j) >pqdat
 	}
 }
+# Issue 14: a figure of pqtpm SP against a bound: "lt" below it, "ge" at least it.
+function goal(k, col, op, bound, text,    v) {
+	v = col == "p99" ? p99["pqtpm-sp", "unpinned", k] : med["pqtpm-sp", "unpinned", k]
+	if (!has(v)) {
+		printf "- %s: n/a (target %s %s)\n", text, op == "lt" ? "<" : "≥", bound >tgt14md
+		return
+	}
+	printf "- %s: %s %s (target %s %s: %s)\n", text, v, unit[k], op == "lt" ? "<" : "≥", bound,
+	       (op == "lt" ? v + 0 < bound : v + 0 >= bound) ? "met" : "missed" >tgt14md
+}
+# Signatures/s of sign_scaling for the plot: one row per run, ECDSA and ML-DSA side by side.
+function signrow(text, suffix,    a, b) {
+	a = med["pqtpm-sp", "unpinned", "sign_ops_ecdsa_" suffix]
+	b = med["pqtpm-sp", "unpinned", "sign_ops_mldsa_" suffix]
+	if (has(a) || has(b))
+		printf "%s\t%s\t%s\n", text, plotnum(a), plotnum(b) >signdat
+}
 BEGIN {
 	# Sign and CreatePrimary against the raw-client rows: ESAPI'"'"'s own client CPU would count.
 	tmax["getrandom_raw"] = 20; tmax["kf_total"] = 300; tmax["sign_ecdsa_raw"] = 60
@@ -163,7 +187,7 @@ NF >= 8 {
 	label[k] = $4; unit[k] = $5; med[impl, mode, k] = $6; p99[impl, mode, k] = $7
 }
 END {
-	printf "" >tpmdat; printf "" >pqdat; printf "" >tgtmd
+	printf "" >tpmdat; printf "" >pqdat; printf "" >signdat; printf "" >tgtmd; printf "" >tgt14md
 	group("TPM commands (tpm_bench: tss2 ESAPI through the stock TCTI; raw client), µs",
 	      "pinned", "^(getrandom_esys|pcr_extend|sign_|cp_|getrandom_raw)", "three", 1)
 	print "\nRows without \"raw\" go through tss2 ESAPI and the stock TCTI, which spends tens to hundreds of µs of client CPU per command (fresh crypto contexts, names, session HMACs); the \"raw\" rows use tpm_bench'"'"'s raw client (one connection, bare commands, password session, no client crypto), so they measure the TPM, and issue 7'"'"'s targets use them."
@@ -173,6 +197,10 @@ END {
 	if (group("Concurrent clients (tpm_bench: GetRandom(32) ops/s; server and clients unpinned)",
 		  "unpinned", "^getrandom_ops_", "three", 0))
 		scaling("unpinned")
+	group("Head-of-line blocking (head_of_line: B'"'"'s GetRandom, paced 200 µs apart, alone and while A makes RSA-3072 primaries; unpinned), µs",
+	      "unpinned", "^hol_", "one", 0)
+	group("Concurrent signing (sign_scaling: each client its own connection or thread and key; unpinned)",
+	      "unpinned", "^sign_", "one", 0)
 	group("Kernel flow against an in-process engine (no transport: the engine'"'"'s own cost), µs",
 	      "engine", ".", "two", 0)
 	group("Post-quantum commands over MSSIM (pq_bench, pqtpm client library), µs",
@@ -191,6 +219,19 @@ END {
 	}
 	printf "- GetRandom(32) ops/s, 4 clients against 1 (unpinned): %s (target %s)\n",
 	       scale_sp != "" ? scale_sp : "n/a", scale_t != "" ? scale_t : "≥ 2x: n/a" >tgtmd
+	goal("hol_mssim_keygen", "p99", "lt", 1000, "B'"'"'s GetRandom p99 over MSSIM while A makes RSA-3072 keys")
+	goal("hol_inproc_keygen", "p99", "lt", 1000, "B'"'"'s GetRandom p99 in process while A makes RSA-3072 keys")
+	goal("sign_ratio_ecdsa_split", "med", "ge", 0.85, "ECDSA P-256 signatures/s, 2 clients on one server ÷ on two servers")
+	goal("sign_ratio_mldsa_split", "med", "ge", 0.85, "ML-DSA-65 signatures/s, 2 clients on one server ÷ on two servers")
+	goal("sign_ratio_ecdsa_mssim_2_1", "med", "ge", 1.8, "ECDSA P-256 signatures/s, 2 clients ÷ 1 (MSSIM)")
+	goal("sign_ratio_mldsa_mssim_2_1", "med", "ge", 1.8, "ML-DSA-65 signatures/s, 2 clients ÷ 1 (MSSIM)")
+	signrow("in process, 1 thread", "inproc_1")
+	signrow("in process, 2 threads", "inproc_2")
+	signrow("in process, 4 threads", "inproc_4")
+	signrow("MSSIM, 1 client", "mssim_1")
+	signrow("MSSIM, 2 clients", "mssim_2")
+	signrow("MSSIM, 2 clients, two servers", "mssim_2_split")
+	signrow("MSSIM, 4 clients", "mssim_4")
 }' "$tsv" >"$tmp/body.md"
 
 {
@@ -199,6 +240,12 @@ END {
 	echo "## Targets of issue 7 (pqtpm SP, medians)"
 	echo
 	cat "$tmp/targets.md"
+	if [ -s "$tmp/targets14.md" ]; then
+		echo
+		echo "## Targets of issue 14 (pqtpm SP: no client waits behind another's cryptography)"
+		echo
+		cat "$tmp/targets14.md"
+	fi
 	cat "$tmp/body.md"
 	echo
 	echo "## Notes"
@@ -214,10 +261,16 @@ END {
 	echo "  swtpm 0.7 writes and renames without any fsync, so its NV_Write is not on disk when it"
 	echo "  answers (strace of both servers during nv_bench)."
 	echo "- PKCS#11 (against SoftHSMv2): the comparison arrives with the PKCS#11 module, which does not exist yet."
-	echo "- Plot: report.png, medians on a log scale."
+	echo "- Issue 14's figures (head_of_line, sign_scaling) run unpinned, from the SP build only; an"
+	echo "  ML-DSA-65 signature is SignSequenceStart and SignSequenceComplete of a 100-byte message."
+	echo "  Two servers are two processes on two state directories: no engine shared."
+	echo "- Plot: report.png, medians on a log scale; signatures/s of sign_scaling at the bottom."
 } >"$out/report.md"
 
-gnuplot -e "tpm='$tmp/tpm.dat'; pq='$tmp/pq.dat'; out='$out/report.png'" "$here/report.gp"
+sign_rows=0
+[ -s "$tmp/sign.dat" ] && sign_rows=1
+gnuplot -e "tpm='$tmp/tpm.dat'; pq='$tmp/pq.dat'; sign='$tmp/sign.dat'; has_sign=$sign_rows; out='$out/report.png'" \
+	"$here/report.gp"
 
 cat "$out/report.md"
 echo

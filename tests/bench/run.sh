@@ -10,7 +10,11 @@
 # CPUs, so server and clients may use either (bench_scaling below). Then kernel_flow against an
 # in-process engine of each pqtpm build (the engine's own cost) and pq_bench (ML-DSA / ML-KEM in
 # C and in @noble/post-quantum, and the post-quantum commands over MSSIM; it pins its own
-# server). Any other program in SP_BUILD_DIR/bench/ runs afterwards without arguments.
+# server). Then, unpinned, issue 14's figures from the SP build: head_of_line (B's GetRandom
+# while A makes RSA-3072 keys, in process and over MSSIM) and sign_scaling (ECDSA P-256 and
+# ML-DSA-65 signatures/s with 1, 2 and 4 clients, in process and over MSSIM, and 2 clients on
+# one server against 2 spread over two servers); each starts its own engine and servers. Any
+# other program in SP_BUILD_DIR/bench/ runs afterwards without arguments.
 #
 # Every figure the programs print as a RESULT line goes to SP_BUILD_DIR/bench/results.tsv
 # (impl, mode, key, label, unit, median, p99, samples); tests/bench/report.sh makes report.md and
@@ -31,7 +35,8 @@ if ! command -v gnuplot >/dev/null; then
 	exit 1
 fi
 for d in "$SP_DIR" "$SYS_DIR"; do
-	for b in bin/pqtpm-server bench/tpm_bench bench/kernel_flow bench/nv_bench bench/pq_bench; do
+	for b in bin/pqtpm-server bench/tpm_bench bench/kernel_flow bench/nv_bench bench/pq_bench \
+		bench/head_of_line bench/sign_scaling; do
 		if [ ! -x "$d/$b" ]; then
 			echo "bench: $d/$b not built" >&2
 			exit 1
@@ -147,9 +152,17 @@ echo "== pq_bench (system build, without noble)"
 # shellcheck disable=SC2086
 measure pqtpm-system pinned pq_bench env PQ_BENCH_NODE=0 $pin_client "$SYS_DIR/bench/pq_bench"
 
+# One client must not wait behind another's cryptography (issue 14): both CPUs in use.
+echo "== head_of_line (in process, then over MSSIM; unpinned)"
+measure pqtpm-sp unpinned head_of_line "$SP_DIR/bench/head_of_line"
+echo "== sign_scaling (in process, then over MSSIM; unpinned)"
+measure pqtpm-sp unpinned sign_scaling "$SP_DIR/bench/sign_scaling"
+
 for b in "$SP_DIR"/bench/*; do
 	if [ ! -f "$b" ] || [ ! -x "$b" ]; then continue; fi
-	case $(basename "$b") in tpm_bench | kernel_flow | nv_bench | pq_bench) continue ;; esac
+	case $(basename "$b") in
+	tpm_bench | kernel_flow | nv_bench | pq_bench | head_of_line | sign_scaling) continue ;;
+	esac
 	echo "== $(basename "$b")"
 	# shellcheck disable=SC2086
 	measure pqtpm-sp pinned "$(basename "$b")" $pin_client "$b"

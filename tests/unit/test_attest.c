@@ -240,20 +240,20 @@ static void get_time_cmd(struct cmdbuf *b, TPM_HANDLE privacy, TPM_HANDLE key)
 
 static void verify(const struct akey *k, const struct att *a)
 {
-	struct object *o = calloc(1, sizeof(*o));
+	struct key_material *m = calloc(1, sizeof(*m));
 
-	CU_ASSERT_PTR_NOT_NULL_FATAL(o);
-	o->pub = k->pub;
-	CU_ASSERT_EQUAL(scheme_verify_message(o, a->raw, a->len, &a->sig), TPM_RC_SUCCESS);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(m);
+	m->pub = k->pub;
+	CU_ASSERT_EQUAL(scheme_verify_message(m, a->raw, a->len, &a->sig), TPM_RC_SUCCESS);
 	/* one changed byte of the structure and the signature no longer holds */
 	{
 		struct att bad = *a;
 
 		bad.raw[bad.len - 1] ^= 1;
-		CU_ASSERT_NOT_EQUAL(scheme_verify_message(o, bad.raw, bad.len, &bad.sig),
+		CU_ASSERT_NOT_EQUAL(scheme_verify_message(m, bad.raw, bad.len, &bad.sig),
 				    TPM_RC_SUCCESS);
 	}
-	free(o);
+	free(m);
 }
 
 static void qualified_name(const struct akey *k, struct tpm2b_name *qn)

@@ -1,6 +1,6 @@
 /* The client library's hierarchy, duplication and capability commands (tss/cmd_hierarchy.c,
  * cmd_dup.c, cmd_cap.c) against the engine in process: EvictControl and the persistent
- * handles a GetCapability walk lists (one entry per round, so through moreData),
+ * handles a GetCapability walk lists (one entry per round, so through moreData), Clear,
  * HierarchyChangeAuth, ObjectChangeAuth then Load with the new auth, the DA lockout and its
  * reset, Duplicate to another parent and Import there, the algorithm and command lists walked,
  * TestParms. */
@@ -83,6 +83,28 @@ static void test_evict_walk(void)
 	CU_ASSERT_EQUAL(pqtpm_tss_evict_control(t, TPM_RH_OWNER, "", PERSISTENT_B, PERSISTENT_B),
 			0);
 	CU_ASSERT_EQUAL(persistent(1, h, 8), 0);
+}
+
+/* Clear takes the owner's persistent and transient objects with it and gives the owner a new
+ * seed: the same template makes another key. */
+static void test_clear(void)
+{
+	static struct pqtpm_tss_key before, after;
+	static struct pqtpm_tss_public pub;
+	struct pqtpm_tss_name name;
+	TPM_HANDLE h[8];
+
+	CU_ASSERT_EQUAL_FATAL(tss_util_storage(t, 0, &before), 0);
+	CU_ASSERT_EQUAL(pqtpm_tss_evict_control(t, TPM_RH_OWNER, "", before.handle, PERSISTENT_A),
+			0);
+	CU_ASSERT_EQUAL(persistent(0, h, 8), 1);
+	CU_ASSERT_EQUAL(pqtpm_tss_clear(t, TPM_RH_LOCKOUT, ""), 0);
+	CU_ASSERT_EQUAL(persistent(0, h, 8), 0);
+	CU_ASSERT_NOT_EQUAL(pqtpm_tss_read_public(t, before.handle, &pub, &name), 0);
+	CU_ASSERT_EQUAL_FATAL(tss_util_storage(t, 0, &after), 0);
+	CU_ASSERT(after.name.size != before.name.size ||
+		  memcmp(after.name.b, before.name.b, after.name.size) != 0);
+	CU_ASSERT_EQUAL(pqtpm_tss_flush(t, after.handle), 0);
 }
 
 static void test_hierarchy_change_auth(void)
@@ -397,6 +419,7 @@ int main(void)
 {
 	static const struct unit_test tests[] = {
 		{ "EvictControl and the persistent handles walked", test_evict_walk },
+		{ "Clear", test_clear },
 		{ "HierarchyChangeAuth", test_hierarchy_change_auth },
 		{ "ObjectChangeAuth, then Load with the new auth", test_object_change_auth },
 		{ "DA lockout and DictionaryAttackLockReset", test_dictionary_attack },

@@ -55,6 +55,19 @@ void bench_report(const char *key, const char *label, int width, double *t, int 
 	printf("RESULT\t%s\t%s\tus\t%.1f\t%.1f\t%d\n", key, label, med, p99, n);
 }
 
+void bench_value(const char *key, const char *label, int width, const char *unit, double v,
+		 int n)
+{
+	if (n <= 0) {
+		printf("%-*s failed\n", width, label);
+		printf("RESULT\t%s\t%s\t%s\t-\t-\t0\n", key, label, unit);
+		bench_errors++;
+		return;
+	}
+	printf("%-*s %10.*f %s\n", width, label, v < 10 ? 2 : 1, v, unit);
+	printf("RESULT\t%s\t%s\t%s\t%.*f\t-\t%d\n", key, label, unit, v < 10 ? 2 : 1, v, n);
+}
+
 uint32_t bench_get32(const uint8_t *p)
 {
 	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];

@@ -21,6 +21,13 @@ double bench_median(double *t, int n);
  * n == 0 is a failed measurement: printed as such and counted in bench_errors. */
 void bench_report(const char *key, const char *label, int width, double *t, int n);
 
+/* One figure without a distribution (a maximum, a rate, a ratio): prints the label (padded to
+ * width), the value and its unit, and
+ *   RESULT<TAB>key<TAB>label<TAB>unit<TAB>value<TAB>-<TAB>n
+ * n == 0 is a failed measurement, as for bench_report. */
+void bench_value(const char *key, const char *label, int width, const char *unit, double v,
+		 int n);
+
 uint32_t bench_get32(const uint8_t *p);
 void bench_put16(uint8_t *p, uint16_t v);
 void bench_put32(uint8_t *p, uint32_t v);
