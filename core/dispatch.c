@@ -171,7 +171,6 @@ static TPM_RC run(struct cmd *c, const uint8_t *cmd, size_t len, struct auth_are
 	memcpy(params, c->cp_start, c->cp_len);
 	TRY(auth_check(c, a, params, c->cp_len));
 	rd_init(&c->in, params, c->cp_len);
-	TRY(cmd_pp_check(c));
 	TRY(cmd_audit_before(c));
 	/* a new audit sequence counts in the persistent state */
 	if (!c->e->state_locked && c->e->state_dir && cmd_audit_counts(c))

@@ -383,9 +383,6 @@ TPM_RC cmd_audit_after(struct cmd *c, const uint8_t *rsp_params, size_t rsp_len)
 bool cmd_audit_counts(const struct cmd *c);
 /* After the handler succeeded, inside its transaction: a new sequence counted (in ps). */
 void cmd_audit_count(struct cmd *c);
-/* TPM_RC_PP when the command requires physical presence here (PP_Commands, or one the list
- * names, authorized by the platform) and it is not asserted; dispatch, before the handler. */
-TPM_RC cmd_pp_check(const struct cmd *c);
 /* The commands that require physical presence from `from` on, ascending; the count written. */
 size_t cmd_pp_commands(const struct pqtpm_engine *e, TPM_CC from, TPM_CC *out, size_t max);
 /* TPM_PT_AUDIT_COUNTER_0/1, and the audited commands from `from` on, ascending, at most max

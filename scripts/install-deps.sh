@@ -10,6 +10,8 @@ clang libclang-rt-14-dev valgrind faketime"
 PKGS="$PKGS libsqlite3-dev libp11-kit-dev p11-kit opensc gnutls-bin"
 # attestation tests (attest_ek.sh, attest_cli.sh): openssl, jq, python3 for the DER helpers
 PKGS="$PKGS openssl jq python3"
+# tpm2-pytss's ESAPI and FAPI classes (pytss_checks.sh), with the cryptography it checks against
+PKGS="$PKGS python3-tpm2-pytss python3-cryptography"
 # pqtpm-attest serve (attest/serve/) and its test (attest_serve.sh): libmicrohttpd, curl
 PKGS="$PKGS libmicrohttpd-dev curl"
 # the PKCS#11 module in real applications (pkcs11_apps.sh): ssh with PKCS11Provider, OpenSSL's engine

@@ -1,9 +1,14 @@
 /* Protection of an ordinary object's sensitive area under its parent (Part 1 §23.3, §24):
  *   symKey     = KDFa(parent nameAlg, parent seed, "STORAGE", Name, -, parent keyBits)
- *   encSens    = AES-CFB(symKey, IV = 0, TPM2B(TPMT_SENSITIVE))
+ *   iv         = 16 random bytes
+ *   encSens    = AES-CFB(symKey, iv, TPM2B(TPMT_SENSITIVE))
  *   hmacKey    = KDFa(parent nameAlg, parent seed, "INTEGRITY", -, -, digest bits)
- *   integrity  = HMAC(hmacKey, encSens || Name)
- *   TPM2B_PRIVATE = TPM2B(integrity) || encSens
+ *   integrity  = HMAC(hmacKey, TPM2B_IV(iv) || encSens || Name)
+ *   TPM2B_PRIVATE = TPM2B(integrity) || TPM2B_IV(iv) || encSens
+ * The layout of the reference implementation (its SensitiveToPrivate wraps with an IV), so a
+ * TPM2B_PRIVATE has the size clients see from other TPMs. A blob made before the IV (encSens
+ * right after the integrity, IV zero) still loads: the HMAC covers the same bytes in both
+ * layouts, and only the layout it was made in decrypts to one TPM2B_SENSITIVE of the type.
  * The Name binds the blob to its public area; the parent's seed binds it to the parent. */
 #include <string.h>
 
@@ -50,12 +55,18 @@ static TPM_RC integrity(const struct keys *k, TPM_ALG_ID alg, const uint8_t *enc
 	return rc;
 }
 
-static TPM_RC cfb(const struct keys *k, bool encrypt, const uint8_t *in, uint8_t *out, size_t len)
+/* iv NULL: the zero IV of a blob made before the IV field */
+static TPM_RC cfb(const struct keys *k, bool encrypt, const uint8_t *iv, const uint8_t *in,
+		  uint8_t *out, size_t len)
 {
-	uint8_t iv[CRYPTO_AES_BLOCK] = { 0 };
+	uint8_t v[CRYPTO_AES_BLOCK] = { 0 };
 
-	return crypto_aes(TPM_ALG_CFB, encrypt, k->sym, k->symlen, iv, in, out, len);
+	if (iv)
+		memcpy(v, iv, sizeof(v));
+	return crypto_aes(TPM_ALG_CFB, encrypt, k->sym, k->symlen, v, in, out, len);
 }
+
+#define IV_FIELD (2 + CRYPTO_AES_BLOCK) /* TPM2B_IV of one AES block */
 
 static TPM_RC wrap(const struct object *parent, const struct tpmt_public *pub,
 		   const struct tpmt_sensitive *sens, struct tpm2b_private *out, struct keys *k,
@@ -72,13 +83,17 @@ static TPM_RC wrap(const struct object *parent, const struct tpmt_public *pub,
 	TRY(wr_sensitive(&w, sens));
 	TRY(wr_size_end(&w, mark));
 	hoff = 2 + k->hlen;
-	if (hoff + w.off > sizeof(out->b))
+	if (hoff + IV_FIELD + w.off > sizeof(out->b))
 		return TPM_RC_SIZE;
 	out->b[0] = (uint8_t)(k->hlen >> 8);
 	out->b[1] = (uint8_t)k->hlen;
-	TRY(cfb(k, true, plain, out->b + hoff, w.off));
-	TRY(integrity(k, parent->pub.name_alg, out->b + hoff, w.off, &name, out->b + 2));
-	out->size = (uint16_t)(hoff + w.off);
+	out->b[hoff] = 0;
+	out->b[hoff + 1] = CRYPTO_AES_BLOCK;
+	TRY(crypto_random(out->b + hoff + 2, CRYPTO_AES_BLOCK));
+	TRY(cfb(k, true, out->b + hoff + 2, plain, out->b + hoff + IV_FIELD, w.off));
+	TRY(integrity(k, parent->pub.name_alg, out->b + hoff, IV_FIELD + w.off, &name,
+		      out->b + 2));
+	out->size = (uint16_t)(hoff + IV_FIELD + w.off);
 	return TPM_RC_SUCCESS;
 }
 
@@ -132,7 +147,12 @@ static TPM_RC unwrap(const struct object *parent, const struct tpmt_public *pub,
 	TRY(integrity(k, parent->pub.name_alg, enc, elen, &name, mac));
 	if (!crypto_ct_equal(mac, in->b + 2, hsize))
 		return TPM_RC_INTEGRITY;
-	TRY(cfb(k, false, enc, plain, elen));
+	if (elen > IV_FIELD && enc[0] == 0 && enc[1] == CRYPTO_AES_BLOCK) {
+		TRY(cfb(k, false, enc + 2, enc + IV_FIELD, plain, elen - IV_FIELD));
+		if (parse(plain, elen - IV_FIELD, pub, sens) == TPM_RC_SUCCESS)
+			return TPM_RC_SUCCESS;
+	}
+	TRY(cfb(k, false, NULL, enc, plain, elen));
 	return parse(plain, elen, pub, sens);
 }
 
