@@ -105,6 +105,20 @@ static CK_RV build_half(struct p11_object *o, CK_OBJECT_CLASS cls, const struct 
 	return rv;
 }
 
+/* The TPM step (p11_unlocked): the key made under the storage key. */
+struct create_step {
+	struct pqtpm_tss_public tmpl;
+	char secret[P11_SECRET_LEN + 1]; /* its authValue */
+	struct p11_blob *pub, *priv;
+};
+
+static CK_RV create_step(struct p11_conn *c, void *arg)
+{
+	struct create_step *st = arg;
+
+	return p11_conn_create_key(c, &st->tmpl, st->secret, st->pub, st->priv);
+}
+
 CK_RV C_GenerateKeyPair(CK_SESSION_HANDLE hSession, CK_MECHANISM_PTR pMechanism,
 			CK_ATTRIBUTE_PTR pPublicKeyTemplate, CK_ULONG ulPublicKeyAttributeCount,
 			CK_ATTRIBUTE_PTR pPrivateKeyTemplate,
@@ -113,7 +127,7 @@ CK_RV C_GenerateKeyPair(CK_SESSION_HANDLE hSession, CK_MECHANISM_PTR pMechanism,
 {
 	struct p11_object *pubo = NULL, *privo = NULL;
 	struct p11_blob *pub = NULL, *priv = NULL;
-	struct pqtpm_tss_public tmpl;
+	struct create_step *st = NULL;
 	struct p11_session *s;
 	struct p11_token *tok;
 	struct request r;
@@ -150,14 +164,22 @@ CK_RV C_GenerateKeyPair(CK_SESSION_HANDLE hSession, CK_MECHANISM_PTR pMechanism,
 			     TPMA_OBJECT_SENSITIVEDATAORIGIN;
 	pub = malloc(sizeof(*pub));
 	priv = malloc(sizeof(*priv));
+	st = malloc(sizeof(*st));
 	pubo = p11_object_new(s->slot);
 	privo = p11_object_new(s->slot);
-	if (!pub || !priv || !pubo || !privo)
+	if (!pub || !priv || !st || !pubo || !privo)
 		rv = CKR_HOST_MEMORY;
-	if (rv == CKR_OK && pqtpm_tss_template_public(&r.tmpl, &tmpl) != TPM_RC_SUCCESS)
+	if (rv == CKR_OK && pqtpm_tss_template_public(&r.tmpl, &st->tmpl) != TPM_RC_SUCCESS)
 		rv = CKR_GENERAL_ERROR;
-	if (rv == CKR_OK)
-		rv = p11_tpm_create_key(&tmpl, tok->secret, pub, priv);
+	if (rv == CKR_OK) {
+		memcpy(st->secret, tok->secret, sizeof(st->secret));
+		st->pub = pub;
+		st->priv = priv;
+		rv = p11_unlocked(NULL, create_step, st);
+		explicit_bzero(st->secret, sizeof(st->secret));
+		if (p11_session_back(hSession, &s, &tok) == CKR_SESSION_CLOSED)
+			rv = CKR_SESSION_CLOSED;
+	}
 	if (rv == CKR_OK)
 		rv = build_half(pubo, CKO_PUBLIC_KEY, &r, pMechanism->mechanism, pPublicKeyTemplate,
 				ulPublicKeyAttributeCount, pub, priv);
@@ -187,5 +209,6 @@ CK_RV C_GenerateKeyPair(CK_SESSION_HANDLE hSession, CK_MECHANISM_PTR pMechanism,
 		explicit_bzero(priv, sizeof(*priv));
 	free(pub);
 	free(priv);
+	free(st);
 	return p11_done(rv);
 }

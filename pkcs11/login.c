@@ -1,6 +1,8 @@
-/* C_Login (CKU_CONTEXT_SPECIFIC too), C_LoginUser, C_Logout, C_InitPIN, C_SetPIN. A PIN is the authValue of a sealed object holding
- * the token's wrapping secret (one per PIN): the TPM checks it and counts wrong ones in its
- * dictionary-attack protection; C_SetPIN changes that object's authValue and nothing else. */
+/* C_Login (CKU_CONTEXT_SPECIFIC too), C_LoginUser, C_Logout, C_InitPIN, C_SetPIN. A PIN is the
+ * authValue of a sealed object holding the token's wrapping secret (one per PIN): the TPM
+ * checks it and counts wrong ones in its dictionary-attack protection; C_SetPIN changes that
+ * object's authValue and nothing else. */
+#include <stdlib.h>
 #include <string.h>
 
 #include "p11.h"
@@ -34,7 +36,8 @@ static CK_RV rw_session(CK_SESSION_HANDLE h, struct p11_session **s, struct p11_
 }
 
 /* The user's PIN again for an operation whose key has CKA_ALWAYS_AUTHENTICATE: checked by the
- * TPM (it unseals the token's secret, and a wrong PIN counts as any other). */
+ * TPM (it unseals the token's secret, and a wrong PIN counts as any other). The unseal keeps
+ * the module lock: the operation it clears must still be the one that asked for it. */
 static CK_RV context_login(struct p11_session *s, struct p11_token *tok, const CK_UTF8CHAR *pPin,
 			   CK_ULONG ulPinLen)
 {
@@ -63,11 +66,45 @@ static CK_RV context_login(struct p11_session *s, struct p11_token *tok, const C
 	return rv;
 }
 
+/* The TPM step of C_Login (p11_unlocked): the wrapping secret unsealed with the PIN, from copies
+ * of the sealed object's blobs (C_SetPIN may change them meanwhile). */
+struct login_step {
+	char pin[P11_PIN_MAX + 1];
+	struct p11_blob pub, priv;
+	char secret[P11_SECRET_LEN + 1];
+};
+
+static CK_RV login_step(struct p11_conn *c, void *arg)
+{
+	struct login_step *st = arg;
+
+	return p11_conn_unseal(c, st->pin, &st->pub, &st->priv, st->secret);
+}
+
+/* After the step: the login, unless another thread's C_Login or C_Logout came first (then
+ * the answer is what it would have been had they run one after the other). */
+static CK_RV logged_in(CK_SESSION_HANDLE h, CK_USER_TYPE user, const char *secret)
+{
+	struct p11_session *s;
+	struct p11_token *tok;
+	CK_RV rv = p11_session_back(h, &s, &tok);
+
+	if (rv != CKR_OK)
+		return rv;
+	if (tok->user == user)
+		return CKR_USER_ALREADY_LOGGED_IN;
+	if (tok->user != P11_NOBODY)
+		return CKR_USER_ANOTHER_ALREADY_LOGGED_IN;
+	memcpy(tok->secret, secret, sizeof(tok->secret));
+	tok->user = user;
+	return CKR_OK;
+}
+
+/* C_Login's work, with the module lock held. */
 static CK_RV login(CK_SESSION_HANDLE hSession, CK_USER_TYPE userType, const CK_UTF8CHAR *pPin,
 		   CK_ULONG ulPinLen)
 {
-	char pin[P11_PIN_MAX + 1];
-	const struct p11_blob *pub, *priv;
+	struct login_step *st;
 	struct p11_session *s;
 	struct p11_token *tok;
 	CK_RV rv = p11_session_get(hSession, &s, &tok);
@@ -89,16 +126,20 @@ static CK_RV login(CK_SESSION_HANDLE hSession, CK_USER_TYPE userType, const CK_U
 		return CKR_ARGUMENTS_BAD;
 	if (userType == CKU_USER && !tok->row.user_pub.len)
 		return CKR_USER_PIN_NOT_INITIALIZED;
-	rv = p11_pin(pPin, ulPinLen, pin);
+	st = malloc(sizeof(*st));
+	if (!st)
+		return CKR_HOST_MEMORY;
+	rv = p11_pin(pPin, ulPinLen, st->pin);
 	if (rv == CKR_PIN_LEN_RANGE || rv == CKR_PIN_INVALID)
 		rv = CKR_PIN_INCORRECT; /* no PIN of this token has that form */
-	pub = userType == CKU_SO ? &tok->row.so_pub : &tok->row.user_pub;
-	priv = userType == CKU_SO ? &tok->row.so_priv : &tok->row.user_priv;
+	st->pub = userType == CKU_SO ? tok->row.so_pub : tok->row.user_pub;
+	st->priv = userType == CKU_SO ? tok->row.so_priv : tok->row.user_priv;
 	if (rv == CKR_OK)
-		rv = p11_tpm_unseal(pin, pub, priv, tok->secret);
-	explicit_bzero(pin, sizeof(pin));
+		rv = p11_unlocked(NULL, login_step, st);
 	if (rv == CKR_OK)
-		tok->user = userType;
+		rv = logged_in(hSession, userType, st->secret);
+	explicit_bzero(st, sizeof(*st));
+	free(st);
 	return rv;
 }
 

@@ -19,8 +19,9 @@ PKGS="$PKGS openssh-client openssh-server libengine-pkcs11-openssl"
 # the module in a Python application (pkcs11_pykcs11.sh); the store's integrity check
 # (pkcs11_store_crash.sh)
 PKGS="$PKGS python3-pykcs11 sqlite3"
-# `install-deps.sh bench` (make bench): gnuplot as well, for the report's plot.
-[ "${1:-}" = bench ] && PKGS="$PKGS gnuplot-nox"
+# `install-deps.sh bench` (make bench): gnuplot as well, for the report's plot, and SoftHSMv2,
+# the PKCS#11 module p11_bench measures ours against.
+[ "${1:-}" = bench ] && PKGS="$PKGS gnuplot-nox softhsm2"
 # `install-deps.sh conformance` (make conformance): tpm2-abrmd and its TCTI, which the peer
 # suite runs behind.
 [ "${1:-}" = conformance ] && PKGS="$PKGS tpm2-abrmd libtss2-tcti-tabrmd0"
