@@ -35,7 +35,10 @@ CC ?= cc
 CFLAGS_BASE := -std=c11 -D_GNU_SOURCE -Wall -Wextra -Wno-unused-parameter -fPIC \
 	-fvisibility=hidden -Iinclude -Icore -Imssim -MMD -MP $(WOLFSSL_CFLAGS)
 ifeq ($(SAN),1)
-CFLAGS_OPT := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=undefined
+# PQTPM_CHECK_STATE: the engine checks what its commands changed against what they said they
+# would (core/txn.c's check_reading)
+CFLAGS_OPT := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=undefined \
+	-DPQTPM_CHECK_STATE
 LDFLAGS_SAN := -fsanitize=address,undefined
 else
 CFLAGS_OPT := -O2 -g
@@ -183,6 +186,9 @@ $(BUILD)/tests/%: $(BUILD)/obj/tests/integration/%.o $(ITEST_SUPPORT_OBJ) $(TSS_
 $(BUILD)/bench/%: $(BUILD)/obj/tests/bench/%.o $(BENCH_SUPPORT_OBJ) $(TSS_A) $(LIB_A)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS_SAN) -o $@ $^ -ltss2-esys -ltss2-tctildr -ltss2-mu -ltss2-rc $(LIBS)
+# lock_share switches callgrind's collection where the engine takes and lets go of its lock
+$(BUILD)/bench/lock_share: LDFLAGS_SAN += -Wl,--wrap=pthread_mutex_lock \
+	-Wl,--wrap=pthread_mutex_unlock -Wl,--wrap=pqtpm_engine_execute
 
 ifeq ($(WOLFSSL),sp)
 $(WOLFSSL_LIB): scripts/build-wolfssl-sp.sh

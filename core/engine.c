@@ -21,6 +21,7 @@ static void power_on(struct pqtpm_engine *e)
 {
 	if (e->powered)
 		return;
+	volatile_dirty(e);
 	e->powered = true;
 	e->started = false;
 	e->clock_base_ms = clock_monotonic_ms();
@@ -51,6 +52,7 @@ static void power_off(struct pqtpm_engine *e)
 {
 	if (!e->powered)
 		return;
+	volatile_dirty(e);
 	flush_volatile(e);
 	/* orderly counters not flushed by a Shutdown are lost, as a TPM's RAM is */
 	nv_orderly_drop(e);
@@ -368,6 +370,8 @@ int pqtpm_engine_signal(struct pqtpm_engine *e, enum pqtpm_signal sig)
 	default:
 		rc = -EINVAL;
 	}
+	/* the platform's signals are rare: each one is written, changed or not */
+	volatile_dirty(e);
 	volatile_update(e, false);
 	pthread_mutex_unlock(&e->lock);
 	return rc;
