@@ -327,6 +327,24 @@ int pqtpm_engine_execute(struct pqtpm_client *c, uint8_t locality, const uint8_t
 	return 0;
 }
 
+/* _TPM_Hash_End after Startup changes restartCount (pcr.c): saved as a command's changes are,
+ * in a transaction of its own, so that another process reading the state sees it. */
+static int hash_end(struct pqtpm_engine *e)
+{
+	struct txn t;
+	int rc;
+
+	if (!e->hcrtm_active)
+		return -EINVAL;
+	if (txn_begin(&t, e, false) != TPM_RC_SUCCESS)
+		return -EIO;
+	rc = pcr_hcrtm_end(e);
+	if (txn_commit(&t, rc == 0) != 0 && rc == 0)
+		rc = -EIO;
+	txn_end(&t);
+	return rc;
+}
+
 int pqtpm_engine_signal(struct pqtpm_engine *e, enum pqtpm_signal sig)
 {
 	int rc = 0;
@@ -365,7 +383,7 @@ int pqtpm_engine_signal(struct pqtpm_engine *e, enum pqtpm_signal sig)
 		rc = e->powered ? pcr_hcrtm_start(e) : -EINVAL;
 		break;
 	case PQTPM_SIGNAL_HASH_END:
-		rc = e->hcrtm_active ? pcr_hcrtm_end(e) : -EINVAL;
+		rc = hash_end(e);
 		break;
 	default:
 		rc = -EINVAL;
