@@ -249,12 +249,13 @@ VALGRIND_UNIT ?= marshal session object context state mlkem wipe
 valgrind: deps all $(VALGRIND_UNIT:%=$(BUILD)/tests/test_%) $(BUILD)/ct/ct_check
 	@VALGRIND_UNIT="$(VALGRIND_UNIT)" tests/run-valgrind.sh $(BUILD)
 
-# make tsan: the engine's concurrency tests built with ThreadSanitizer in $(TSAN_BUILD) and
-# run, then the stress test (its clients over MSSIM to a pqtpm-server built with it too, then
-# in process) and the head-of-line test; any report fails them (TSan's exit status, a report
-# in the server's log). docs/engine-concurrency.md.
+# make tsan: the engine's, the client library's and the PKCS#11 module's concurrency tests
+# built with ThreadSanitizer in $(TSAN_BUILD) (the module the PKCS#11 test loads too) and run,
+# then the stress test (its clients over MSSIM to a pqtpm-server built with it too, then in
+# process) and the head-of-line test; any report fails them (TSan's exit status, a report in the
+# server's log). docs/engine-concurrency.md, docs/pkcs11.md.
 TSAN_BUILD ?= build-tsan
-TSAN_UNIT ?= concurrency tss_threads
+TSAN_UNIT ?= concurrency tss_threads pkcs11_threads
 TSAN_ITEST ?= stress concurrent_clients
 tsan:
 	@$(MAKE) --no-print-directory BUILD=$(TSAN_BUILD) CFLAGS_OPT="-O1 -g -fsanitize=thread" \
@@ -300,6 +301,17 @@ $(P11_SO): $(P11_OBJ) $(TSS_A) $(LIB_A) pkcs11/libpqtpm-pkcs11.map
 P11_TESTS := $(filter $(BUILD)/tests/test_pkcs11%,$(UNIT_BIN))
 $(P11_TESTS): | $(P11_SO)
 $(P11_TESTS): LIBS += -ldl
+# test_pkcs11_store damages the store's database with SQLite's own hands
+$(BUILD)/tests/test_pkcs11_store: LIBS += -lsqlite3
+# not installed: the module's objects for its fuzz target (tests/fuzz/fuzz_pkcs11.c)
+P11_A := $(BUILD)/obj/libp11.a
+$(P11_A): $(P11_OBJ)
+	@mkdir -p $(dir $@)
+	rm -f $@ && ar rcs $@ $^
+# The PKCS#11 benchmark loads the module (and SoftHSMv2) with dlopen, as applications do.
+$(BUILD)/obj/tests/bench/p11_bench.o: ALL_CFLAGS += $(P11_CFLAGS) -Ipkcs11
+$(BUILD)/bench/p11_bench: LIBS += -ldl
+$(BUILD)/bench/p11_bench: | $(P11_SO)
 install: install-pkcs11
 install-pkcs11: $(P11_SO)
 	install -d $(DESTDIR)$(or $(P11_MODULE_PATH),$(PREFIX)/lib/pkcs11) \

@@ -2,6 +2,8 @@
 #include <string.h>
 
 #include "attest.h"
+#include "commit.h"
+#include "compute.h"
 #include "object/object.h"
 #include "scheme.h"
 
@@ -110,12 +112,34 @@ static TPM_RC write_header(struct cmd *c, const struct object *key,
 	return wr_u64(w, fw);
 }
 
+/* ECDAA: the structure's digest signed with the commit the scheme's count names (commit.h),
+ * which is used up, as Sign does; TPM_RC_VALUE when there is no such commit. */
+static TPM_RC sign_ecdaa(struct cmd *c, const struct object *key, const struct tpmt_scheme *scheme,
+			 const uint8_t *data, size_t len, struct tpmt_signature *sig)
+{
+	struct tpm2b_digest digest;
+
+	digest.size = (uint16_t)crypto_hash_size(scheme->hash_alg);
+	TRY(crypto_hash(scheme->hash_alg, data, len, digest.b));
+	return commit_sign_ecdaa(c->e, key, scheme, &digest, sig);
+}
+
 TPM_RC attest_sign(struct cmd *c, unsigned slot, const struct tpmt_scheme *in_scheme,
 		   unsigned scheme_param, const struct attest_data *qualifying, uint16_t type,
 		   const uint8_t *attested, size_t attested_len)
 {
 	return attest_sign_at(c, slot, in_scheme, scheme_param, qualifying, type, attested,
 			      attested_len, engine_clock_ms(c->e));
+}
+
+/* The structure, read under the lock, is signed without it (compute.h). */
+static TPM_RC sign_unlocked(struct cmd *c, unsigned slot, const struct tpmt_scheme *scheme,
+			    const uint8_t *buf, size_t len, struct tpmt_signature *sig)
+{
+	struct key_material k;
+
+	TRY(cmd_unlock_key(c, slot, &k));
+	return cmd_relock_key(c, &k, scheme_sign_message(&k, scheme, buf, len, sig));
 }
 
 TPM_RC attest_sign_at(struct cmd *c, unsigned slot, const struct tpmt_scheme *in_scheme,
@@ -136,7 +160,12 @@ TPM_RC attest_sign_at(struct cmd *c, unsigned slot, const struct tpmt_scheme *in
 	TRY(wr_tpm2b(&c->out, buf, (uint16_t)w.off));
 	if (!key) /* TPMT_SIGNATURE with sigAlg NULL: nothing follows */
 		return wr_u16(&c->out, TPM_ALG_NULL);
-	rc = scheme_sign_message(key, &scheme, buf, w.off, &sig);
+	/* ECDAA uses up a commit, engine state: under the lock, as Sign does */
+	if (scheme.scheme == TPM_ALG_ECDAA) {
+		TRYP(scheme_param, sign_ecdaa(c, key, &scheme, buf, w.off, &sig));
+		return wr_signature(&c->out, &sig);
+	}
+	rc = sign_unlocked(c, slot, &scheme, buf, w.off, &sig);
 	if (rc == TPM_RC_KEY)
 		return rc_handle(rc, slot + 1);
 	TRY(rc);

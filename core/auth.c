@@ -248,6 +248,25 @@ static bool hmac_key_empty(const struct auth_session *as)
 	return as->s->session_key.size == 0 && !(as->auth_in_hmac && as->auth.size);
 }
 
+/* TPM_RC_PP when handle slot is the platform's, the command requires physical presence
+ * (PP_Commands, or one PP_Commands listed: cmd/pp.c) and it is not asserted. Checked first
+ * for the session that authorizes the slot, so the code carries that session's number, as the
+ * reference implementation's CheckAuthSession does. */
+static TPM_RC pp_check(const struct cmd *c, unsigned slot)
+{
+	const struct pp_list *l = &c->e->ps.pp;
+	TPM_CC cc = c->def->code;
+
+	if (c->handle[slot] != TPM_RH_PLATFORM || c->e->phys_presence)
+		return TPM_RC_SUCCESS;
+	if (cc == TPM_CC_PP_Commands)
+		return TPM_RC_PP;
+	for (uint16_t i = 0; i < l->n; i++)
+		if (l->list[i] == cc)
+			return TPM_RC_PP;
+	return TPM_RC_SUCCESS;
+}
+
 static TPM_RC check_session(struct cmd *c, struct auth_area *a, unsigned i, TPM_CC cc,
 			    const uint8_t *params, size_t plen)
 {
@@ -259,6 +278,7 @@ static TPM_RC check_session(struct cmd *c, struct auth_area *a, unsigned i, TPM_
 	bool ok;
 
 	if (as->slot >= 0) {
+		TRY(rc_session(pp_check(c, (unsigned)as->slot), n));
 		TRY(entity_auth(c, (unsigned)as->slot, &as->auth));
 		trim(&as->auth);
 	}

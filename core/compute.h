@@ -21,8 +21,19 @@
 #define PQTPM_COMPUTE_H
 
 #include "engine_int.h"
+#include "key_material.h"
 
 TPM_RC cmd_unlock(struct cmd *c);
 TPM_RC cmd_relock(struct cmd *c);
+
+/* The same for a computation with the loaded key in handle slot `slot`: cmd_unlock_key pins
+ * its material into *k (key_material.h: copies of its areas and a reference to its built
+ * forms, which a flush or Clear meanwhile does not free) and unlocks, unless the computation
+ * is cheaper than that (an HMAC or symmetric key) or the command's row says CMD_LOCKED;
+ * nothing is pinned if it fails. cmd_relock_key drops *k and relocks if it unlocked; it
+ * returns rc, the computation's code, if that is not TPM_RC_SUCCESS, else cmd_relock's. After
+ * it the handler reads its objects from c->obj[] again (found again, maybe elsewhere). */
+TPM_RC cmd_unlock_key(struct cmd *c, unsigned slot, struct key_material *k);
+TPM_RC cmd_relock_key(struct cmd *c, struct key_material *k, TPM_RC rc);
 
 #endif

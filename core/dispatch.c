@@ -80,7 +80,7 @@ static TPM_RC resolve_handles(struct cmd *c, struct rd *r)
 	return TPM_RC_SUCCESS;
 }
 
-/* ---- commands that only read the persistent state ----
+/* ---- commands that only read the persistent state (CMD_READS_STATE in their rows) ----
  *
  * Most commands never change e->ps: they need it to be the newest state when they start, but
  * neither the directory's lock nor a snapshot to roll back to. These run without them when
@@ -90,66 +90,26 @@ static TPM_RC resolve_handles(struct cmd *c, struct rd *r)
  * and before it answers, so a command that starts after another process's command has
  * answered acts on its result, and one that starts earlier is ordered before it.
  *
- * The list: no command on it changes the state, reports Clock or a value made from it
+ * The flag: no command that has it changes the state, reports Clock or a value made from it
  * (Clock is saved at each TPM_PT_CLOCK_UPDATE before a value past it is reported:
  * clock_checkpoint, which needs the lock; so ReadClock, GetTime and PolicySigned, whose
- * timeout is a Clock value, are not on it) or has a handle that needs authorization. That last rule is what keeps the
- * dictionary-attack counters and every authValue check on the locked path: a hierarchy's,
- * an index's or an object's authorization (which reads ps.hier, the NV store, DA state and
- * may count a failure) always runs under the lock on the newest state. A PCR is the
- * exception: its authorization reads nothing persistent (empty authValue) and counts no
- * failure (PCRs are exempt from DA), and the PCRs live in memory, so PCR_Extend and
- * PCR_Event, the commands of a measured boot, are on the list. An authorization
- * session can still come with a listed command (parameter encryption, audit); one that is
+ * timeout is a Clock value, do not have it) or has a handle that needs authorization. That
+ * last rule is what keeps the dictionary-attack counters and every authValue check on the
+ * locked path: a hierarchy's, an index's or an object's authorization (which reads ps.hier,
+ * the NV store, DA state and may count a failure) always runs under the lock on the newest
+ * state. A PCR is the exception: its authorization reads nothing persistent (empty
+ * authValue) and counts no failure (PCRs are exempt from DA), and the PCRs live in memory, so
+ * PCR_Extend and PCR_Event, the commands of a measured boot, have it. An authorization
+ * session can still come with such a command (parameter encryption, audit); one that is
  * bound to a DA-protected entity could count a failure against it, so such a command starts
- * over on the locked path (run() says RC_NEEDS_LOCK before anything was done). If a listed
+ * over on the locked path (run() says RC_NEEDS_LOCK before anything was done). If such a
  * command changed the state after all, state_save refuses to write over another process's
  * newer state, and a rollback without a snapshot loads the file again. */
 static bool reads_state_only(TPM_CC cc)
 {
-	switch (cc) {
-	case TPM_CC_GetRandom:
-	case TPM_CC_StirRandom:
-	case TPM_CC_GetCapability:
-	case TPM_CC_TestParms:
-	case TPM_CC_GetTestResult:
-	case TPM_CC_ECC_Parameters:
-	case TPM_CC_Hash:
-	case TPM_CC_HashSequenceStart:
-	case TPM_CC_PCR_Read:
-	case TPM_CC_PCR_Extend:
-	case TPM_CC_PCR_Event:
-	case TPM_CC_ReadPublic:
-	case TPM_CC_LoadExternal:
-	case TPM_CC_MakeCredential:
-	case TPM_CC_RSA_Encrypt:
-	case TPM_CC_ECDH_KeyGen:
-	case TPM_CC_VerifySignature:
-	case TPM_CC_NV_ReadPublic:
-	case TPM_CC_StartAuthSession:
-	case TPM_CC_ContextSave:
-	case TPM_CC_ContextLoad:
-	case TPM_CC_FlushContext:
-	case TPM_CC_PolicyPCR:
-	case TPM_CC_PolicyOR:
-	case TPM_CC_PolicyCommandCode:
-	case TPM_CC_PolicyAuthValue:
-	case TPM_CC_PolicyPassword:
-	case TPM_CC_PolicyGetDigest:
-	case TPM_CC_PolicyRestart:
-	case TPM_CC_PolicyCpHash:
-	case TPM_CC_PolicyNameHash:
-	case TPM_CC_PolicyLocality:
-	case TPM_CC_PolicyPhysicalPresence:
-	case TPM_CC_PolicyNvWritten:
-	case TPM_CC_PolicyTemplate:
-	case TPM_CC_PolicyDuplicationSelect:
-	case TPM_CC_PolicyTicket:
-	case TPM_CC_PolicyAuthorize:
-		return true;
-	default:
-		return false;
-	}
+	const struct cmd_def *def = cmd_lookup(cc);
+
+	return def && (def->flags & CMD_READS_STATE);
 }
 
 /* A session in the authorization area that a failure would count against the DA state. */
@@ -211,7 +171,6 @@ static TPM_RC run(struct cmd *c, const uint8_t *cmd, size_t len, struct auth_are
 	memcpy(params, c->cp_start, c->cp_len);
 	TRY(auth_check(c, a, params, c->cp_len));
 	rd_init(&c->in, params, c->cp_len);
-	TRY(cmd_pp_check(c));
 	TRY(cmd_audit_before(c));
 	/* a new audit sequence counts in the persistent state */
 	if (!c->e->state_locked && c->e->state_dir && cmd_audit_counts(c))

@@ -143,7 +143,7 @@ static int open_dir(struct pqtpm_engine *e, const struct pqtpm_engine_config *cf
 			snprintf(err, errlen, "%s: cannot create the state file", e->state_dir);
 	}
 	/* manufacturing: a new TPM, or one made before it had EK certificates */
-	if (rc == 0)
+	if (rc == 0 && !cfg->no_ek_certificates)
 		endorse_ensure(e);
 	state_end(e);
 	if (rc)

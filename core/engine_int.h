@@ -77,16 +77,11 @@ struct object {
 	uint8_t seq_first[4];	/* first bytes seen, to decide the above */
 	uint8_t seq_first_len;
 	struct sig_seq sig;	/* SIGN_SEQ, VERIFY_SEQ */
-	/* An ML-DSA key's expanded secret key, made at its first signature (scheme.c) and freed
-	 * with the object. Valid only while mldsa_owner == this object: a struct copy of the
-	 * object (EvictControl, ContextLoad) neither uses nor frees the original's. */
-	struct mldsa_expanded *mldsa_exp;
-	const struct object *mldsa_owner;
-	/* An RSA key's private key as wolfSSL uses it (q, d, dP, dQ, qInv built from p), made at
-	 * its first private operation (scheme_rsa_key) and freed with the object; valid only
-	 * while rsa_owner == this object, as above. */
-	struct crypto_rsa_cache *rsa_priv;
-	const struct object *rsa_owner;
+	/* The forms built from a key's private part (key_material.h), shared by reference with
+	 * the computations that use them; valid only while forms_owner == this object: a struct
+	 * copy of the object (EvictControl, ContextLoad) neither uses nor frees the original's. */
+	struct key_forms *forms;
+	const struct object *forms_owner;
 };
 
 /* ---- clients: a connection; owns its transient objects and sessions ---- */
@@ -325,6 +320,8 @@ enum auth_role { AUTH_NONE = 0, AUTH_USER, AUTH_ADMIN, AUTH_DUP };
 #define CMD_NO_STARTUP 0x08u /* valid before Startup (Startup itself) */
 #define CMD_PP 0x10u	     /* physical presence may be required (PP_Commands list) */
 #define CMD_NO_SESSIONS 0x20u /* takes no sessions: leaves the exclusive audit session as is */
+#define CMD_READS_STATE 0x40u /* only reads the persistent state (the rule: dispatch.c) */
+#define CMD_LOCKED 0x80u     /* signs under the engine lock where others would not (compute.h) */
 
 struct cmd;
 struct cmd_def {
@@ -333,7 +330,7 @@ struct cmd_def {
 	uint8_t handles;		/* handles in the command's handle area */
 	uint8_t auth[3];		/* auth role per handle */
 	uint16_t htype[3];		/* HK_* accepted per handle */
-	uint8_t flags;
+	uint16_t flags;
 	TPM_RC (*run)(struct cmd *c);
 };
 
@@ -356,6 +353,7 @@ struct cmd {
 	 * Names of the objects the handles named, to find them again */
 	uint64_t epoch;
 	struct tpm2b_name held[3];
+	bool unlocked;			/* cmd_unlock_key let the lock go */
 	/* command audit: whether this command is audited, and its handles' names as they were
 	 * before it ran, for its cpHash afterwards (cmd/command_audit.c) */
 	bool audited;
@@ -385,9 +383,6 @@ TPM_RC cmd_audit_after(struct cmd *c, const uint8_t *rsp_params, size_t rsp_len)
 bool cmd_audit_counts(const struct cmd *c);
 /* After the handler succeeded, inside its transaction: a new sequence counted (in ps). */
 void cmd_audit_count(struct cmd *c);
-/* TPM_RC_PP when the command requires physical presence here (PP_Commands, or one the list
- * names, authorized by the platform) and it is not asserted; dispatch, before the handler. */
-TPM_RC cmd_pp_check(const struct cmd *c);
 /* The commands that require physical presence from `from` on, ascending; the count written. */
 size_t cmd_pp_commands(const struct pqtpm_engine *e, TPM_CC from, TPM_CC *out, size_t max);
 /* TPM_PT_AUDIT_COUNTER_0/1, and the audited commands from `from` on, ascending, at most max
@@ -403,8 +398,7 @@ TPM_RC object_alloc(struct pqtpm_client *cl, enum object_kind kind, struct objec
 void object_release(struct pqtpm_client *cl, struct object *o); /* wipes and frees */
 struct object *object_find(struct pqtpm_client *cl, TPM_HANDLE h); /* transient or persistent */
 void object_wipe_free(struct object *o);
-/* Wipe and free what an object owns outside itself (scheme.c: the expanded ML-DSA key, the
- * built RSA private key). */
+/* Let go of what an object owns outside itself (key_material.c: the built forms of its key). */
 void object_free_caches(struct object *o);
 unsigned object_count_loaded(struct pqtpm_engine *e);
 /* The RSA primaries kept for CreatePrimary (object/primary.c): sweep drops (wiping) those

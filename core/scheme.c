@@ -1,5 +1,4 @@
 /* Key schemes: choosing them and running them (see scheme.h). */
-#include <stdlib.h>
 #include <string.h>
 
 #include "crypto/mldsa.h"
@@ -83,7 +82,7 @@ TPM_RC scheme_sign_allowed(struct pqtpm_engine *e, const struct object *key,
 	return ticket_matches(validation, &expected) ? TPM_RC_SUCCESS : TPM_RC_TICKET;
 }
 
-static TPM_RC sign_rsa(const struct object *key, const struct tpmt_scheme *scheme,
+static TPM_RC sign_rsa(const struct key_material *key, const struct tpmt_scheme *scheme,
 		       const struct tpm2b_digest *digest, struct tpmt_signature *sig)
 {
 	struct crypto_rsa k;
@@ -92,14 +91,14 @@ static TPM_RC sign_rsa(const struct object *key, const struct tpmt_scheme *schem
 	if (key->pub.unique.size > MAX_RSA_KEY_BYTES)
 		return TPM_RC_KEY;
 	scheme_rsa_key(key, &k);
-	TRY(crypto_rsa_sign_cached(&k, scheme_rsa_cache(key), scheme->scheme, scheme->hash_alg,
+	TRY(crypto_rsa_sign_cached(&k, key_material_rsa(key), scheme->scheme, scheme->hash_alg,
 				   digest->b, digest->size, sig->sig, &n));
 	sig->size = (uint16_t)n;
 	return TPM_RC_SUCCESS;
 }
 
 /* ECDSA or EC Schnorr (ECDAA needs a commit: commit.h) */
-static TPM_RC sign_ecc(const struct object *key, const struct tpmt_scheme *scheme,
+static TPM_RC sign_ecc(const struct key_material *key, const struct tpmt_scheme *scheme,
 		       const struct tpm2b_digest *digest, struct tpmt_signature *sig)
 {
 	size_t len = crypto_ecc_bytes(key->pub.curve_id);
@@ -122,7 +121,7 @@ static TPM_RC sign_ecc(const struct object *key, const struct tpmt_scheme *schem
 	return rc;
 }
 
-static TPM_RC sign_hmac(const struct object *key, TPM_ALG_ID hash,
+static TPM_RC sign_hmac(const struct key_material *key, TPM_ALG_ID hash,
 			const struct tpm2b_digest *digest, struct tpmt_signature *sig)
 {
 	sig->size = (uint16_t)crypto_hash_size(hash);
@@ -207,57 +206,7 @@ TPM_RC scheme_mldsa_mu_hash(const struct tpmt_public *pub, TPM_ALG_ID hash, cons
 	return TPM_RC_SUCCESS;
 }
 
-/* The key's expanded secret key, made from the seed at the first signature and kept. */
-static TPM_RC mldsa_expanded_of(struct object *key, const struct mldsa_expanded **out)
-{
-	uint8_t pk[MLDSA_MAX_PK_BYTES], sk[MLDSA_MAX_SK_BYTES];
-	struct mldsa_expanded *k;
-	int err;
-
-	if (key->mldsa_exp && key->mldsa_owner == key) {
-		*out = key->mldsa_exp;
-		return TPM_RC_SUCCESS;
-	}
-	key->mldsa_exp = NULL; /* a copy's view of another object's: not ours to use or free */
-	key->mldsa_owner = NULL;
-	if (!key->has_sensitive)
-		return TPM_RC_AUTH_UNAVAILABLE;
-	if (key->sens.sensitive.size != MLDSA_SEED_BYTES ||
-	    !mldsa_pk_bytes(key->pub.parameter_set))
-		return TPM_RC_KEY;
-	k = malloc(mldsa_expanded_size());
-	if (!k)
-		return TPM_RC_MEMORY;
-	err = mldsa_keygen(key->pub.parameter_set, key->sens.sensitive.b, pk, sk);
-	if (!err)
-		err = mldsa_expand(key->pub.parameter_set, sk, k);
-	crypto_wipe(sk, sizeof(sk));
-	if (err) {
-		mldsa_expanded_wipe(k);
-		free(k);
-		return TPM_RC_FAILURE;
-	}
-	key->mldsa_exp = k;
-	key->mldsa_owner = key;
-	*out = k;
-	return TPM_RC_SUCCESS;
-}
-
-void object_free_caches(struct object *o)
-{
-	if (o->mldsa_exp && o->mldsa_owner == o) {
-		mldsa_expanded_wipe(o->mldsa_exp);
-		free(o->mldsa_exp);
-	}
-	o->mldsa_exp = NULL;
-	o->mldsa_owner = NULL;
-	if (o->rsa_owner == o)
-		crypto_rsa_cache_free(o->rsa_priv);
-	o->rsa_priv = NULL;
-	o->rsa_owner = NULL;
-}
-
-TPM_RC scheme_mldsa_sign_mu(struct object *key, const uint8_t mu[SCHEME_MU_BYTES],
+TPM_RC scheme_mldsa_sign_mu(const struct key_material *key, const uint8_t mu[SCHEME_MU_BYTES],
 			    struct tpmt_signature *sig)
 {
 	const struct mldsa_expanded *k;
@@ -267,7 +216,7 @@ TPM_RC scheme_mldsa_sign_mu(struct object *key, const uint8_t mu[SCHEME_MU_BYTES
 
 	if (key->pub.type != TPM_ALG_MLDSA && key->pub.type != TPM_ALG_HASH_MLDSA)
 		return TPM_RC_KEY;
-	TRY(mldsa_expanded_of(key, &k));
+	TRY(key_material_mldsa(key, &k));
 	rc = crypto_random(rnd, sizeof(rnd));
 	if (rc != TPM_RC_SUCCESS)
 		return rc;
@@ -282,7 +231,7 @@ TPM_RC scheme_mldsa_sign_mu(struct object *key, const uint8_t mu[SCHEME_MU_BYTES
 	return TPM_RC_SUCCESS;
 }
 
-TPM_RC scheme_mldsa_verify_mu(const struct object *key, const uint8_t mu[SCHEME_MU_BYTES],
+TPM_RC scheme_mldsa_verify_mu(const struct key_material *key, const uint8_t mu[SCHEME_MU_BYTES],
 			      const struct tpmt_signature *sig)
 {
 	const struct tpmt_public *pub = &key->pub;
@@ -301,7 +250,7 @@ TPM_RC scheme_mldsa_verify_mu(const struct object *key, const uint8_t mu[SCHEME_
 }
 
 /* HashML-DSA over a digest with an empty context (TPM2_Sign, attestation) */
-static TPM_RC sign_hash_mldsa(struct object *key, const struct tpm2b_digest *digest,
+static TPM_RC sign_hash_mldsa(const struct key_material *key, const struct tpm2b_digest *digest,
 			      struct tpmt_signature *sig)
 {
 	uint8_t mu[SCHEME_MU_BYTES];
@@ -315,7 +264,7 @@ static TPM_RC sign_hash_mldsa(struct object *key, const struct tpm2b_digest *dig
 	return rc;
 }
 
-static TPM_RC verify_hash_mldsa(const struct object *key, const struct tpm2b_digest *digest,
+static TPM_RC verify_hash_mldsa(const struct key_material *key, const struct tpm2b_digest *digest,
 				const struct tpmt_signature *sig)
 {
 	uint8_t mu[SCHEME_MU_BYTES];
@@ -328,7 +277,7 @@ static TPM_RC verify_hash_mldsa(const struct object *key, const struct tpm2b_dig
 	return scheme_mldsa_verify_mu(key, mu, sig);
 }
 
-TPM_RC scheme_sign_message(struct object *key, const struct tpmt_scheme *scheme,
+TPM_RC scheme_sign_message(const struct key_material *key, const struct tpmt_scheme *scheme,
 			   const uint8_t *data, size_t len, struct tpmt_signature *sig)
 {
 	struct tpm2b_digest digest;
@@ -355,7 +304,7 @@ TPM_RC scheme_sign_message(struct object *key, const struct tpmt_scheme *scheme,
 	return scheme_sign_digest(key, scheme, &digest, sig);
 }
 
-TPM_RC scheme_verify_message(const struct object *key, const uint8_t *data, size_t len,
+TPM_RC scheme_verify_message(const struct key_material *key, const uint8_t *data, size_t len,
 			     const struct tpmt_signature *sig)
 {
 	struct tpm2b_digest digest;
@@ -377,7 +326,7 @@ TPM_RC scheme_verify_message(const struct object *key, const uint8_t *data, size
 
 /* ---- signing a digest ---- */
 
-TPM_RC scheme_sign_digest(struct object *key, const struct tpmt_scheme *scheme,
+TPM_RC scheme_sign_digest(const struct key_material *key, const struct tpmt_scheme *scheme,
 			  const struct tpm2b_digest *digest, struct tpmt_signature *sig)
 {
 	/* a public-only key (LoadExternal) has nothing to sign with */
@@ -400,7 +349,7 @@ TPM_RC scheme_sign_digest(struct object *key, const struct tpmt_scheme *scheme,
 	}
 }
 
-static TPM_RC verify_rsa(const struct object *key, const struct tpm2b_digest *digest,
+static TPM_RC verify_rsa(const struct key_material *key, const struct tpm2b_digest *digest,
 			 const struct tpmt_signature *sig)
 {
 	struct crypto_rsa k;
@@ -414,7 +363,7 @@ static TPM_RC verify_rsa(const struct object *key, const struct tpm2b_digest *di
 				 sig->size);
 }
 
-static TPM_RC verify_ecdsa(const struct object *key, const struct tpm2b_digest *digest,
+static TPM_RC verify_ecdsa(const struct key_material *key, const struct tpm2b_digest *digest,
 			   const struct tpmt_signature *sig)
 {
 	size_t len = crypto_ecc_bytes(key->pub.curve_id);
@@ -436,7 +385,7 @@ static TPM_RC verify_ecdsa(const struct object *key, const struct tpm2b_digest *
 
 /* An HMAC "signature" verifies by computing it again. A key with a scheme only accepts
  * signatures made with that scheme, so a weaker hash cannot be slipped in. */
-static TPM_RC verify_hmac(const struct object *key, const struct tpm2b_digest *digest,
+static TPM_RC verify_hmac(const struct key_material *key, const struct tpm2b_digest *digest,
 			  const struct tpmt_signature *sig)
 {
 	const struct tpmt_scheme *ks = &key->pub.scheme;
@@ -459,7 +408,7 @@ static TPM_RC verify_hmac(const struct object *key, const struct tpm2b_digest *d
 	return same ? TPM_RC_SUCCESS : TPM_RC_SIGNATURE;
 }
 
-TPM_RC scheme_verify(const struct object *key, const struct tpm2b_digest *digest,
+TPM_RC scheme_verify(const struct key_material *key, const struct tpm2b_digest *digest,
 		     const struct tpmt_signature *sig)
 {
 	switch (key->pub.type) {
@@ -524,30 +473,13 @@ TPM_RC scheme_hmac(const struct object *key, TPM_ALG_ID in, TPM_ALG_ID *hash)
 	return TPM_RC_SUCCESS;
 }
 
-void scheme_rsa_key(const struct object *key, struct crypto_rsa *k)
+void scheme_rsa_key(const struct key_material *key, struct crypto_rsa *k)
 {
 	k->n = key->pub.unique.b;
 	k->nlen = key->pub.unique.size;
 	k->e = key->pub.exponent;
 	k->p = key->has_sensitive ? key->sens.sensitive.b : NULL;
 	k->plen = key->has_sensitive ? key->sens.sensitive.size : 0;
-}
-
-struct crypto_rsa_cache **scheme_rsa_cache(const struct object *key)
-{
-	/* The built private key is kept in the object but is no part of its value: objects are
-	 * never const where they are defined (object_alloc, state/codec.c), only in the
-	 * handlers' view, so it may be filled through a const pointer. */
-	struct object *o = (struct object *)key;
-
-	if (!key->has_sensitive || key->pub.type != TPM_ALG_RSA)
-		return NULL;
-	if (o->rsa_owner != o) {
-		/* a struct copy's view of another object's: not ours to use or free */
-		o->rsa_priv = NULL;
-		o->rsa_owner = o;
-	}
-	return &o->rsa_priv;
 }
 
 TPM_RC scheme_ecc_fixed(const uint8_t *b, size_t n, size_t len, uint8_t *out)

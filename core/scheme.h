@@ -6,6 +6,7 @@
 #define PQTPM_SCHEME_H
 
 #include "engine_int.h"
+#include "key_material.h"
 
 /* The scheme a key signs with of itself: RSA, ECC, keyedHash: its public area's (maybe NULL);
  * ML-DSA: {MLDSA}; HashML-DSA: {HASH_MLDSA, its pre-hash}. */
@@ -24,20 +25,22 @@ TPM_RC scheme_sign(const struct tpmt_public *pub, const struct tpmt_scheme *in,
 TPM_RC scheme_sign_allowed(struct pqtpm_engine *e, const struct object *key,
 			   const struct tpm2b_digest *digest, const struct tpmt_ticket *validation);
 
+/* The functions that run a scheme over a key take its material (key_material.h), so that they
+ * run the same with or without the engine lock. */
+
 /* Sign digest with key under scheme (from scheme_sign); TPM_RC_AUTH_UNAVAILABLE for a key
  * without its private part. HashML-DSA signs the digest as PH(M) with an empty context; pure
- * ML-DSA signs no digest (TPM_RC_SCHEME). key is not const: an ML-DSA key keeps its expanded
- * secret key for the next signature. */
-TPM_RC scheme_sign_digest(struct object *key, const struct tpmt_scheme *scheme,
+ * ML-DSA signs no digest (TPM_RC_SCHEME). */
+TPM_RC scheme_sign_digest(const struct key_material *key, const struct tpmt_scheme *scheme,
 			  const struct tpm2b_digest *digest, struct tpmt_signature *sig);
 
 /* Sign, or check, arbitrary bytes as an attestation structure is signed (docs/pq-decisions.md):
  * ML-DSA: pure ML-DSA over the bytes with an empty context; HashML-DSA and the classical
  * schemes: the bytes hashed with the scheme's hash, then signed as a digest. scheme as from
  * scheme_sign. Codes as scheme_sign_digest and scheme_verify. */
-TPM_RC scheme_sign_message(struct object *key, const struct tpmt_scheme *scheme,
+TPM_RC scheme_sign_message(const struct key_material *key, const struct tpmt_scheme *scheme,
 			   const uint8_t *data, size_t len, struct tpmt_signature *sig);
-TPM_RC scheme_verify_message(const struct object *key, const uint8_t *data, size_t len,
+TPM_RC scheme_verify_message(const struct key_material *key, const uint8_t *data, size_t len,
 			     const struct tpmt_signature *sig);
 
 /* ---- ML-DSA pieces for the v1.85 commands (cmd/pq_*.c) ----
@@ -54,18 +57,18 @@ TPM_RC scheme_mldsa_mu_hash(const struct tpmt_public *pub, TPM_ALG_ID hash, cons
 			    uint8_t mu[SCHEME_MU_BYTES]);
 /* Sign mu with the key (hedged, fresh randomness): sig gets sig_alg (MLDSA, or HASH_MLDSA with
  * hash for a HashML-DSA key), size and bytes. TPM_RC_AUTH_UNAVAILABLE without a private part. */
-TPM_RC scheme_mldsa_sign_mu(struct object *key, const uint8_t mu[SCHEME_MU_BYTES],
+TPM_RC scheme_mldsa_sign_mu(const struct key_material *key, const uint8_t mu[SCHEME_MU_BYTES],
 			    struct tpmt_signature *sig);
 /* Check sig over mu: TPM_RC_SCHEME if sig is not of the key's kind (MLDSA for an ML-DSA key,
  * HASH_MLDSA with the key's hash for a HashML-DSA key), TPM_RC_SIGNATURE if its length is not
  * the parameter set's or it does not verify. */
-TPM_RC scheme_mldsa_verify_mu(const struct object *key, const uint8_t mu[SCHEME_MU_BYTES],
+TPM_RC scheme_mldsa_verify_mu(const struct key_material *key, const uint8_t mu[SCHEME_MU_BYTES],
 			      const struct tpmt_signature *sig);
 
 /* Check sig over digest with key: TPM_RC_SIGNATURE if it does not verify, TPM_RC_SCHEME if
  * the signature's scheme does not fit the key, TPM_RC_HANDLE (handle 1) for an HMAC key
  * without its secret part. */
-TPM_RC scheme_verify(const struct object *key, const struct tpm2b_digest *digest,
+TPM_RC scheme_verify(const struct key_material *key, const struct tpm2b_digest *digest,
 		     const struct tpmt_signature *sig);
 
 /* RSA decryption scheme (RSA_Encrypt, RSA_Decrypt): as scheme_sign, but both NULL is allowed
@@ -80,12 +83,8 @@ TPM_RC scheme_rsa_decrypt(const struct tpmt_public *pub, const struct tpmt_schem
  * symCipher key with sign MACs with CMAC instead: *hash = TPM_ALG_CMAC, in NULL or CMAC. */
 TPM_RC scheme_hmac(const struct object *key, TPM_ALG_ID in, TPM_ALG_ID *hash);
 
-/* Key material as crypto.h takes it. */
-void scheme_rsa_key(const struct object *key, struct crypto_rsa *k);
-/* Where a loaded RSA key keeps its built private key between private operations, for
- * crypto_rsa_sign_cached / crypto_rsa_decrypt_cached (freed with the object); NULL for a key
- * without its private part. */
-struct crypto_rsa_cache **scheme_rsa_cache(const struct object *key);
+/* An RSA key as crypto.h takes it (the private keys built from it: key_material_rsa). */
+void scheme_rsa_key(const struct key_material *key, struct crypto_rsa *k);
 /* An ECC scalar or coordinate of n bytes left-padded to len bytes (TPM_RC_KEY if longer). */
 TPM_RC scheme_ecc_fixed(const uint8_t *b, size_t n, size_t len, uint8_t *out);
 

@@ -155,6 +155,18 @@ static int set_capabilities(struct mssim_config *c, const char *value)
 	return 0;
 }
 
+/* "yes" or "no" */
+static int set_ek_certificates(struct mssim_config *c, const char *value)
+{
+	if (strcmp(value, "yes") == 0)
+		c->no_ek_certificates = false;
+	else if (strcmp(value, "no") == 0)
+		c->no_ek_certificates = true;
+	else
+		return -1;
+	return 0;
+}
+
 static int set_export_ca(struct mssim_config *c, const char *value)
 {
 	return set_string(c->export_ca, sizeof(c->export_ca), value);
@@ -170,6 +182,7 @@ static const struct key_def keys[] = {
 	{ "log_level", "--log-level", "one of error, warn, info, debug", set_log_level },
 	{ "threads", "--threads", "auto or a number 1-" MSSIM_STR(MSSIM_THREADS_MAX), set_threads },
 	{ "capabilities", "--capabilities", "released or v1.85", set_capabilities },
+	{ "ek_certificates", "--ek-certificates", "yes or no", set_ek_certificates },
 	{ NULL, "--export-ca", "a file path", set_export_ca },
 };
 
@@ -407,6 +420,10 @@ void mssim_config_usage(FILE *out)
 		"  --capabilities SET    released (default): capability lists name only what\n"
 		"                        released TSSs know, NV indices up to 2048 bytes;\n"
 		"                        v1.85: the v1.85 IDs too, NV indices up to 8192 bytes\n"
+		"  --ek-certificates yes|no\n"
+		"                        yes (default): the TPM has EK certificates in NV, made\n"
+		"                        when it has none; no: none are made (those it has stay),\n"
+		"                        as test suites' reference simulators start\n"
 		"  --export-ca FILE      write the manufacturer CA certificate (PEM) of the state\n"
 		"                        directory to FILE (manufacturing the TPM if new), exit\n"
 		"  --help                print this help and exit\n"

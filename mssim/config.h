@@ -26,6 +26,7 @@ struct mssim_config {
 	enum pqtpm_log_level log_level;
 	unsigned threads;	/* spare connection threads; 0 = auto (mssim_config_threads()) */
 	enum pqtpm_capabilities capabilities;
+	bool no_ek_certificates; /* ek_certificates = no (pqtpm_engine_config's) */
 	char export_ca[PATH_MAX]; /* --export-ca: write the CA certificate there and exit */
 };
 

@@ -46,7 +46,8 @@ int mssim_export_ca(const struct mssim_config *c, char *err, size_t errlen)
 {
 	struct pqtpm_engine_config ecfg = { .state_dir = c->state_dir, .pcr_banks = c->pcr_banks,
 					    .log_level = c->log_level,
-					    .capabilities = c->capabilities };
+					    .capabilities = c->capabilities,
+					    .no_ek_certificates = c->no_ek_certificates };
 	struct pqtpm_engine *e = NULL;
 	char path[PATH_MAX + sizeof(PQTPM_CA_CERT_NAME) + 1];
 	int rc;

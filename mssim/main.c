@@ -42,6 +42,7 @@ int main(int argc, char **argv)
 	ecfg.pcr_banks = cfg.pcr_banks;
 	ecfg.log_level = cfg.log_level;
 	ecfg.capabilities = cfg.capabilities;
+	ecfg.no_ek_certificates = cfg.no_ek_certificates;
 	ecfg.auto_startup = 0;	/* like the reference simulator: clients power on and start up */
 	rc = pqtpm_engine_open(&engine, &ecfg, err, sizeof(err));
 	if (rc < 0) {

@@ -298,6 +298,8 @@ static CK_RV aes_session(CK_SESSION_HANDLE h, bool dec, struct p11_session **s,
 	if (rv != CKR_OK)
 		return rv;
 	*op = dec ? &(*s)->decrypt : &(*s)->encrypt;
+	if ((*op)->busy)
+		return CKR_OPERATION_ACTIVE; /* another thread's call runs it (crypt.c) */
 	if (!(*op)->active)
 		return CKR_OPERATION_NOT_INITIALIZED;
 	if (!p11_aes_op(*op))

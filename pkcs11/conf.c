@@ -108,6 +108,15 @@ int p11_conf_line(struct p11_conf *c, const char *line)
 		c->slots = (unsigned)v;
 		return 0;
 	}
+	if (strcmp(key, "connections") == 0) {
+		char *end;
+		unsigned long v = strtoul(val, &end, 10);
+
+		if (*val == '\0' || *end != '\0' || v < 1 || v > P11_MAX_CONNS)
+			return -EINVAL;
+		c->connections = (unsigned)v;
+		return 0;
+	}
 	if (strcmp(key, "owner_auth") == 0) {
 		if (strlen(val) > P11_PIN_MAX)
 			return -EINVAL;
@@ -141,7 +150,20 @@ static CK_RV load_file(struct p11_conf *c, const char *path)
 	return CKR_OK;
 }
 
-CK_RV p11_conf_load(struct p11_conf *c)
+/* swtpm serves one connection at a time, and so does a TPM device without the kernel's
+ * resource manager: a second connection would wait for ever or be refused. */
+static void default_connections(struct p11_conf *c)
+{
+	if (c->connections)
+		return;
+	c->connections = strncmp(c->tpm, "swtpm", 5) == 0 ||
+					 (strncmp(c->tpm, "device", 6) == 0 && c->tpm[6] &&
+					  !strstr(c->tpm, "tpmrm"))
+				 ? 1
+				 : P11_MAX_CONNS;
+}
+
+static CK_RV load(struct p11_conf *c)
 {
 	const char *file = getenv("PQTPM_PKCS11_CONF"), *dir = getenv("PQTPM_STATE_DIR");
 	char def[P11_PATH_MAX];
@@ -170,4 +192,13 @@ CK_RV p11_conf_load(struct p11_conf *c)
 	if (default_dir(def, sizeof(def)) != 0 || on_dir(c, def) != 0)
 		return CKR_GENERAL_ERROR;
 	return CKR_OK;
+}
+
+CK_RV p11_conf_load(struct p11_conf *c)
+{
+	CK_RV rv = load(c);
+
+	if (rv == CKR_OK)
+		default_connections(c);
+	return rv;
 }

@@ -98,53 +98,76 @@ static bool rc_value(TPM_RC rc)
 	return (rc & 0xBFu) == (TPM_RC_VALUE & 0xBFu) || (rc & 0xBFu) == (TPM_RC_SIZE & 0xBFu);
 }
 
-static CK_RV encrypt_once(const struct p11_op *op, struct p11_object *k, const uint8_t *in,
-			  size_t len, uint8_t *out, size_t size)
+/* What an encryption's or a decryption's TPM step needs (p11_unlocked), taken while the module
+ * lock is held. */
+struct crypt_step {
+	struct p11_op op; /* the session's operation, lent */
+	struct p11_object *key;
+	char secret[P11_SECRET_LEN + 1]; /* the key's authValue (decryption) */
+	const uint8_t *in;
+	size_t len;
+	uint8_t *out;
+	size_t cap, n;
+};
+
+static CK_RV encrypt_step(struct p11_conn *c, void *arg)
 {
-	TPM_ALG_ID scheme = op->mech == CKM_RSA_PKCS_OAEP ? TPM_ALG_OAEP : TPM_ALG_RSAES;
-	struct pqtpm_tss *t;
-	size_t n = 0;
+	struct crypt_step *st = arg;
+	TPM_ALG_ID scheme = st->op.mech == CKM_RSA_PKCS_OAEP ? TPM_ALG_OAEP : TPM_ALG_RSAES;
 	TPM_HANDLE h;
 	TPM_RC rc;
-	CK_RV rv = p11_tpm(&t, NULL);
+	CK_RV rv = p11_conn_load_public(c, st->key->tpm_pub, &h);
 
-	if (rv == CKR_OK)
-		rv = p11_tpm_load_public(k->tpm_pub, &h);
 	if (rv != CKR_OK)
 		return rv;
-	rc = pqtpm_tss_rsa_encrypt(t, h, in, len, scheme, op->hash, op->ctx, op->ctx_len, out,
-				   size, &n);
-	p11_tpm_flush(h);
+	rc = pqtpm_tss_rsa_encrypt(c->t, h, st->in, st->len, scheme, st->op.hash, st->op.ctx,
+				   st->op.ctx_len, st->out, st->cap, &st->n);
+	pqtpm_tss_flush(c->t, h);
 	if (rc_value(rc) || rc == PQTPM_TSS_RC_BAD_VALUE)
 		return CKR_DATA_LEN_RANGE;
-	rv = p11_tpm_rv(rc, "RSA_Encrypt");
-	if (rv == CKR_OK && n != size) /* the TPM's ciphertext is as long as the modulus */
+	rv = p11_conn_rv(c, rc, "RSA_Encrypt");
+	if (rv == CKR_OK && st->n != st->cap) /* the TPM's ciphertext is as long as the modulus */
 		rv = CKR_DEVICE_ERROR;
 	return rv;
 }
 
-static CK_RV decrypt_once(const struct p11_token *tok, const struct p11_op *op,
-			  struct p11_object *k, const uint8_t *in, size_t len, uint8_t *out,
-			  size_t cap, size_t *out_len)
+static CK_RV decrypt_step(struct p11_conn *c, void *arg)
 {
-	TPM_ALG_ID scheme = op->mech == CKM_RSA_PKCS_OAEP ? TPM_ALG_OAEP : TPM_ALG_RSAES;
-	struct pqtpm_tss *t;
+	struct crypt_step *st = arg;
+	TPM_ALG_ID scheme = st->op.mech == CKM_RSA_PKCS_OAEP ? TPM_ALG_OAEP : TPM_ALG_RSAES;
 	TPM_HANDLE h;
 	TPM_RC rc;
-	CK_RV rv = p11_tpm(&t, NULL);
+	CK_RV rv = p11_conn_load(c, st->key, &h);
 
-	if (rv == CKR_OK)
-		rv = p11_tpm_load(k, &h);
 	if (rv != CKR_OK)
 		return rv;
-	rc = pqtpm_tss_rsa_decrypt(t, h, tok->secret, in, len, scheme, op->hash, op->ctx,
-				   op->ctx_len, out, cap, out_len);
+	rc = pqtpm_tss_rsa_decrypt(c->t, h, st->secret, st->in, st->len, scheme, st->op.hash,
+				   st->op.ctx, st->op.ctx_len, st->out, st->cap, &st->n);
 	/* a padding that does not check out */
 	if (rc_value(rc))
 		return CKR_ENCRYPTED_DATA_INVALID;
-	rv = p11_tpm_rv(rc, "RSA_Decrypt");
+	rv = p11_conn_rv(c, rc, "RSA_Decrypt");
 	/* a PIN error here would mean a wrong wrapping secret: the key, not the user's PIN */
 	return rv == CKR_PIN_INCORRECT ? CKR_DEVICE_ERROR : rv;
+}
+
+/* The TPM step of session *s's operation outside the module lock, *s found again after it and
+ * the operation given back to it (CKR_SESSION_CLOSED if it was closed meanwhile: then the
+ * operation is gone too, and *s with it). */
+static CK_RV run_step(CK_SESSION_HANDLE h, struct p11_session **s, bool enc,
+		      struct crypt_step *st)
+{
+	struct p11_token *tok;
+	CK_RV rv, back;
+
+	p11_op_lend(enc ? &(*s)->encrypt : &(*s)->decrypt, &st->op);
+	rv = p11_unlocked(st->key, enc ? encrypt_step : decrypt_step, st);
+	explicit_bzero(st->secret, sizeof(st->secret));
+	back = p11_session_back(h, s, &tok);
+	if (back != CKR_SESSION_CLOSED)
+		p11_op_back(enc ? &(*s)->encrypt : &(*s)->decrypt, &st->op);
+	p11_op_end(&st->op);
+	return back != CKR_OK ? back : rv;
 }
 
 CK_RV C_EncryptInit(CK_SESSION_HANDLE hSession, CK_MECHANISM_PTR pMechanism, CK_OBJECT_HANDLE hKey)
@@ -175,6 +198,8 @@ static CK_RV crypt_op(CK_SESSION_HANDLE h, bool enc, struct p11_session **s,
 	if (rv != CKR_OK)
 		return rv;
 	op = enc ? &(*s)->encrypt : &(*s)->decrypt;
+	if (op->busy)
+		return CKR_OPERATION_ACTIVE; /* another thread's call runs it */
 	if (!op->active)
 		return CKR_OPERATION_NOT_INITIALIZED;
 	if (p11_object_get(*s, *tok, op->key, k) != CKR_OK) {
@@ -187,6 +212,7 @@ static CK_RV crypt_op(CK_SESSION_HANDLE h, bool enc, struct p11_session **s,
 CK_RV C_Encrypt(CK_SESSION_HANDLE hSession, CK_BYTE_PTR pData, CK_ULONG ulDataLen,
 		CK_BYTE_PTR pEncryptedData, CK_ULONG_PTR pulEncryptedDataLen)
 {
+	struct crypt_step st;
 	struct p11_session *s;
 	struct p11_token *tok;
 	struct p11_object *k;
@@ -210,9 +236,11 @@ CK_RV C_Encrypt(CK_SESSION_HANDLE hSession, CK_BYTE_PTR pData, CK_ULONG ulDataLe
 		*pulEncryptedDataLen = size;
 		return p11_done(pEncryptedData ? CKR_BUFFER_TOO_SMALL : CKR_OK);
 	}
-	rv = encrypt_once(&s->encrypt, k, pData, ulDataLen, pEncryptedData, size);
-	if (p11_tpm_recover())
-		rv = encrypt_once(&s->encrypt, k, pData, ulDataLen, pEncryptedData, size);
+	st = (struct crypt_step){ .key = k, .in = pData, .len = ulDataLen, .out = pEncryptedData,
+				  .cap = size };
+	rv = run_step(hSession, &s, true, &st);
+	if (rv == CKR_SESSION_CLOSED)
+		return p11_done(rv);
 	if (rv == CKR_OK)
 		*pulEncryptedDataLen = size;
 	p11_op_end(&s->encrypt);
@@ -225,6 +253,7 @@ CK_RV C_Decrypt(CK_SESSION_HANDLE hSession, CK_BYTE_PTR pEncryptedData,
 		CK_ULONG ulEncryptedDataLen, CK_BYTE_PTR pData, CK_ULONG_PTR pulDataLen)
 {
 	uint8_t plain[PQTPM_TSS_MAX_RSA];
+	struct crypt_step st;
 	struct p11_session *s;
 	struct p11_token *tok;
 	struct p11_object *k;
@@ -252,10 +281,15 @@ CK_RV C_Decrypt(CK_SESSION_HANDLE hSession, CK_BYTE_PTR pEncryptedData,
 		*pulDataLen = size;
 		return p11_done(CKR_OK);
 	}
-	rv = decrypt_once(tok, &s->decrypt, k, pEncryptedData, size, plain, sizeof(plain), &n);
-	if (p11_tpm_recover())
-		rv = decrypt_once(tok, &s->decrypt, k, pEncryptedData, size, plain, sizeof(plain),
-				  &n);
+	st = (struct crypt_step){ .key = k, .in = pEncryptedData, .len = size, .out = plain,
+				  .cap = sizeof(plain) };
+	memcpy(st.secret, tok->secret, sizeof(st.secret));
+	rv = run_step(hSession, &s, false, &st);
+	n = st.n;
+	if (rv == CKR_SESSION_CLOSED) {
+		explicit_bzero(plain, sizeof(plain));
+		return p11_done(rv);
+	}
 	if (rv == CKR_OK && *pulDataLen < n) {
 		*pulDataLen = n;
 		explicit_bzero(plain, sizeof(plain));

@@ -45,23 +45,27 @@ static size_t coord_size(const struct p11_object *k)
 	return a && a->len == sizeof(OID_P384) && !memcmp(a->value, OID_P384, a->len) ? 48 : 32;
 }
 
-static CK_RV zgen_once(const struct p11_token *tok, struct p11_object *k,
-		       const struct pqtpm_tss_ecc_point *in, struct pqtpm_tss_ecc_point *z)
+/* What the TPM step needs (p11_unlocked), taken while the module lock is held. */
+struct zgen_step {
+	struct p11_object *key;
+	char secret[P11_SECRET_LEN + 1]; /* the key's authValue */
+	struct pqtpm_tss_ecc_point in, z;
+};
+
+static CK_RV zgen_step(struct p11_conn *c, void *arg)
 {
-	struct pqtpm_tss *t;
+	struct zgen_step *st = arg;
 	TPM_HANDLE h;
 	TPM_RC rc;
-	CK_RV rv = p11_tpm(&t, NULL);
+	CK_RV rv = p11_conn_load(c, st->key, &h);
 
-	if (rv == CKR_OK)
-		rv = p11_tpm_load(k, &h);
 	if (rv != CKR_OK)
 		return rv;
-	rc = pqtpm_tss_ecdh_zgen(t, h, tok->secret, in, z);
+	rc = pqtpm_tss_ecdh_zgen(c->t, h, st->secret, &st->in, &st->z);
 	/* a point off the curve (TPM_RC_ECC_POINT) or otherwise refused */
 	if ((rc & 0xBFu) == (TPM_RC_ECC_POINT & 0xBFu) || (rc & 0xBFu) == (TPM_RC_VALUE & 0xBFu))
 		return CKR_MECHANISM_PARAM_INVALID;
-	rv = p11_tpm_rv(rc, "ECDH_ZGen");
+	rv = p11_conn_rv(c, rc, "ECDH_ZGen");
 	return rv == CKR_PIN_INCORRECT ? CKR_DEVICE_ERROR : rv;
 }
 
@@ -172,7 +176,7 @@ CK_RV C_DeriveKey(CK_SESSION_HANDLE hSession, CK_MECHANISM_PTR pMechanism,
 		  CK_OBJECT_HANDLE_PTR phKey)
 {
 	struct p11_secret_req r = { .origin = P11_SECRET_DERIVED, .type = CKK_GENERIC_SECRET };
-	struct pqtpm_tss_ecc_point in, z;
+	struct zgen_step st = { 0 };
 	const CK_ECDH1_DERIVE_PARAMS *p;
 	struct p11_object *k, *o = NULL;
 	uint8_t secret[48], value[P11_SECRET_MAX];
@@ -189,7 +193,7 @@ CK_RV C_DeriveKey(CK_SESSION_HANDLE hSession, CK_MECHANISM_PTR pMechanism,
 		return p11_done(rv);
 	if (!pMechanism || !phKey || (!pTemplate && ulAttributeCount))
 		return p11_done(CKR_ARGUMENTS_BAD);
-	rv = derive_args(s, tok, pMechanism, hBaseKey, &k, &in, &hash);
+	rv = derive_args(s, tok, pMechanism, hBaseKey, &k, &st.in, &hash);
 	if (rv != CKR_OK)
 		return p11_done(rv);
 	p = pMechanism->pParameter;
@@ -201,17 +205,21 @@ CK_RV C_DeriveKey(CK_SESSION_HANDLE hSession, CK_MECHANISM_PTR pMechanism,
 	rv = p11_secret_template(s, tok, pTemplate, ulAttributeCount, o, &r);
 	if (rv == CKR_OK)
 		rv = key_len(&r, hash, n, &len);
+	p11_object_hold(k); /* the new key's attributes are read from it after the step */
 	if (rv == CKR_OK) {
-		rv = zgen_once(tok, k, &in, &z);
-		if (p11_tpm_recover())
-			rv = zgen_once(tok, k, &in, &z);
+		st.key = k;
+		memcpy(st.secret, tok->secret, sizeof(st.secret));
+		rv = p11_unlocked(k, zgen_step, &st);
+		explicit_bzero(st.secret, sizeof(st.secret));
+		if (rv == CKR_OK)
+			rv = p11_session_back(hSession, &s, &tok);
 	}
-	if (rv == CKR_OK && z.x_size > n)
+	if (rv == CKR_OK && st.z.x_size > n)
 		rv = CKR_DEVICE_ERROR;
 	if (rv == CKR_OK) {
 		/* the x-coordinate as a field element of n bytes */
-		memset(secret, 0, n - z.x_size);
-		memcpy(secret + n - z.x_size, z.x, z.x_size);
+		memset(secret, 0, n - st.z.x_size);
+		memcpy(secret + n - st.z.x_size, st.z.x, st.z.x_size);
 		if (hash)
 			rv = x963(hash, secret, n, p->pSharedData, p->ulSharedDataLen, value, len);
 		else
@@ -221,7 +229,8 @@ CK_RV C_DeriveKey(CK_SESSION_HANDLE hSession, CK_MECHANISM_PTR pMechanism,
 		rv = p11_secret_finish(s, tok, o, &r, value, len, phKey);
 	else
 		p11_object_free(o);
-	explicit_bzero(&z, sizeof(z));
+	p11_object_release(k);
+	explicit_bzero(&st.z, sizeof(st.z));
 	explicit_bzero(secret, sizeof(secret));
 	explicit_bzero(value, sizeof(value));
 	return p11_done(rv);

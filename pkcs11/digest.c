@@ -37,15 +37,33 @@ static CK_RV digest_op(CK_SESSION_HANDLE h, struct p11_session **s)
 	struct p11_token *tok;
 	CK_RV rv = p11_session_get(h, s, &tok);
 
-	if (rv == CKR_OK && !(*s)->digest.active)
+	if (rv == CKR_OK && (*s)->digest.busy)
+		rv = CKR_OPERATION_ACTIVE; /* another thread's call runs it */
+	else if (rv == CKR_OK && !(*s)->digest.active)
 		rv = CKR_OPERATION_NOT_INITIALIZED;
 	return rv;
 }
 
-static CK_RV digest_final(struct p11_session *s, CK_BYTE_PTR out, CK_ULONG_PTR out_len)
-{
-	size_t size = p11_hash_size(s->digest.hash), len = 0;
+/* The TPM step (p11_unlocked): the lent operation's data hashed. */
+struct digest_step {
+	struct p11_op op;
 	uint8_t d[64];
+	size_t len;
+};
+
+static CK_RV digest_step(struct p11_conn *c, void *arg)
+{
+	struct digest_step *st = arg;
+
+	return p11_conn_hash(c, st->op.hash, st->op.data, st->op.len, st->d, &st->len);
+}
+
+static CK_RV digest_final(CK_SESSION_HANDLE h, struct p11_session *s, CK_BYTE_PTR out,
+			  CK_ULONG_PTR out_len)
+{
+	size_t size = p11_hash_size(s->digest.hash);
+	struct digest_step st = { .len = 0 };
+	struct p11_token *tok;
 	CK_RV rv;
 
 	if (!out) {
@@ -56,11 +74,15 @@ static CK_RV digest_final(struct p11_session *s, CK_BYTE_PTR out, CK_ULONG_PTR o
 		*out_len = size;
 		return CKR_BUFFER_TOO_SMALL;
 	}
-	rv = p11_tpm_hash(s->digest.hash, s->digest.data, s->digest.len, d, &len);
-	if (rv == CKR_OK && len != size)
+	p11_op_lend(&s->digest, &st.op);
+	rv = p11_unlocked(NULL, digest_step, &st);
+	p11_op_end(&st.op);
+	if (p11_session_back(h, &s, &tok) == CKR_SESSION_CLOSED)
+		return CKR_SESSION_CLOSED;
+	if (rv == CKR_OK && st.len != size)
 		rv = CKR_DEVICE_ERROR;
 	if (rv == CKR_OK) {
-		memcpy(out, d, size);
+		memcpy(out, st.d, size);
 		*out_len = size;
 	}
 	p11_op_end(&s->digest);
@@ -90,7 +112,7 @@ CK_RV C_Digest(CK_SESSION_HANDLE hSession, CK_BYTE_PTR pData, CK_ULONG ulDataLen
 		p11_op_end(&s->digest);
 		return p11_done(rv);
 	}
-	return p11_done(digest_final(s, pDigest, pulDigestLen));
+	return p11_done(digest_final(hSession, s, pDigest, pulDigestLen));
 }
 
 CK_RV C_DigestUpdate(CK_SESSION_HANDLE hSession, CK_BYTE_PTR pPart, CK_ULONG ulPartLen)
@@ -125,5 +147,5 @@ CK_RV C_DigestFinal(CK_SESSION_HANDLE hSession, CK_BYTE_PTR pDigest, CK_ULONG_PT
 		p11_op_end(&s->digest);
 		return p11_done(CKR_ARGUMENTS_BAD);
 	}
-	return p11_done(digest_final(s, pDigest, pulDigestLen));
+	return p11_done(digest_final(hSession, s, pDigest, pulDigestLen));
 }

@@ -74,14 +74,50 @@ static CK_RV secret_begin(struct p11_session *s, struct p11_token *tok, const CK
 	return rv;
 }
 
-static CK_RV encapsulate(struct p11_session *s, struct p11_token *tok, const CK_MECHANISM *m,
-			 CK_OBJECT_HANDLE pub, const CK_ATTRIBUTE *t, CK_ULONG n, uint8_t *ct,
-			 CK_ULONG *ct_len, CK_OBJECT_HANDLE *h)
-{
+/* What the TPM step needs (p11_unlocked), taken while the module lock is held, and what it
+ * gives. */
+struct kem_step {
+	struct p11_object *key;
+	char secret[P11_SECRET_LEN + 1]; /* the private key's authValue */
+	const uint8_t *ct;		 /* decapsulation: the caller's ciphertext */
+	size_t ct_len;
 	uint8_t ss[64], c[PQTPM_TSS_MAX_CIPHERTEXT];
+	size_t ss_len, c_len;
+};
+
+static CK_RV encaps_step(struct p11_conn *c, void *arg)
+{
+	struct kem_step *st = arg;
+
+	return p11_conn_encapsulate(c, st->key->tpm_pub, st->ss, &st->ss_len, st->c, &st->c_len);
+}
+
+static CK_RV decaps_step(struct p11_conn *c, void *arg)
+{
+	struct kem_step *st = arg;
+
+	return p11_conn_decapsulate(c, st->secret, st->key, st->ct, st->ct_len, st->ss,
+				    &st->ss_len);
+}
+
+/* The step outside the module lock; session hs found again after it (*s, *tok). */
+static CK_RV run_step(CK_SESSION_HANDLE hs, struct p11_session **s, struct p11_token **tok,
+		      bool encaps, struct kem_step *st)
+{
+	CK_RV rv = p11_unlocked(st->key, encaps ? encaps_step : decaps_step, st);
+
+	explicit_bzero(st->secret, sizeof(st->secret));
+	return rv == CKR_OK ? p11_session_back(hs, s, tok) : rv;
+}
+
+static CK_RV encapsulate(CK_SESSION_HANDLE hs, struct p11_session *s, struct p11_token *tok,
+			 const CK_MECHANISM *m, CK_OBJECT_HANDLE pub, const CK_ATTRIBUTE *t,
+			 CK_ULONG n, uint8_t *ct, CK_ULONG *ct_len, CK_OBJECT_HANDLE *h)
+{
+	struct kem_step st = { 0 };
 	struct p11_secret_req r = { 0 };
 	struct p11_object *k, *o;
-	size_t size, ss_len = 0, c_len = 0;
+	size_t size;
 	CK_RV rv = kem_key(s, tok, m, pub, true, &k, &size);
 
 	if (rv != CKR_OK)
@@ -93,29 +129,30 @@ static CK_RV encapsulate(struct p11_session *s, struct p11_token *tok, const CK_
 	rv = secret_begin(s, tok, t, n, &o, &r);
 	if (rv != CKR_OK)
 		return rv;
-	rv = p11_tpm_encapsulate(k->tpm_pub, ss, &ss_len, c, &c_len);
-	if (rv == CKR_OK && (ss_len != SS_LEN || c_len != size))
+	st.key = k;
+	rv = run_step(hs, &s, &tok, true, &st);
+	if (rv == CKR_OK && (st.ss_len != SS_LEN || st.c_len != size))
 		rv = CKR_DEVICE_ERROR;
 	if (rv == CKR_OK)
-		rv = p11_secret_finish(s, tok, o, &r, ss, r.len, h);
+		rv = p11_secret_finish(s, tok, o, &r, st.ss, r.len, h);
 	else
 		p11_object_free(o);
 	if (rv == CKR_OK) {
-		memcpy(ct, c, size);
+		memcpy(ct, st.c, size);
 		*ct_len = size;
 	}
-	explicit_bzero(ss, sizeof(ss));
+	explicit_bzero(st.ss, sizeof(st.ss));
 	return rv;
 }
 
-static CK_RV decapsulate(struct p11_session *s, struct p11_token *tok, const CK_MECHANISM *m,
-			 CK_OBJECT_HANDLE priv, const CK_ATTRIBUTE *t, CK_ULONG n,
-			 const uint8_t *ct, CK_ULONG ct_len, CK_OBJECT_HANDLE *h)
+static CK_RV decapsulate(CK_SESSION_HANDLE hs, struct p11_session *s, struct p11_token *tok,
+			 const CK_MECHANISM *m, CK_OBJECT_HANDLE priv, const CK_ATTRIBUTE *t,
+			 CK_ULONG n, const uint8_t *ct, CK_ULONG ct_len, CK_OBJECT_HANDLE *h)
 {
-	uint8_t ss[64];
+	struct kem_step st = { .ct = ct, .ct_len = ct_len };
 	struct p11_secret_req r = { 0 };
 	struct p11_object *k, *o;
-	size_t size, ss_len = 0;
+	size_t size;
 	CK_RV rv = kem_key(s, tok, m, priv, false, &k, &size);
 
 	if (rv != CKR_OK)
@@ -125,14 +162,16 @@ static CK_RV decapsulate(struct p11_session *s, struct p11_token *tok, const CK_
 	rv = secret_begin(s, tok, t, n, &o, &r);
 	if (rv != CKR_OK)
 		return rv;
-	rv = p11_tpm_decapsulate(tok, k, ct, ct_len, ss, &ss_len);
-	if (rv == CKR_OK && ss_len != SS_LEN)
+	st.key = k;
+	memcpy(st.secret, tok->secret, sizeof(st.secret));
+	rv = run_step(hs, &s, &tok, false, &st);
+	if (rv == CKR_OK && st.ss_len != SS_LEN)
 		rv = CKR_DEVICE_ERROR;
 	if (rv == CKR_OK)
-		rv = p11_secret_finish(s, tok, o, &r, ss, r.len, h);
+		rv = p11_secret_finish(s, tok, o, &r, st.ss, r.len, h);
 	else
 		p11_object_free(o);
-	explicit_bzero(ss, sizeof(ss));
+	explicit_bzero(st.ss, sizeof(st.ss));
 	return rv;
 }
 
@@ -152,8 +191,8 @@ CK_RV C_EncapsulateKey(CK_SESSION_HANDLE hSession, CK_MECHANISM_PTR pMechanism,
 		return p11_done(rv);
 	if (!pMechanism || !pulCiphertextLen || !phKey || (!pTemplate && ulAttributeCount))
 		return p11_done(CKR_ARGUMENTS_BAD);
-	return p11_done(encapsulate(s, tok, pMechanism, hPublicKey, pTemplate, ulAttributeCount,
-				    pCiphertext, pulCiphertextLen, phKey));
+	return p11_done(encapsulate(hSession, s, tok, pMechanism, hPublicKey, pTemplate,
+				    ulAttributeCount, pCiphertext, pulCiphertextLen, phKey));
 }
 
 CK_RV C_DecapsulateKey(CK_SESSION_HANDLE hSession, CK_MECHANISM_PTR pMechanism,
@@ -172,8 +211,8 @@ CK_RV C_DecapsulateKey(CK_SESSION_HANDLE hSession, CK_MECHANISM_PTR pMechanism,
 		return p11_done(rv);
 	if (!pMechanism || !pCiphertext || !phKey || (!pTemplate && ulAttributeCount))
 		return p11_done(CKR_ARGUMENTS_BAD);
-	return p11_done(decapsulate(s, tok, pMechanism, hPrivateKey, pTemplate, ulAttributeCount,
-				    pCiphertext, ulCiphertextLen, phKey));
+	return p11_done(decapsulate(hSession, s, tok, pMechanism, hPrivateKey, pTemplate,
+				    ulAttributeCount, pCiphertext, ulCiphertextLen, phKey));
 }
 
 /* ---- C_CreateObject of an ML-KEM public key ---- */

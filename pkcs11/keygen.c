@@ -332,6 +332,20 @@ static CK_RV build_half(struct p11_object *o, CK_OBJECT_CLASS cls, const struct 
 	return public_values(o, r, &tpub, is_priv);
 }
 
+/* The TPM step (p11_unlocked): the key made under the storage key. */
+struct create_step {
+	struct pqtpm_tss_public tmpl;
+	char secret[P11_SECRET_LEN + 1]; /* its authValue */
+	struct p11_blob *pub, *priv;
+};
+
+static CK_RV create_step(struct p11_conn *c, void *arg)
+{
+	struct create_step *st = arg;
+
+	return p11_conn_create_key(c, &st->tmpl, st->secret, st->pub, st->priv);
+}
+
 CK_RV C_GenerateKeyPair(CK_SESSION_HANDLE hSession, CK_MECHANISM_PTR pMechanism,
 			CK_ATTRIBUTE_PTR pPublicKeyTemplate, CK_ULONG ulPublicKeyAttributeCount,
 			CK_ATTRIBUTE_PTR pPrivateKeyTemplate,
@@ -340,7 +354,7 @@ CK_RV C_GenerateKeyPair(CK_SESSION_HANDLE hSession, CK_MECHANISM_PTR pMechanism,
 {
 	struct p11_object *pubo = NULL, *privo = NULL;
 	struct p11_blob *pub = NULL, *priv = NULL;
-	struct pqtpm_tss_public tmpl;
+	struct create_step *st = NULL;
 	struct p11_session *s;
 	struct p11_token *tok;
 	struct request r;
@@ -353,7 +367,9 @@ CK_RV C_GenerateKeyPair(CK_SESSION_HANDLE hSession, CK_MECHANISM_PTR pMechanism,
 	rv = p11_session_get(hSession, &s, &tok);
 	if (rv != CKR_OK)
 		return p11_done(rv);
-	if (!pMechanism || !phPublicKey || !phPrivateKey)
+	if (!pMechanism || !phPublicKey || !phPrivateKey ||
+	    (!pPublicKeyTemplate && ulPublicKeyAttributeCount) ||
+	    (!pPrivateKeyTemplate && ulPrivateKeyAttributeCount))
 		return p11_done(CKR_ARGUMENTS_BAD);
 	if (tok->user != CKU_USER)
 		return p11_done(CKR_USER_NOT_LOGGED_IN);
@@ -398,14 +414,22 @@ CK_RV C_GenerateKeyPair(CK_SESSION_HANDLE hSession, CK_MECHANISM_PTR pMechanism,
 			    (sign || !decrypt ? TPMA_OBJECT_SIGN_ENCRYPT : 0);
 	pub = malloc(sizeof(*pub));
 	priv = malloc(sizeof(*priv));
+	st = malloc(sizeof(*st));
 	pubo = p11_object_new(s->slot);
 	privo = p11_object_new(s->slot);
-	if (!pub || !priv || !pubo || !privo)
+	if (!pub || !priv || !st || !pubo || !privo)
 		rv = CKR_HOST_MEMORY;
-	if (rv == CKR_OK && pqtpm_tss_template_public(&r.tmpl, &tmpl) != TPM_RC_SUCCESS)
+	if (rv == CKR_OK && pqtpm_tss_template_public(&r.tmpl, &st->tmpl) != TPM_RC_SUCCESS)
 		rv = CKR_GENERAL_ERROR;
-	if (rv == CKR_OK)
-		rv = p11_tpm_create_key(&tmpl, tok->secret, pub, priv);
+	if (rv == CKR_OK) {
+		memcpy(st->secret, tok->secret, sizeof(st->secret));
+		st->pub = pub;
+		st->priv = priv;
+		rv = p11_unlocked(NULL, create_step, st);
+		explicit_bzero(st->secret, sizeof(st->secret));
+		if (p11_session_back(hSession, &s, &tok) == CKR_SESSION_CLOSED)
+			rv = CKR_SESSION_CLOSED;
+	}
 	if (rv == CKR_OK)
 		rv = build_half(pubo, CKO_PUBLIC_KEY, &r, pMechanism->mechanism, pPublicKeyTemplate,
 				ulPublicKeyAttributeCount, pub, priv);
@@ -435,5 +459,6 @@ CK_RV C_GenerateKeyPair(CK_SESSION_HANDLE hSession, CK_MECHANISM_PTR pMechanism,
 		explicit_bzero(priv, sizeof(*priv));
 	free(pub);
 	free(priv);
+	free(st);
 	return p11_done(rv);
 }

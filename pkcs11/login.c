@@ -1,6 +1,7 @@
 /* C_Login, C_Logout, C_InitPIN, C_SetPIN. A PIN is the authValue of a sealed object holding
  * the token's wrapping secret (one per PIN): the TPM checks it and counts wrong ones in its
  * dictionary-attack protection; C_SetPIN changes that object's authValue and nothing else. */
+#include <stdlib.h>
 #include <string.h>
 
 #include "p11.h"
@@ -33,11 +34,44 @@ static CK_RV rw_session(CK_SESSION_HANDLE h, struct p11_session **s, struct p11_
 	return rv;
 }
 
+/* The TPM step of C_Login (p11_unlocked): the wrapping secret unsealed with the PIN, from copies
+ * of the sealed object's blobs (C_SetPIN may change them meanwhile). */
+struct login_step {
+	char pin[P11_PIN_MAX + 1];
+	struct p11_blob pub, priv;
+	char secret[P11_SECRET_LEN + 1];
+};
+
+static CK_RV login_step(struct p11_conn *c, void *arg)
+{
+	struct login_step *st = arg;
+
+	return p11_conn_unseal(c, st->pin, &st->pub, &st->priv, st->secret);
+}
+
+/* After the step: the login, unless another thread's C_Login or C_Logout came first (then
+ * the answer is what it would have been had they run one after the other). */
+static CK_RV logged_in(CK_SESSION_HANDLE h, CK_USER_TYPE user, const char *secret)
+{
+	struct p11_session *s;
+	struct p11_token *tok;
+	CK_RV rv = p11_session_back(h, &s, &tok);
+
+	if (rv != CKR_OK)
+		return rv;
+	if (tok->user == user)
+		return CKR_USER_ALREADY_LOGGED_IN;
+	if (tok->user != P11_NOBODY)
+		return CKR_USER_ANOTHER_ALREADY_LOGGED_IN;
+	memcpy(tok->secret, secret, sizeof(tok->secret));
+	tok->user = user;
+	return CKR_OK;
+}
+
 CK_RV C_Login(CK_SESSION_HANDLE hSession, CK_USER_TYPE userType, CK_UTF8CHAR_PTR pPin,
 	      CK_ULONG ulPinLen)
 {
-	char pin[P11_PIN_MAX + 1];
-	const struct p11_blob *pub, *priv;
+	struct login_step *st;
 	struct p11_session *s;
 	struct p11_token *tok;
 	CK_RV rv = p11_enter();
@@ -63,16 +97,20 @@ CK_RV C_Login(CK_SESSION_HANDLE hSession, CK_USER_TYPE userType, CK_UTF8CHAR_PTR
 		return p11_done(CKR_ARGUMENTS_BAD);
 	if (userType == CKU_USER && !tok->row.user_pub.len)
 		return p11_done(CKR_USER_PIN_NOT_INITIALIZED);
-	rv = p11_pin(pPin, ulPinLen, pin);
+	st = malloc(sizeof(*st));
+	if (!st)
+		return p11_done(CKR_HOST_MEMORY);
+	rv = p11_pin(pPin, ulPinLen, st->pin);
 	if (rv == CKR_PIN_LEN_RANGE || rv == CKR_PIN_INVALID)
 		rv = CKR_PIN_INCORRECT; /* no PIN of this token has that form */
-	pub = userType == CKU_SO ? &tok->row.so_pub : &tok->row.user_pub;
-	priv = userType == CKU_SO ? &tok->row.so_priv : &tok->row.user_priv;
+	st->pub = userType == CKU_SO ? tok->row.so_pub : tok->row.user_pub;
+	st->priv = userType == CKU_SO ? tok->row.so_priv : tok->row.user_priv;
 	if (rv == CKR_OK)
-		rv = p11_tpm_unseal(pin, pub, priv, tok->secret);
-	explicit_bzero(pin, sizeof(pin));
+		rv = p11_unlocked(NULL, login_step, st);
 	if (rv == CKR_OK)
-		tok->user = userType;
+		rv = logged_in(hSession, userType, st->secret);
+	explicit_bzero(st, sizeof(*st));
+	free(st);
 	return p11_done(rv);
 }
 

@@ -1,8 +1,9 @@
-/* C_Initialize, C_Finalize, C_GetInfo: the module's state, its lock, fork. */
+/* C_Initialize, C_Finalize, C_GetInfo: the module's state, its locks, fork. */
 #include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <pqtpm/engine.h>
@@ -11,26 +12,45 @@
 
 struct p11_module p11;
 
-/* The lock: a pthread mutex, or the application's mutex callbacks when it gives them
- * without CKF_OS_LOCKING_OK (the spec asks the library to use them then). */
+/* The locks: the module's (0) and one per TPM connection (1 + i), pthread mutexes or the
+ * application's mutex callbacks when it gives them without CKF_OS_LOCKING_OK (the spec asks
+ * the library to use them then). The module's pthread mutex is also what C_Initialize takes
+ * before it knows which kind the application wants. */
+#define P11_LOCKS (1 + P11_MAX_CONNS)
 static pthread_mutex_t os_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_mutex_t os_conn_locks[P11_MAX_CONNS];
 static CK_C_INITIALIZE_ARGS app_locking;
-static void *app_mutex;
+static void *app_mutex[P11_LOCKS]; /* [0] set: the application's mutexes are used */
+
+static pthread_mutex_t *os_mutex(unsigned which)
+{
+	return which ? &os_conn_locks[which - 1] : &os_lock;
+}
+
+void p11_mutex_lock(unsigned which)
+{
+	if (app_mutex[0])
+		app_locking.LockMutex(app_mutex[which]);
+	else
+		pthread_mutex_lock(os_mutex(which));
+}
+
+void p11_mutex_unlock(unsigned which)
+{
+	if (app_mutex[0])
+		app_locking.UnlockMutex(app_mutex[which]);
+	else
+		pthread_mutex_unlock(os_mutex(which));
+}
 
 static void lock(void)
 {
-	if (app_mutex)
-		app_locking.LockMutex(app_mutex);
-	else
-		pthread_mutex_lock(&os_lock);
+	p11_mutex_lock(0);
 }
 
 static void unlock(void)
 {
-	if (app_mutex)
-		app_locking.UnlockMutex(app_mutex);
-	else
-		pthread_mutex_unlock(&os_lock);
+	p11_mutex_unlock(0);
 }
 
 CK_RV p11_enter(void)
@@ -45,13 +65,30 @@ CK_RV p11_enter(void)
 
 void p11_leave(void)
 {
+	p11_conn_give_held();
 	unlock();
 }
 
 CK_RV p11_done(CK_RV rv)
 {
-	unlock();
+	p11_leave();
 	return rv;
+}
+
+/* The application's mutexes, all or none: CKR_OK or CKR_CANT_LOCK. */
+static CK_RV app_mutexes_create(const CK_C_INITIALIZE_ARGS *a, void *m[P11_LOCKS])
+{
+	unsigned i;
+
+	for (i = 0; i < P11_LOCKS; i++) {
+		m[i] = NULL;
+		if (a->CreateMutex(&m[i]) != CKR_OK || !m[i]) {
+			while (i--)
+				a->DestroyMutex(m[i]);
+			return CKR_CANT_LOCK;
+		}
+	}
+	return CKR_OK;
 }
 
 static CK_RV check_args(const CK_C_INITIALIZE_ARGS *a)
@@ -77,26 +114,42 @@ static void tss_log(void *arg, int level, const char *msg)
 	p11_log(level, "%s", msg);
 }
 
-/* A child of a process that had initialized the module starts from nothing: its copies of the
- * parent's connection and store belong to the parent (they are dropped, not closed), and a
- * lock some other thread of the parent held at fork is made anew. */
-static void forget_parent(void)
+/* In a child: a lock another thread of the parent held at fork is made anew, so that the
+ * child's calls find the module uninitialized (p11.pid is the parent's) instead of waiting
+ * for ever; the application's mutexes are the parent's. The rest waits for C_Initialize. */
+static void in_child(void)
 {
 	pthread_mutex_t fresh = PTHREAD_MUTEX_INITIALIZER;
 
 	memcpy(&os_lock, &fresh, sizeof(os_lock));
-	app_mutex = NULL;
+	memset(app_mutex, 0, sizeof(app_mutex));
+}
+
+static pthread_once_t fork_once = PTHREAD_ONCE_INIT;
+
+static void watch_forks(void)
+{
+	pthread_atfork(NULL, NULL, in_child);
+}
+
+/* A child of a process that had initialized the module starts from nothing: its copies of the
+ * parent's connections and store belong to the parent (they are dropped, not closed). */
+static void forget_parent(void)
+{
 	memset(&p11, 0, sizeof(p11));
 	p11_objects_forget();
-	p11_tpm_forget();
+	p11_conns_forget();
 }
 
 CK_RV C_Initialize(CK_VOID_PTR pInitArgs)
 {
 	CK_C_INITIALIZE_ARGS *a = pInitArgs;
+	void *m[P11_LOCKS];
 	struct p11_conf conf;
+	unsigned i;
 	CK_RV rv;
 
+	pthread_once(&fork_once, watch_forks);
 	if (p11.initialized && p11.pid != getpid())
 		forget_parent();
 	if (a) {
@@ -113,17 +166,18 @@ CK_RV C_Initialize(CK_VOID_PTR pInitArgs)
 		return CKR_CRYPTOKI_ALREADY_INITIALIZED;
 	}
 	if (a && a->CreateMutex && !(a->flags & CKF_OS_LOCKING_OK)) {
-		void *m = NULL;
-
 		app_locking = *a;
-		if (a->CreateMutex(&m) != CKR_OK || !m) {
+		if (app_mutexes_create(a, m) != CKR_OK) {
 			unlock();
 			return CKR_CANT_LOCK;
 		}
-		/* from here on the application's mutex guards the module (ours is let go) */
+		/* from here on the application's mutexes guard the module (ours is let go) */
 		unlock();
-		app_mutex = m;
+		memcpy(app_mutex, m, sizeof(app_mutex));
 		lock();
+	} else {
+		for (i = 0; i < P11_MAX_CONNS; i++)
+			pthread_mutex_init(&os_conn_locks[i], NULL);
 	}
 	memset(&p11, 0, sizeof(p11));
 	p11.conf = conf;
@@ -139,31 +193,50 @@ CK_RV C_Initialize(CK_VOID_PTR pInitArgs)
 	return CKR_OK;
 }
 
+/* Calls in progress on other threads (a TPM step outside the module lock) end first; calls
+ * that come meanwhile find the module finalized. */
+static void wait_for_steps(void)
+{
+	const struct timespec pause = { 0, 100000 }; /* 0.1 ms */
+
+	p11_conn_give_held();
+	while (p11_conns_busy()) {
+		unlock();
+		nanosleep(&pause, NULL);
+		lock();
+	}
+}
+
 CK_RV C_Finalize(CK_VOID_PTR pReserved)
 {
-	void *m;
-	size_t i;
+	void *m[P11_LOCKS];
+	unsigned i;
 
 	if (pReserved)
 		return CKR_ARGUMENTS_BAD;
 	if (p11_enter() != CKR_OK)
 		return CKR_CRYPTOKI_NOT_INITIALIZED;
+	p11.initialized = false;
+	wait_for_steps();
 	for (i = 0; i < p11.ntokens; i++)
 		p11_session_close_all(p11.tokens[i].id);
 	for (i = 0; i < p11.ntokens; i++) {
 		p11_objects_drop_slot(p11.tokens[i].id);
 		p11_logout(&p11.tokens[i]);
 	}
-	p11_tpm_close();
+	p11_conns_close();
 	p11_store_close(p11.store);
 	memset(&p11, 0, sizeof(p11));
-	m = app_mutex;
-	app_mutex = NULL;
-	if (m) {
-		app_locking.UnlockMutex(m);
-		app_locking.DestroyMutex(m);
+	memcpy(m, app_mutex, sizeof(m));
+	if (m[0]) {
+		memset(app_mutex, 0, sizeof(app_mutex));
+		app_locking.UnlockMutex(m[0]);
+		for (i = 0; i < P11_LOCKS; i++)
+			app_locking.DestroyMutex(m[i]);
 		return CKR_OK;
 	}
+	for (i = 0; i < P11_MAX_CONNS; i++)
+		pthread_mutex_destroy(&os_conn_locks[i]);
 	unlock();
 	return CKR_OK;
 }

@@ -23,8 +23,7 @@ void p11_object_free(struct p11_object *o)
 
 	if (!o)
 		return;
-	if (o->loaded)
-		p11_tpm_flush(o->loaded);
+	p11_conn_let_go(o);
 	for (i = 0; i < o->nattrs; i++) {
 		explicit_bzero(o->attrs[i].value, o->attrs[i].len); /* a secret key's value */
 		free(o->attrs[i].value);
@@ -83,15 +82,25 @@ CK_RV p11_object_get(const struct p11_session *s, const struct p11_token *tok,
 	return CKR_OK;
 }
 
+/* Table slot p out: the object freed, or by the last release if a step holds it. */
+static void unlink_slot(struct p11_object **p)
+{
+	struct p11_object *o = *p;
+
+	*p = NULL;
+	if (o->refs)
+		o->gone = true;
+	else
+		p11_object_free(o);
+}
+
 static void drop_where(bool (*match)(const struct p11_object *, uint64_t), uint64_t v)
 {
 	size_t i;
 
 	for (i = 0; i < P11_MAX_OBJECTS; i++)
-		if (p11_objects[i] && match(p11_objects[i], v)) {
-			p11_object_free(p11_objects[i]);
-			p11_objects[i] = NULL;
-		}
+		if (p11_objects[i] && match(p11_objects[i], v))
+			unlink_slot(&p11_objects[i]);
 }
 
 static bool of_session(const struct p11_object *o, uint64_t h)
@@ -109,8 +118,20 @@ void p11_object_drop(struct p11_object *o)
 	struct p11_object **p = slot_of(o->handle);
 
 	if (p && *p == o)
-		*p = NULL;
-	p11_object_free(o);
+		unlink_slot(p);
+	else
+		p11_object_free(o);
+}
+
+void p11_object_hold(struct p11_object *o)
+{
+	o->refs++;
+}
+
+void p11_object_release(struct p11_object *o)
+{
+	if (--o->refs == 0 && o->gone)
+		p11_object_free(o);
 }
 
 void p11_objects_drop_session(CK_SESSION_HANDLE h)
@@ -127,21 +148,14 @@ void p11_objects_forget(void)
 {
 	size_t i;
 
+	/* (one that a step of a parent thread held out of the table stays: nobody releases it) */
 	for (i = 0; i < P11_MAX_OBJECTS; i++)
 		if (p11_objects[i]) {
-			p11_objects[i]->loaded = 0; /* the parent's TPM handle */
+			/* the parent's TPM handles */
+			memset(p11_objects[i]->loaded, 0, sizeof(p11_objects[i]->loaded));
 			p11_object_free(p11_objects[i]);
 			p11_objects[i] = NULL;
 		}
-}
-
-void p11_objects_unloaded(void)
-{
-	size_t i;
-
-	for (i = 0; i < P11_MAX_OBJECTS; i++)
-		if (p11_objects[i])
-			p11_objects[i]->loaded = 0;
 }
 
 static bool has_row(const int64_t *rows, size_t n, int64_t row)
@@ -173,10 +187,8 @@ CK_RV p11_objects_sync(struct p11_token *tok)
 	for (i = 0; i < P11_MAX_OBJECTS; i++) {
 		struct p11_object *o = p11_objects[i];
 
-		if (o && o->slot == tok->id && o->row && !has_row(rows, n, o->row)) {
-			p11_object_free(o);
-			p11_objects[i] = NULL;
-		}
+		if (o && o->slot == tok->id && o->row && !has_row(rows, n, o->row))
+			unlink_slot(&p11_objects[i]);
 	}
 	for (j = 0; j < n && rv == CKR_OK; j++) {
 		struct p11_object *o;

@@ -1,4 +1,5 @@
-/* An operation's collected data (C_SignUpdate, C_VerifyUpdate, C_DigestUpdate append to it). */
+/* An operation's collected data (C_SignUpdate, C_VerifyUpdate, C_DigestUpdate append to it), and
+ * its state lent to a TPM step outside the module lock. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -36,4 +37,19 @@ void p11_op_end(struct p11_op *op)
 		explicit_bzero(op->data, op->cap);
 	free(op->data);
 	memset(op, 0, sizeof(*op));
+}
+
+void p11_op_lend(struct p11_op *op, struct p11_op *mine)
+{
+	*mine = *op;
+	op->data = NULL;
+	op->len = op->cap = 0;
+	op->busy = true;
+}
+
+void p11_op_back(struct p11_op *op, struct p11_op *mine)
+{
+	*op = *mine;
+	op->busy = false;
+	memset(mine, 0, sizeof(*mine));
 }

@@ -1,6 +1,8 @@
-/* The PKCS#11 module's private interfaces: module state, configuration, the TPM connection, the
- * token store, tokens and sessions. Every CK_ function takes the module lock (p11_enter) for its
- * whole run and releases it (p11_leave): one function at a time per process for now. */
+/* The PKCS#11 module's private interfaces: module state, configuration, the TPM connections, the
+ * token store, tokens and sessions. Every CK_ function takes the module lock (p11_enter) and
+ * releases it (p11_leave); a TPM step of a hot path (signing, decryption, key generation ...)
+ * runs outside it, on a connection of its own (p11_unlocked), so that several threads' TPM
+ * steps run at once. docs/pkcs11.md, "Concurrency", has the locks and their order. */
 #ifndef PQTPM_PKCS11_P11_H
 #define PQTPM_PKCS11_P11_H
 
@@ -28,11 +30,14 @@ struct p11_conf {
 	char tpm[P11_PATH_MAX + 16]; /* a transport string of the client library */
 	char store[P11_PATH_MAX];	/* the token store's directory */
 	unsigned slots;			/* tokens at most (then no empty slot is offered) */
+	unsigned connections;		/* TPM connections at most (conn.c); 0: the transport's */
 	int log_level;			/* enum p11_log_level */
 	char owner_auth[P11_PIN_MAX + 1];
 };
 /* From $PQTPM_PKCS11_CONF, else $PQTPM_STATE_DIR, else $XDG_DATA_HOME/pqtpm: CKR_OK, or
- * CKR_GENERAL_ERROR for a file that cannot be read or does not parse (logged). */
+ * CKR_GENERAL_ERROR for a file that cannot be read or does not parse (logged). connections
+ * left out: 1 for a TPM that serves one connection at a time (swtpm:, a device other than a
+ * resource manager's), else P11_MAX_CONNS. */
 CK_RV p11_conf_load(struct p11_conf *c);
 /* One "key = value" line of a configuration file (also for tests): 0 or -EINVAL. */
 int p11_conf_line(struct p11_conf *c, const char *line);
@@ -75,19 +80,84 @@ CK_RV p11_store_object_load(struct p11_store *s, int64_t row, struct p11_object 
 CK_RV p11_store_object_add(struct p11_store *s, struct p11_object *o);
 CK_RV p11_store_object_delete(struct p11_store *s, int64_t row);
 
-/* ---- the TPM (tpm.c) ---- */
+/* ---- the TPM connections (conn.c) ----
+ * A pool of connections to the TPM, each a client of its own (an engine client for embedded:, a
+ * socket for mssim: and unix:), opened at first use (never in C_Initialize). A connection is
+ * used by one thread at a time, which holds the connection's lock (p11_mutex_lock(1 + its
+ * index in the pool));
+ * the module lock guards the pool's bookkeeping. Lock order: the module lock before a
+ * connection's; a thread that holds a connection's lock never waits for the module lock. */
+#define P11_MAX_CONNS 8
+#define P11_CONN_KEYS 24 /* keys kept loaded on one connection (the engine holds 32 objects) */
+struct p11_loaded { /* a key's handle on one connection */
+	TPM_HANDLE h;	/* 0: not loaded */
+	unsigned gen;	/* the connection's gen when it was loaded */
+};
+struct p11_conn {
+	/* the thread that holds the connection's lock: */
+	struct pqtpm_tss *t; /* NULL: not open */
+	TPM_HANDLE storage;
+	unsigned gen;	     /* changes whenever every handle loaded on it went */
+	bool lost;	     /* the transport failed: opened again before the next step */
+	TPM_HANDLE keys[P11_CONN_KEYS]; /* the keys loaded on it */
+	size_t nkeys;
+	/* the module lock: */
+	unsigned users;	     /* threads that hold it or wait for it */
+	bool opened;	     /* it was open when last given back */
+	struct p11_loaded dead[P11_CONN_KEYS]; /* keys of freed objects, to let go of */
+	size_t ndead;
+	bool stale;	     /* more freed keys than dead holds: let go of every key */
+};
+/* Run step(c, arg) on a connection of the pool outside the module lock: called with the lock
+ * held, returns with it held again. The step reads only c, arg and key's TPM blobs (nothing
+ * of the module's state, which other threads change meanwhile); key (NULL: none) is held
+ * meanwhile (a C_DestroyObject takes it out of the table, the last release frees it) and a
+ * connection where it is loaded is preferred. When the transport failed, the connection is
+ * opened again and the step runs once more (the rule of p11_tpm_recover). */
+struct p11_object;
+typedef CK_RV (*p11_step_fn)(struct p11_conn *c, void *arg);
+CK_RV p11_unlocked(struct p11_object *key, p11_step_fn step, void *arg);
+/* In a step (or on the connection p11_tpm gave): the private key object o loaded on c (once:
+ * kept until o is freed or c lets go of every key); a public key alone (LoadExternal in the
+ * NULL hierarchy, flush after); a TPM_RC as a CK_RV (p11_rc) that marks c lost when the
+ * transport failed; a digest (p11_tpm_hash), a key (p11_tpm_create_key), an unsealed secret
+ * (p11_tpm_unseal) and random bytes on c. */
+CK_RV p11_conn_load(struct p11_conn *c, struct p11_object *o, TPM_HANDLE *h);
+CK_RV p11_conn_load_public(struct p11_conn *c, const struct p11_blob *pub, TPM_HANDLE *h);
+CK_RV p11_conn_rv(struct p11_conn *c, TPM_RC rc, const char *what);
+CK_RV p11_conn_hash(struct p11_conn *c, TPM_ALG_ID hash, const uint8_t *data, size_t len,
+		    uint8_t *out, size_t *out_len);
+CK_RV p11_conn_create_key(struct p11_conn *c, const struct pqtpm_tss_public *tmpl,
+			  const char *auth, struct p11_blob *pub, struct p11_blob *priv);
+CK_RV p11_conn_unseal(struct p11_conn *c, const char *pin, const struct p11_blob *pub,
+		      const struct p11_blob *priv, char *secret);
+CK_RV p11_conn_random(struct p11_conn *c, uint8_t *out, size_t len);
+/* With the module lock held: the connection of the lock's holder (p11_tpm), taken at its
+ * first use and given back by p11_leave; an object's handles to be let go of (when it is
+ * freed); whether a thread is on a connection or waits for one; all closed (C_Finalize); all
+ * dropped without a word to the TPM (after fork). */
+struct p11_conn *p11_conn_held(void);
+void p11_conn_give_held(void);
+void p11_conn_let_go(const struct p11_object *o);
+bool p11_conns_busy(void);
+void p11_conns_close(void);
+void p11_conns_forget(void);
+
+/* ---- the TPM with the module lock held (tpm.c, tpmkey.c) ----
+ * Each function uses the connection of the lock's holder (p11_conn_held) for the whole call; a
+ * handle it gives (p11_tpm_load_public, p11_tpm_load) is good until the module lock is
+ * released (p11_leave, p11_unlocked). */
 /* The connection and the storage key, opened at first use: CKR_OK or CKR_DEVICE_ERROR. */
 CK_RV p11_tpm(struct pqtpm_tss **t, TPM_HANDLE *storage);
-void p11_tpm_close(void);
-/* After fork: the parent's connection is dropped (its child copy freed, not used). */
-void p11_tpm_forget(void);
 /* Whether the transport failed since the last call (p11_tpm_rv saw PQTPM_TSS_RC_IO, e.g. the
- * process that ran the embedded TPM went): then the connection and every loaded handle are
- * dropped, so that the caller may try its TPM step once more on a new connection. The
+ * process that ran the embedded TPM went): then the connection and every handle loaded on it
+ * are dropped, so that the caller may try its TPM step once more on a new connection. The
  * exported p11_tpm_* steps below do so themselves. */
 bool p11_tpm_recover(void);
 /* A TPM_RC as a CK_RV (auth failures as CKR_PIN_INCORRECT, lockout as CKR_PIN_LOCKED), logged
- * with what was asked when it is not a success. */
+ * with what was asked when it is not a success; p11_tpm_rv also marks the connection lost on
+ * a transport failure. */
+CK_RV p11_rc(TPM_RC rc, const char *what);
 CK_RV p11_tpm_rv(TPM_RC rc, const char *what);
 /* Seal secret under the storage key with authValue pin: the sealed object's blobs. */
 CK_RV p11_tpm_seal(const char *pin, const char *secret, struct p11_blob *pub,
@@ -108,6 +178,7 @@ CK_RV p11_tpm_hash(TPM_ALG_ID hash, const uint8_t *data, size_t len, uint8_t *ou
 CK_RV p11_tpm_create_key(const struct pqtpm_tss_public *tmpl, const char *auth,
 			 struct p11_blob *pub, struct p11_blob *priv);
 /* The private key object loaded (once; kept until destroyed or C_Finalize). */
+struct p11_object;
 CK_RV p11_tpm_load(struct p11_object *o, TPM_HANDLE *h);
 /* A public key alone (LoadExternal in the NULL hierarchy), to verify with; flush after. */
 CK_RV p11_tpm_load_public(const struct p11_blob *pub, TPM_HANDLE *h);
@@ -128,6 +199,7 @@ struct p11_object;
 struct p11_op {
 	bool active;
 	bool multi; /* an Update came: the single-part call is no longer allowed */
+	bool busy;  /* its TPM step runs (p11_unlocked): other calls on it: CKR_OPERATION_ACTIVE */
 	CK_MECHANISM_TYPE mech;
 	CK_OBJECT_HANDLE key;
 	TPM_ALG_ID hash; /* RSA-PSS: the digest's hash; RSA-OAEP: its hash */
@@ -143,6 +215,11 @@ struct p11_op {
 CK_RV p11_op_append(struct p11_op *op, const uint8_t *data, size_t len);
 /* The operation over: its data wiped and freed. */
 void p11_op_end(struct p11_op *op);
+/* Its state moved to *mine for a step outside the module lock: op stays active and busy, with
+ * no data of its own (closing the session meanwhile frees nothing the step reads). */
+void p11_op_lend(struct p11_op *op, struct p11_op *mine);
+/* ... and back after the step: op as *mine left it, no longer busy (*mine emptied). */
+void p11_op_back(struct p11_op *op, struct p11_op *mine);
 struct p11_session {
 	CK_SESSION_HANDLE handle;
 	CK_SLOT_ID slot;
@@ -166,8 +243,15 @@ struct p11_object {
 	CK_SESSION_HANDLE session; /* session objects: the session that made it */
 	struct p11_attr *attrs;
 	size_t nattrs;
-	struct p11_blob *tpm_pub, *tpm_priv; /* the TPM key (keys only); priv: private keys */
-	TPM_HANDLE loaded;		     /* the TPM's handle while it is loaded (0: not) */
+	/* the TPM key (keys only; priv: private keys), never changed once in the table: steps
+	 * outside the module lock read them */
+	struct p11_blob *tpm_pub, *tpm_priv;
+	struct p11_loaded loaded[P11_MAX_CONNS]; /* its handle on each connection (conn.c) */
+	/* steps outside the module lock that use it (p11_object_hold); gone: out of the table,
+	 * freed by the last release */
+	unsigned refs;
+	bool gone;
+	unsigned conn; /* the connection it was last used on (preferred) */
 };
 #define P11_MAX_OBJECTS 4096
 /* Attributes of an object (attr.c): the value of type, or NULL. */
@@ -195,8 +279,10 @@ CK_RV p11_object_add(struct p11_object *o);
  * then the table (on failure its store row goes again). */
 struct p11_session;
 CK_RV p11_object_keep(struct p11_session *s, struct p11_object *o);
-/* Out of the table (if it is there) and freed. */
+/* Out of the table (if it is there) and freed, or freed by the last release if held. */
 void p11_object_drop(struct p11_object *o);
+void p11_object_hold(struct p11_object *o);
+void p11_object_release(struct p11_object *o);
 /* The object of handle h that session s may see (private objects only when the user is logged
  * in): CKR_OBJECT_HANDLE_INVALID if none. */
 CK_RV p11_object_get(const struct p11_session *s, const struct p11_token *tok,
@@ -209,8 +295,6 @@ void p11_objects_drop_session(CK_SESSION_HANDLE h);
 void p11_objects_drop_slot(CK_SLOT_ID slot);
 /* After fork: the parent's objects go without a word to the TPM. */
 void p11_objects_forget(void);
-/* The connection was lost: no object is loaded any more. */
-void p11_objects_unloaded(void);
 /* Whether session s may see o. */
 bool p11_object_visible(const struct p11_session *s, const struct p11_token *tok,
 			const struct p11_object *o);
@@ -231,7 +315,12 @@ extern struct p11_module p11;
 
 /* Lock the module and check it is initialized in this process (after fork it is not). */
 CK_RV p11_enter(void);
+/* The held connection given back (p11_conn_give_held), then the lock released. */
 void p11_leave(void);
+/* The module's locks: 0 the module lock, 1 + i connection i's; the application's mutexes when
+ * it gave them without CKF_OS_LOCKING_OK, else pthread mutexes. */
+void p11_mutex_lock(unsigned which);
+void p11_mutex_unlock(unsigned which);
 /* p11_leave, then rv: `return p11_done(rv);` */
 CK_RV p11_done(CK_RV rv);
 
@@ -250,6 +339,9 @@ void p11_pad(CK_UTF8CHAR *dst, size_t n, const char *src);
 /* ---- sessions (session.c) ---- */
 /* The session of handle h: CKR_SESSION_HANDLE_INVALID if none. */
 CK_RV p11_session_get(CK_SESSION_HANDLE h, struct p11_session **s, struct p11_token **tok);
+/* After a step outside the module lock: the session again (p11_session_get), or
+ * CKR_SESSION_CLOSED if it was closed meanwhile (handles are never used twice). */
+CK_RV p11_session_back(CK_SESSION_HANDLE h, struct p11_session **s, struct p11_token **tok);
 size_t p11_session_count(CK_SLOT_ID slot, CK_FLAGS with);
 void p11_session_close_all(CK_SLOT_ID slot);
 

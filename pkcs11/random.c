@@ -1,8 +1,21 @@
-/* C_GenerateRandom from the TPM's GetRandom. */
+/* C_GenerateRandom from the TPM's GetRandom, outside the module lock. */
 #include "p11.h"
+
+struct random_step {
+	uint8_t *out;
+	size_t len;
+};
+
+static CK_RV random_step(struct p11_conn *c, void *arg)
+{
+	struct random_step *st = arg;
+
+	return p11_conn_random(c, st->out, st->len);
+}
 
 CK_RV C_GenerateRandom(CK_SESSION_HANDLE hSession, CK_BYTE_PTR RandomData, CK_ULONG ulRandomLen)
 {
+	struct random_step st = { RandomData, ulRandomLen };
 	struct p11_session *s;
 	struct p11_token *tok;
 	CK_RV rv = p11_enter();
@@ -14,5 +27,5 @@ CK_RV C_GenerateRandom(CK_SESSION_HANDLE hSession, CK_BYTE_PTR RandomData, CK_UL
 		return p11_done(rv);
 	if (!RandomData && ulRandomLen)
 		return p11_done(CKR_ARGUMENTS_BAD);
-	return p11_done(p11_tpm_random(RandomData, ulRandomLen));
+	return p11_done(p11_unlocked(NULL, random_step, &st));
 }

@@ -91,12 +91,13 @@ CK_RV p11_tpm_hmac(const struct p11_token *tok, struct p11_object *k, TPM_ALG_ID
 /* Whether the TPM takes pub as a public key (FIPS 203's check of an encapsulation key ...):
  * loaded alone and flushed, CKR_ATTRIBUTE_VALUE_INVALID if it refuses it. */
 CK_RV p11_tpm_public_check(const struct p11_blob *pub);
-/* Encapsulate to the ML-KEM public key pub (loaded alone): the shared secret ss (32 bytes) and
- * the ciphertext ct (*ct_len, at most PQTPM_TSS_MAX_CIPHERTEXT). */
-CK_RV p11_tpm_encapsulate(const struct p11_blob *pub, uint8_t *ss, size_t *ss_len, uint8_t *ct,
-			  size_t *ct_len);
-/* Decapsulate ct with the ML-KEM private key k: ss (32 bytes). */
-CK_RV p11_tpm_decapsulate(const struct p11_token *tok, struct p11_object *k, const uint8_t *ct,
-			  size_t ct_len, uint8_t *ss, size_t *ss_len);
+/* TPM steps on connection c (p11_unlocked): encapsulate to the ML-KEM public key pub (loaded
+ * alone): the shared secret ss (32 bytes) and the ciphertext ct (*ct_len, at most
+ * PQTPM_TSS_MAX_CIPHERTEXT); decapsulate ct with the ML-KEM private key k (its authValue
+ * secret): ss (32 bytes). */
+CK_RV p11_conn_encapsulate(struct p11_conn *c, const struct p11_blob *pub, uint8_t *ss,
+			   size_t *ss_len, uint8_t *ct, size_t *ct_len);
+CK_RV p11_conn_decapsulate(struct p11_conn *c, const char *secret, struct p11_object *k,
+			   const uint8_t *ct, size_t ct_len, uint8_t *ss, size_t *ss_len);
 
 #endif

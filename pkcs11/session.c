@@ -29,6 +29,13 @@ CK_RV p11_session_get(CK_SESSION_HANDLE h, struct p11_session **s, struct p11_to
 	return *tok ? CKR_OK : CKR_DEVICE_REMOVED;
 }
 
+CK_RV p11_session_back(CK_SESSION_HANDLE h, struct p11_session **s, struct p11_token **tok)
+{
+	CK_RV rv = p11_session_get(h, s, tok);
+
+	return rv == CKR_SESSION_HANDLE_INVALID ? CKR_SESSION_CLOSED : rv;
+}
+
 size_t p11_session_count(CK_SLOT_ID slot, CK_FLAGS with)
 {
 	size_t i, n = 0;

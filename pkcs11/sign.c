@@ -163,9 +163,9 @@ static CK_RV op_init(CK_SESSION_HANDLE h, bool sign, CK_MECHANISM_PTR m, CK_OBJE
 
 /* ---- what the TPM signs ---- */
 
-/* The digest to sign or verify, and its hash. */
-static CK_RV to_digest(const struct p11_op *op, const struct p11_mech *d, uint8_t *dg,
-		       size_t *dlen, TPM_ALG_ID *hash)
+/* The digest to sign or verify, and its hash (hash-and-sign: the TPM's, on c). */
+static CK_RV to_digest(struct p11_conn *c, const struct p11_op *op, const struct p11_mech *d,
+		       uint8_t *dg, size_t *dlen, TPM_ALG_ID *hash)
 {
 	size_t i;
 
@@ -203,19 +203,19 @@ static CK_RV to_digest(const struct p11_op *op, const struct p11_mech *d, uint8_
 		return CKR_OK;
 	default: /* P11_HASH_SIGN */
 		*hash = d->hash;
-		return p11_tpm_hash(d->hash, op->data, op->len, dg, dlen);
+		return p11_conn_hash(c, d->hash, op->data, op->len, dg, dlen);
 	}
 }
 
 /* A TPMT_SIGNATURE in PKCS#11's form: RSA and ML-DSA as they are, ECDSA as r || s. */
-static CK_RV from_tpm(const struct pqtpm_tss_signature *sig, const struct p11_object *k,
-		      uint8_t *out, size_t size)
+static CK_RV from_tpm(const struct pqtpm_tss_signature *sig, CK_KEY_TYPE kt, uint8_t *out,
+		      size_t size)
 {
 	const uint8_t *b, *r, *s;
 	size_t len, rlen, slen, n;
 	TPM_ALG_ID alg, hash;
 
-	if (p11_attr_ulong(k, CKA_KEY_TYPE, 0) == CKK_EC) {
+	if (kt == CKK_EC) {
 		n = size / 2;
 		if (pqtpm_tss_signature_ecdsa(sig, &hash, &r, &rlen, &s, &slen) != TPM_RC_SUCCESS ||
 		    rlen > n || slen > n)
@@ -249,93 +249,108 @@ static CK_RV to_tpm(const struct p11_mech *d, TPM_ALG_ID hash, const uint8_t *si
 	return rc == TPM_RC_SUCCESS ? CKR_OK : CKR_SIGNATURE_INVALID;
 }
 
-static CK_RV sign_once(struct p11_token *tok, struct p11_op *op, struct p11_object *k,
-		       uint8_t *out, size_t size)
+/* What a signature's or a verification's TPM step needs (p11_unlocked), taken while the module
+ * lock is held: the step reads nothing of the session, the token or the key's attributes. */
+struct sign_step {
+	struct p11_op op; /* the session's operation, lent */
+	struct p11_object *key;
+	CK_KEY_TYPE kt;
+	char secret[P11_SECRET_LEN + 1]; /* the key's authValue */
+	uint8_t *out;			 /* the signature (size bytes) ... */
+	const uint8_t *sig;		 /* ... or the one to verify */
+	size_t size;
+};
+
+static CK_RV sign_step(struct p11_conn *c, void *arg)
 {
-	const struct p11_mech *d = p11_mech_find(op->mech);
+	struct sign_step *st = arg;
+	const struct p11_mech *d = p11_mech_find(st->op.mech);
 	struct pqtpm_tss_signature sig;
-	struct pqtpm_tss *t;
 	uint8_t dg[64];
 	size_t dlen = 0;
 	TPM_ALG_ID hash = 0;
 	TPM_HANDLE h;
-	CK_RV rv = p11_tpm(&t, NULL);
+	CK_RV rv = CKR_OK;
 
-	if (rv == CKR_OK && d->kind != P11_MLDSA)
-		rv = to_digest(op, d, dg, &dlen, &hash);
+	if (d->kind != P11_MLDSA)
+		rv = to_digest(c, &st->op, d, dg, &dlen, &hash);
 	if (rv == CKR_OK)
-		rv = p11_tpm_load(k, &h);
+		rv = p11_conn_load(c, st->key, &h);
 	if (rv != CKR_OK)
 		return rv;
 	if (d->kind == P11_MLDSA)
-		rv = p11_tpm_rv(pqtpm_tss_sign_message(t, h, tok->secret, op->ctx, op->ctx_len,
-						       op->data, op->len, &sig),
-				"ML-DSA sign sequence");
+		rv = p11_conn_rv(c,
+				 pqtpm_tss_sign_message(c->t, h, st->secret, st->op.ctx,
+							st->op.ctx_len, st->op.data, st->op.len,
+							&sig),
+				 "ML-DSA sign sequence");
 	else
-		rv = p11_tpm_rv(pqtpm_tss_sign(t, h, tok->secret, dg, dlen,
-					       d->kind == P11_HASH_SIGN ? d->scheme
-					       : is_pss(d)		  ? TPM_ALG_RSAPSS
-					       : d->kind == P11_ECDSA	  ? TPM_ALG_ECDSA
-									  : TPM_ALG_RSASSA,
-					       hash, NULL, &sig),
-				"Sign");
+		rv = p11_conn_rv(c,
+				 pqtpm_tss_sign(c->t, h, st->secret, dg, dlen,
+						d->kind == P11_HASH_SIGN ? d->scheme
+						: is_pss(d)		   ? TPM_ALG_RSAPSS
+						: d->kind == P11_ECDSA	   ? TPM_ALG_ECDSA
+									   : TPM_ALG_RSASSA,
+						hash, NULL, &sig),
+				 "Sign");
 	/* a PIN error here would mean a wrong wrapping secret: the key, not the user's PIN */
 	if (rv == CKR_PIN_INCORRECT)
 		rv = CKR_DEVICE_ERROR;
-	return rv == CKR_OK ? from_tpm(&sig, k, out, size) : rv;
+	return rv == CKR_OK ? from_tpm(&sig, st->kt, st->out, st->size) : rv;
 }
 
-static CK_RV verify_once(struct p11_op *op, struct p11_object *k, const uint8_t *sig,
-			 size_t len)
+static CK_RV verify_step(struct p11_conn *c, void *arg)
 {
-	const struct p11_mech *d = p11_mech_find(op->mech);
+	struct sign_step *st = arg;
+	const struct p11_mech *d = p11_mech_find(st->op.mech);
 	struct pqtpm_tss_signature ts;
 	struct pqtpm_tss_ticket ticket;
-	struct pqtpm_tss *t;
 	uint8_t dg[64];
 	size_t dlen = 0;
 	TPM_ALG_ID hash = 0;
 	TPM_HANDLE h;
 	TPM_RC rc;
-	CK_RV rv = p11_tpm(&t, NULL);
+	CK_RV rv = CKR_OK;
 
-	if (rv == CKR_OK && len != signature_size(k))
-		rv = CKR_SIGNATURE_LEN_RANGE;
-	if (rv == CKR_OK && d->kind != P11_MLDSA)
-		rv = to_digest(op, d, dg, &dlen, &hash);
+	if (d->kind != P11_MLDSA)
+		rv = to_digest(c, &st->op, d, dg, &dlen, &hash);
 	if (rv == CKR_OK)
-		rv = to_tpm(d, hash, sig, len, &ts);
+		rv = to_tpm(d, hash, st->sig, st->size, &ts);
 	if (rv == CKR_OK)
-		rv = p11_tpm_load_public(k->tpm_pub, &h);
+		rv = p11_conn_load_public(c, st->key->tpm_pub, &h);
 	if (rv != CKR_OK)
 		return rv;
 	if (d->kind == P11_MLDSA)
-		rc = pqtpm_tss_verify_message(t, h, op->ctx, op->ctx_len, op->data, op->len, &ts,
-					      &ticket);
+		rc = pqtpm_tss_verify_message(c->t, h, st->op.ctx, st->op.ctx_len, st->op.data,
+					      st->op.len, &ts, &ticket);
 	else
-		rc = pqtpm_tss_verify_signature(t, h, dg, dlen, &ts, &ticket);
-	p11_tpm_flush(h);
+		rc = pqtpm_tss_verify_signature(c->t, h, dg, dlen, &ts, &ticket);
+	pqtpm_tss_flush(c->t, h);
 	/* TPM_RC_SIGNATURE (any parameter) or a value the TPM refuses: it does not verify */
 	if ((rc & 0xBFu) == (TPM_RC_SIGNATURE & 0xBFu) || (rc & 0xBFu) == (TPM_RC_VALUE & 0xBFu))
 		return CKR_SIGNATURE_INVALID;
-	return p11_tpm_rv(rc, "VerifySignature");
+	return p11_conn_rv(c, rc, "VerifySignature");
 }
 
-/* Once more on a new connection when the transport failed (the TPM's owner process went). */
-static CK_RV run_sign(struct p11_token *tok, struct p11_op *op, struct p11_object *k,
-		      uint8_t *out, size_t size)
+/* The TPM step of session s's signature or verification (its key k) outside the module lock;
+ * the operation ends after it unless the session was closed meanwhile (CKR_SESSION_CLOSED). */
+static CK_RV run_step(CK_SESSION_HANDLE h, struct p11_session *s, bool sign, struct p11_object *k,
+		      struct sign_step *st)
 {
-	CK_RV rv = sign_once(tok, op, k, out, size);
+	struct p11_token *tok;
+	CK_RV rv, back;
 
-	return p11_tpm_recover() ? sign_once(tok, op, k, out, size) : rv;
-}
-
-static CK_RV run_verify(struct p11_op *op, struct p11_object *k, const uint8_t *sig,
-			size_t len)
-{
-	CK_RV rv = verify_once(op, k, sig, len);
-
-	return p11_tpm_recover() ? verify_once(op, k, sig, len) : rv;
+	st->key = k;
+	st->kt = p11_attr_ulong(k, CKA_KEY_TYPE, CK_UNAVAILABLE_INFORMATION);
+	p11_op_lend(sign ? &s->sign : &s->verify, &st->op);
+	rv = p11_unlocked(k, sign ? sign_step : verify_step, st);
+	explicit_bzero(st->secret, sizeof(st->secret));
+	p11_op_end(&st->op);
+	back = p11_session_back(h, &s, &tok);
+	if (back == CKR_SESSION_CLOSED)
+		return back;
+	p11_op_end(sign ? &s->sign : &s->verify);
+	return back != CKR_OK ? back : rv;
 }
 
 /* ---- the functions ---- */
@@ -345,7 +360,9 @@ static CK_RV sign_op(CK_SESSION_HANDLE h, struct p11_session **s, struct p11_tok
 {
 	CK_RV rv = p11_session_get(h, s, tok);
 
-	if (rv == CKR_OK && !(sign ? &(*s)->sign : &(*s)->verify)->active)
+	if (rv == CKR_OK && (sign ? &(*s)->sign : &(*s)->verify)->busy)
+		rv = CKR_OPERATION_ACTIVE; /* another thread's call runs it */
+	else if (rv == CKR_OK && !(sign ? &(*s)->sign : &(*s)->verify)->active)
 		rv = CKR_OPERATION_NOT_INITIALIZED;
 	return rv;
 }
@@ -384,11 +401,11 @@ CK_RV C_SignInit(CK_SESSION_HANDLE hSession, CK_MECHANISM_PTR pMechanism, CK_OBJ
 }
 
 /* The end of a signature: the length query, then the TPM. */
-static CK_RV sign_final(struct p11_session *s, struct p11_token *tok, CK_BYTE_PTR out,
-			CK_ULONG_PTR out_len)
+static CK_RV sign_final(CK_SESSION_HANDLE h, struct p11_session *s, struct p11_token *tok,
+			CK_BYTE_PTR out, CK_ULONG_PTR out_len)
 {
+	struct sign_step st = { .out = out };
 	struct p11_object *k;
-	size_t size;
 	CK_RV rv = p11_object_get(s, tok, s->sign.key, &k);
 
 	if (rv != CKR_OK) {
@@ -397,19 +414,19 @@ static CK_RV sign_final(struct p11_session *s, struct p11_token *tok, CK_BYTE_PT
 	}
 	if (p11_hmac_op(&s->sign))
 		return p11_hmac_sign(tok, &s->sign, k, out, out_len);
-	size = signature_size(k);
+	st.size = signature_size(k);
 	if (!out) {
-		*out_len = size;
+		*out_len = st.size;
 		return CKR_OK;
 	}
-	if (*out_len < size) {
-		*out_len = size;
+	if (*out_len < st.size) {
+		*out_len = st.size;
 		return CKR_BUFFER_TOO_SMALL;
 	}
-	rv = run_sign(tok, &s->sign, k, out, size);
+	memcpy(st.secret, tok->secret, sizeof(st.secret));
+	rv = run_step(h, s, true, k, &st);
 	if (rv == CKR_OK)
-		*out_len = size;
-	p11_op_end(&s->sign);
+		*out_len = st.size;
 	return rv;
 }
 
@@ -438,7 +455,7 @@ CK_RV C_Sign(CK_SESSION_HANDLE hSession, CK_BYTE_PTR pData, CK_ULONG ulDataLen,
 		p11_op_end(&s->sign);
 		return p11_done(rv);
 	}
-	return p11_done(sign_final(s, tok, pSignature, pulSignatureLen));
+	return p11_done(sign_final(hSession, s, tok, pSignature, pulSignatureLen));
 }
 
 CK_RV C_SignUpdate(CK_SESSION_HANDLE hSession, CK_BYTE_PTR pPart, CK_ULONG ulPartLen)
@@ -462,7 +479,7 @@ CK_RV C_SignFinal(CK_SESSION_HANDLE hSession, CK_BYTE_PTR pSignature,
 		p11_op_end(&s->sign);
 		return p11_done(CKR_ARGUMENTS_BAD);
 	}
-	return p11_done(sign_final(s, tok, pSignature, pulSignatureLen));
+	return p11_done(sign_final(hSession, s, tok, pSignature, pulSignatureLen));
 }
 
 CK_RV C_VerifyInit(CK_SESSION_HANDLE hSession, CK_MECHANISM_PTR pMechanism,
@@ -475,9 +492,10 @@ CK_RV C_VerifyInit(CK_SESSION_HANDLE hSession, CK_MECHANISM_PTR pMechanism,
 	return p11_done(op_init(hSession, false, pMechanism, hKey));
 }
 
-static CK_RV verify_final(struct p11_session *s, struct p11_token *tok, const uint8_t *sig,
-			  CK_ULONG len)
+static CK_RV verify_final(CK_SESSION_HANDLE h, struct p11_session *s, struct p11_token *tok,
+			  const uint8_t *sig, CK_ULONG len)
 {
+	struct sign_step st = { .sig = sig, .size = len };
 	struct p11_object *k;
 	CK_RV rv = p11_object_get(s, tok, s->verify.key, &k);
 
@@ -487,8 +505,10 @@ static CK_RV verify_final(struct p11_session *s, struct p11_token *tok, const ui
 		rv = CKR_ARGUMENTS_BAD;
 	else if (p11_hmac_op(&s->verify))
 		rv = p11_hmac_verify(tok, &s->verify, k, sig, len);
+	else if (len != signature_size(k))
+		rv = CKR_SIGNATURE_LEN_RANGE;
 	else
-		rv = run_verify(&s->verify, k, sig, len);
+		return run_step(h, s, false, k, &st);
 	p11_op_end(&s->verify);
 	return rv;
 }
@@ -512,7 +532,7 @@ CK_RV C_Verify(CK_SESSION_HANDLE hSession, CK_BYTE_PTR pData, CK_ULONG ulDataLen
 		p11_op_end(&s->verify);
 		return p11_done(rv);
 	}
-	return p11_done(verify_final(s, tok, pSignature, ulSignatureLen));
+	return p11_done(verify_final(hSession, s, tok, pSignature, ulSignatureLen));
 }
 
 CK_RV C_VerifyUpdate(CK_SESSION_HANDLE hSession, CK_BYTE_PTR pPart, CK_ULONG ulPartLen)
@@ -531,5 +551,5 @@ CK_RV C_VerifyFinal(CK_SESSION_HANDLE hSession, CK_BYTE_PTR pSignature, CK_ULONG
 	rv = sign_op(hSession, &s, &tok, false);
 	if (rv != CKR_OK)
 		return p11_done(rv);
-	return p11_done(verify_final(s, tok, pSignature, ulSignatureLen));
+	return p11_done(verify_final(hSession, s, tok, pSignature, ulSignatureLen));
 }

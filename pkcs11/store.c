@@ -1,6 +1,8 @@
 /* The token store: one SQLite database (pkcs11.db) in the store directory, in WAL mode with a
  * busy timeout so that several processes share it; every change is one short transaction.
- * The directory is 0700, the database and its journal files 0600. */
+ * The directory is 0700, the database and its journal files 0600. A database that is not a
+ * token store, a damaged one, or one seen through the WAL of another database is refused
+ * without a write (never emptied). */
 #include <errno.h>
 #include <fcntl.h>
 #include <sqlite3.h>
@@ -14,12 +16,16 @@
 
 #define STORE_FILE "pkcs11.db"
 #define BUSY_TIMEOUT_MS 10000
+/* the database header's "user version" (offset 60, big-endian): the store's random id, 1 to
+ * 2^31 - 1 (SQLite's user_version is a signed 32-bit integer) */
+#define HEADER_ID_OFFSET 60
 
 struct p11_store {
 	sqlite3 *db;
 };
 
 static const char SCHEMA[] =
+	"BEGIN IMMEDIATE;"
 	"CREATE TABLE IF NOT EXISTS tokens (id INTEGER PRIMARY KEY, label BLOB NOT NULL, "
 	"serial TEXT NOT NULL, so_pub BLOB NOT NULL, so_priv BLOB NOT NULL, user_pub BLOB, "
 	"user_priv BLOB);"
@@ -69,6 +75,88 @@ static int make_files(const char *dir, const char *path)
 	return 0;
 }
 
+/* One integer a query answers (its first column), or -1. */
+static sqlite3_int64 query_int(struct p11_store *s, const char *sql)
+{
+	sqlite3_int64 v = -1;
+	sqlite3_stmt *st;
+
+	if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK)
+		return -1;
+	if (sqlite3_step(st) == SQLITE_ROW)
+		v = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	return v;
+}
+
+/* The store's id as the database file itself has it, read through SQLite's own file handle
+ * (another descriptor's close would drop SQLite's POSIX locks): 0 if the file has none yet. */
+static uint32_t file_id(struct p11_store *s)
+{
+	sqlite3_file *f = NULL;
+	uint8_t b[4] = { 0 };
+
+	if (sqlite3_file_control(s->db, "main", SQLITE_FCNTL_FILE_POINTER, &f) != SQLITE_OK ||
+	    !f || !f->pMethods ||
+	    f->pMethods->xRead(f, b, sizeof(b), HEADER_ID_OFFSET) != SQLITE_OK)
+		return 0;
+	return (uint32_t)b[0] << 24 | (uint32_t)b[1] << 16 | (uint32_t)b[2] << 8 | b[3];
+}
+
+/* The tables and id of the database as SQLite sees it (the file with its WAL applied): a new,
+ * empty database gets the tables and an id; a token store must have its tables, and the id
+ * its file has (once a checkpoint wrote one), else the WAL is another database's. */
+static CK_RV check_store(struct p11_store *s, const char *path)
+{
+	/* the file's first: a checkpoint of another process may give it the id meanwhile */
+	uint32_t on_file = file_id(s);
+	sqlite3_int64 tables = query_int(s, "SELECT count(*) FROM sqlite_master "
+					    "WHERE type = 'table'");
+	sqlite3_int64 ours = query_int(s, "SELECT count(*) FROM sqlite_master WHERE type = 'table' "
+					  "AND name IN ('tokens', 'objects', 'attributes')");
+	sqlite3_int64 id = query_int(s, "PRAGMA user_version;");
+	char sql[64];
+	uint32_t fresh;
+
+	if (tables < 0 || ours < 0 || id < 0)
+		return db_error(s, path);
+	if (tables != 0 && ours != 3) {
+		p11_log(P11_LOG_ERROR, "token store %s: not a token store (%lld tables, %lld ours)",
+			path, (long long)tables, (long long)ours);
+		return CKR_DEVICE_ERROR;
+	}
+	if (on_file != 0 && on_file != (uint32_t)id) {
+		p11_log(P11_LOG_ERROR,
+			"token store %s: its WAL is another database's (id %08x, the file's %08x)",
+			path, (unsigned)id, on_file);
+		return CKR_DEVICE_ERROR;
+	}
+	if (tables == 3 && id != 0)
+		return CKR_OK;
+	/* a new store, or one from before ids: its tables and an id (unless another process was
+	 * first: the transaction waits for it) */
+	do {
+		sqlite3_randomness(sizeof(fresh), &fresh);
+		fresh &= 0x7FFFFFFFu;
+	} while (fresh == 0);
+	snprintf(sql, sizeof(sql), "PRAGMA user_version = %u;", fresh);
+	if (exec(s, SCHEMA) != CKR_OK)
+		return CKR_DEVICE_ERROR;
+	if ((query_int(s, "PRAGMA user_version;") == 0 && exec(s, sql) != CKR_OK) ||
+	    exec(s, "COMMIT;") != CKR_OK) {
+		exec(s, "ROLLBACK;");
+		return CKR_DEVICE_ERROR;
+	}
+	return CKR_OK;
+}
+
+/* A refused store is closed as it is: whatever its WAL holds stays there (no checkpoint). */
+static void close_refused(struct p11_store *s)
+{
+	sqlite3_db_config(s->db, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 1, NULL);
+	p11_store_close(s);
+}
+
 CK_RV p11_store_open(const char *dir, bool create, struct p11_store **out)
 {
 	char path[P11_PATH_MAX + 16];
@@ -88,14 +176,13 @@ CK_RV p11_store_open(const char *dir, bool create, struct p11_store **out)
 	    SQLITE_OK) {
 		CK_RV rv = db_error(s, path);
 
-		p11_store_close(s);
+		close_refused(s);
 		return rv;
 	}
 	sqlite3_busy_timeout(s->db, BUSY_TIMEOUT_MS);
-	/* a store that is not a database, or a damaged one, is refused (never emptied) */
 	if (exec(s, "PRAGMA journal_mode=WAL;") != CKR_OK ||
-	    exec(s, "PRAGMA synchronous=FULL;") != CKR_OK || exec(s, SCHEMA) != CKR_OK) {
-		p11_store_close(s);
+	    exec(s, "PRAGMA synchronous=FULL;") != CKR_OK || check_store(s, path) != CKR_OK) {
+		close_refused(s);
 		return CKR_DEVICE_ERROR;
 	}
 	*out = s;

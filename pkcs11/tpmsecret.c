@@ -1,7 +1,8 @@
 /* The TPM steps of secret keys and ML-KEM (secret.h): Create of an AES or HMAC key (of a known
  * value or of the TPM's making), EncryptDecrypt2, HMAC and HMAC sequences, Encapsulate with a
  * public key loaded alone, Decapsulate. Each is one small function over one connection, run
- * once more on a new connection when the transport failed. */
+ * once more on a new connection when the transport failed; Encapsulate and Decapsulate are
+ * steps outside the module lock (p11_unlocked). */
 #include <string.h>
 
 #include "secret.h"
@@ -108,11 +109,8 @@ CK_RV p11_tpm_aes(const struct p11_token *tok, struct p11_object *k, bool decryp
 {
 	CK_RV rv = aes_once(tok, k, decrypt, mode, iv, in, len, out);
 
-	if (p11_tpm_recover()) {
-		k->loaded = 0; /* gone with the connection, whether or not k is in the table */
-		rv = aes_once(tok, k, decrypt, mode, iv, in, len, out);
-	}
-	return rv;
+	/* k's handle went with the connection (conn.c: its generation) */
+	return p11_tpm_recover() ? aes_once(tok, k, decrypt, mode, iv, in, len, out) : rv;
 }
 
 /* Data of any length: HMAC in one command up to a buffer's size, else a sequence. */
@@ -162,11 +160,7 @@ CK_RV p11_tpm_hmac(const struct p11_token *tok, struct p11_object *k, TPM_ALG_ID
 {
 	CK_RV rv = hmac_once(tok, k, hash, data, len, mac, mac_len);
 
-	if (p11_tpm_recover()) {
-		k->loaded = 0;
-		rv = hmac_once(tok, k, hash, data, len, mac, mac_len);
-	}
-	return rv;
+	return p11_tpm_recover() ? hmac_once(tok, k, hash, data, len, mac, mac_len) : rv;
 }
 
 static CK_RV check_once(const struct p11_blob *pub)
@@ -203,75 +197,49 @@ CK_RV p11_tpm_public_check(const struct p11_blob *pub)
 	return p11_tpm_recover() ? check_once(pub) : rv;
 }
 
-static CK_RV encapsulate_once(const struct p11_blob *pub, uint8_t *ss, size_t *ss_len,
-			      uint8_t *ct, size_t *ct_len)
+CK_RV p11_conn_encapsulate(struct p11_conn *c, const struct p11_blob *pub, uint8_t *ss,
+			   size_t *ss_len, uint8_t *ct, size_t *ct_len)
 {
-	struct pqtpm_tss_ciphertext c;
+	struct pqtpm_tss_ciphertext cipher;
 	struct pqtpm_tss_digest d;
-	struct pqtpm_tss *t;
 	TPM_HANDLE h;
-	TPM_RC rc;
-	CK_RV rv = p11_tpm(&t, NULL);
+	CK_RV rv = p11_conn_load_public(c, pub, &h);
 
-	if (rv == CKR_OK)
-		rv = p11_tpm_load_public(pub, &h);
 	if (rv != CKR_OK)
 		return rv;
-	rc = pqtpm_tss_encapsulate(t, h, &d, &c);
-	p11_tpm_flush(h);
-	rv = p11_tpm_rv(rc, "Encapsulate");
+	rv = p11_conn_rv(c, pqtpm_tss_encapsulate(c->t, h, &d, &cipher), "Encapsulate");
+	pqtpm_tss_flush(c->t, h);
 	if (rv == CKR_OK) {
 		memcpy(ss, d.b, d.size);
 		*ss_len = d.size;
-		memcpy(ct, c.b, c.size);
-		*ct_len = c.size;
+		memcpy(ct, cipher.b, cipher.size);
+		*ct_len = cipher.size;
 	}
 	explicit_bzero(&d, sizeof(d));
 	return rv;
 }
 
-CK_RV p11_tpm_encapsulate(const struct p11_blob *pub, uint8_t *ss, size_t *ss_len, uint8_t *ct,
-			  size_t *ct_len)
+CK_RV p11_conn_decapsulate(struct p11_conn *c, const char *secret, struct p11_object *k,
+			   const uint8_t *ct, size_t ct_len, uint8_t *ss, size_t *ss_len)
 {
-	CK_RV rv = encapsulate_once(pub, ss, ss_len, ct, ct_len);
-
-	return p11_tpm_recover() ? encapsulate_once(pub, ss, ss_len, ct, ct_len) : rv;
-}
-
-static CK_RV decapsulate_once(const struct p11_token *tok, struct p11_object *k,
-			      const uint8_t *ct, size_t ct_len, uint8_t *ss, size_t *ss_len)
-{
-	struct pqtpm_tss_ciphertext c;
+	struct pqtpm_tss_ciphertext cipher;
 	struct pqtpm_tss_digest d;
-	struct pqtpm_tss *t;
 	TPM_HANDLE h;
-	CK_RV rv = p11_tpm(&t, NULL);
+	CK_RV rv;
 
-	if (ct_len > sizeof(c.b))
+	if (ct_len > sizeof(cipher.b))
 		return CKR_WRAPPED_KEY_LEN_RANGE;
-	if (rv == CKR_OK)
-		rv = p11_tpm_load(k, &h);
+	rv = p11_conn_load(c, k, &h);
 	if (rv != CKR_OK)
 		return rv;
-	memcpy(c.b, ct, ct_len);
-	c.size = (uint16_t)ct_len;
-	rv = key_rv(pqtpm_tss_decapsulate(t, h, tok->secret, &c, &d), "Decapsulate");
+	memcpy(cipher.b, ct, ct_len);
+	cipher.size = (uint16_t)ct_len;
+	rv = p11_conn_rv(c, pqtpm_tss_decapsulate(c->t, h, secret, &cipher, &d), "Decapsulate");
 	if (rv == CKR_OK) {
 		memcpy(ss, d.b, d.size);
 		*ss_len = d.size;
 	}
 	explicit_bzero(&d, sizeof(d));
-	return rv;
-}
-
-CK_RV p11_tpm_decapsulate(const struct p11_token *tok, struct p11_object *k, const uint8_t *ct,
-			  size_t ct_len, uint8_t *ss, size_t *ss_len)
-{
-	CK_RV rv = decapsulate_once(tok, k, ct, ct_len, ss, ss_len);
-
-	if (p11_tpm_recover()) {
-		k->loaded = 0;
-		rv = decapsulate_once(tok, k, ct, ct_len, ss, ss_len);
-	}
-	return rv;
+	/* a PIN error of a key would mean a wrong wrapping secret: the key, not the user's PIN */
+	return rv == CKR_PIN_INCORRECT ? CKR_DEVICE_ERROR : rv;
 }

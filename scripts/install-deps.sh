@@ -10,12 +10,18 @@ clang libclang-rt-14-dev valgrind faketime"
 PKGS="$PKGS libsqlite3-dev libp11-kit-dev p11-kit opensc gnutls-bin"
 # attestation tests (attest_ek.sh, attest_cli.sh): openssl, jq, python3 for the DER helpers
 PKGS="$PKGS openssl jq python3"
+# tpm2-pytss's ESAPI and FAPI classes (pytss_checks.sh), with the cryptography it checks against
+PKGS="$PKGS python3-tpm2-pytss python3-cryptography"
 # pqtpm-attest serve (attest/serve/) and its test (attest_serve.sh): libmicrohttpd, curl
 PKGS="$PKGS libmicrohttpd-dev curl"
 # the PKCS#11 module in real applications (pkcs11_apps.sh): ssh with PKCS11Provider, OpenSSL's engine
 PKGS="$PKGS openssh-client openssh-server libengine-pkcs11-openssl"
-# `install-deps.sh bench` (make bench): gnuplot as well, for the report's plot.
-[ "${1:-}" = bench ] && PKGS="$PKGS gnuplot-nox"
+# the module in a Python application (pkcs11_pykcs11.sh); the store's integrity check
+# (pkcs11_store_crash.sh)
+PKGS="$PKGS python3-pykcs11 sqlite3"
+# `install-deps.sh bench` (make bench): gnuplot as well, for the report's plot, and SoftHSMv2,
+# the PKCS#11 module p11_bench measures ours against.
+[ "${1:-}" = bench ] && PKGS="$PKGS gnuplot-nox softhsm2"
 # `install-deps.sh conformance` (make conformance): tpm2-abrmd and its TCTI, which the peer
 # suite runs behind.
 [ "${1:-}" = conformance ] && PKGS="$PKGS tpm2-abrmd libtss2-tcti-tabrmd0"

@@ -9,7 +9,8 @@
 # others the TCTI string (e.g. mssim:host=127.0.0.1,port=N); every program also finds
 # PQTPM_TCTI, PQTPM_HOST, PQTPM_PORT (command port) and PQTPM_PLATFORM_PORT in its
 # environment. A program with a script of the same name (tss_conformance.c and .sh) is run by
-# that script only. TEST names (script or program names without extension) select a subset.
+# that script only, as is a Python test (pkcs11_pykcs11.py and .sh). TEST names (script or
+# program names without extension) select a subset.
 #
 # Prints one line per test and closes with `N passed, M failed`; exits non-zero on any failure.
 # Any sanitizer report in a server's log (ASan/UBSan builds: BUILD_DIR=build-asan) fails the

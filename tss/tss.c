@@ -16,11 +16,17 @@ static pthread_once_t fork_once = PTHREAD_ONCE_INIT;
 static void in_child(void)
 {
 	atomic_fetch_add(&fork_gen, 1);
+	tss_embedded_forked();
 }
 
 static void watch_forks(void)
 {
 	pthread_atfork(NULL, NULL, in_child);
+}
+
+void tss_fork_watch(void)
+{
+	pthread_once(&fork_once, watch_forks);
 }
 
 static int wrap(struct pqtpm_tss **out, const struct tss_transport *ops, void *ctx)
@@ -30,7 +36,7 @@ static int wrap(struct pqtpm_tss **out, const struct tss_transport *ops, void *c
 	pthread_mutexattr_t attr;
 	int bad;
 
-	pthread_once(&fork_once, watch_forks); /* before the first handle exists */
+	tss_fork_watch(); /* before the first handle exists */
 	/* recursive: a command that needs a Name sends ReadPublic from inside its own tss_run */
 	pthread_mutexattr_init(&attr);
 	pthread_mutexattr_settype(&attr, PTHREAD_MUTEX_RECURSIVE);

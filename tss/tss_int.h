@@ -54,6 +54,11 @@ int tss_tcti_open(const char *conf, const struct tss_transport **ops, void **ctx
 /* log.c: a message to the callback of pqtpm_tss_set_log, if any */
 void tss_log(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/* tss.c: count forks from now on (idempotent; done before the first handle or engine of the
+ * process exists). transport_embedded.c: in a forked child, forget the parent's engines. */
+void tss_fork_watch(void);
+void tss_embedded_forked(void);
+
 /* tss.c: take the handle for one command (PQTPM_TSS_RC_FORKED in a forked child, which must
  * not touch its parent's connection), release it; the transmit of a taken handle. */
 TPM_RC tss_lock(struct pqtpm_tss *t);
@@ -169,7 +174,7 @@ struct pqtpm_tss_session {
 	uint8_t attrs;	   /* TPMA_SESSION_* for the next use */
 	TPM_ALG_ID hash;
 	uint16_t dsize;
-	TPM_ALG_ID sym; /* TPM_ALG_NULL, TPM_ALG_AES (CFB), TPM_ALG_XOR */
+	TPM_ALG_ID sym; /* TPM_ALG_NULL, _AES, _CAMELLIA, _TDES (CFB), _XOR */
 	uint16_t sym_bits;
 	struct pqtpm_tss_digest key, nonce_tpm, nonce_caller;
 	bool bound;

@@ -276,6 +276,8 @@ static TPM_RC get_command_audit_digest(struct cmd *c)
 	rc = audit_info(c->e, &w);
 	pthread_mutex_unlock(&audit_lock);
 	TRY(rc);
+	/* signed under the lock (CMD_LOCKED): the digest is reported and reset in one step, so
+	 * that no other client's audited command falls between the two */
 	TRY(attest_sign(c, 1, &in_scheme, 2, &qualifying, TPM_ST_ATTEST_COMMAND_AUDIT, body,
 			w.off));
 	/* reported: the next audited command starts a new sequence */
@@ -288,7 +290,7 @@ static TPM_RC get_command_audit_digest(struct cmd *c)
 const struct cmd_def cmds_command_audit[] = {
 	{ .code = TPM_CC_GetCommandAuditDigest, .name = "GetCommandAuditDigest", .handles = 2,
 	  .auth = { AUTH_USER, AUTH_USER }, .htype = { HK_ENDORSEMENT, HK_OBJECT | HK_NULL },
-	  .run = get_command_audit_digest },
+	  .flags = CMD_LOCKED, .run = get_command_audit_digest },
 	{ .code = TPM_CC_SetCommandCodeAuditStatus, .name = "SetCommandCodeAuditStatus",
 	  .handles = 1, .auth = { AUTH_USER }, .htype = { HK_OWNER | HK_PLATFORM },
 	  .flags = CMD_PP, .run = set_command_code_audit_status },

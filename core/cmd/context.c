@@ -298,11 +298,11 @@ static TPM_RC flush_context(struct cmd *c)
 
 const struct cmd_def cmds_context[] = {
 	{ .code = TPM_CC_ContextLoad, .name = "ContextLoad",
-	  .flags = CMD_RHANDLE | CMD_NO_SESSIONS, .run = context_load },
+	  .flags = CMD_RHANDLE | CMD_NO_SESSIONS | CMD_READS_STATE, .run = context_load },
 	{ .code = TPM_CC_ContextSave, .name = "ContextSave", .handles = 1,
-	  .auth = { AUTH_NONE }, .htype = { HK_TRANSIENT | HK_SESSION }, .flags = CMD_NO_SESSIONS,
-	  .run = context_save },
-	{ .code = TPM_CC_FlushContext, .name = "FlushContext", .flags = CMD_NO_SESSIONS,
-	  .run = flush_context },
+	  .auth = { AUTH_NONE }, .htype = { HK_TRANSIENT | HK_SESSION },
+	  .flags = CMD_NO_SESSIONS | CMD_READS_STATE, .run = context_save },
+	{ .code = TPM_CC_FlushContext, .name = "FlushContext",
+	  .flags = CMD_NO_SESSIONS | CMD_READS_STATE, .run = flush_context },
 	{ 0 },
 };

@@ -3,7 +3,8 @@
  * decryption key (an EK, a storage key); a seed is shared with it (pq_secret.h, label
  * "IDENTITY") and protects the credential as a parent's seed protects a child:
  *   symKey       = KDFa(nameAlg, seed, "STORAGE", objectName, -, symmetric keyBits)
- *   encIdentity  = AES-CFB(symKey, IV = 0, TPM2B_DIGEST credential)
+ *   encIdentity  = CFB(symKey, IV = 0, TPM2B_DIGEST credential), the key's cipher (AES,
+ *                  Camellia, TDES)
  *   hmacKey      = KDFa(nameAlg, seed, "INTEGRITY", -, -, digest bits)
  *   credentialBlob = TPM2B_ID_OBJECT(TPM2B(HMAC(hmacKey, encIdentity || objectName)) ||
  *                                    encIdentity)
@@ -11,10 +12,12 @@
 #include <string.h>
 
 #include "cmd/pq_secret.h"
+#include "compute.h"
 
 #define MAX_ID_OBJECT (2 + MAX_DIGEST_SIZE + 2 + MAX_DIGEST_SIZE) /* sizeof(TPMS_ID_OBJECT) */
 
 struct keys {
+	TPM_ALG_ID alg;
 	uint8_t sym[MAX_SYM_KEY_BYTES];
 	size_t symlen;
 	uint8_t hmac[MAX_DIGEST_SIZE];
@@ -33,15 +36,17 @@ static bool protector(const struct object *key)
 		return false;
 	if (!(a & TPMA_OBJECT_DECRYPT) || !(a & TPMA_OBJECT_RESTRICTED))
 		return false;
-	return key->pub.symmetric.alg == TPM_ALG_AES && crypto_hash_size(key->pub.name_alg);
+	return crypto_sym_block(key->pub.symmetric.alg) != 0 &&
+	       crypto_hash_size(key->pub.name_alg);
 }
 
-static TPM_RC derive(const struct object *key, const uint8_t *seed, size_t slen,
+static TPM_RC derive(const struct key_material *key, const uint8_t *seed, size_t slen,
 		     const struct tpm2b_name *name, struct keys *k)
 {
 	TPM_ALG_ID alg = key->pub.name_alg;
 
 	k->hlen = crypto_hash_size(alg);
+	k->alg = key->pub.symmetric.alg;
 	k->symlen = key->pub.symmetric.key_bits / 8u;
 	if (k->symlen == 0 || k->symlen > sizeof(k->sym))
 		return TPM_RC_TYPE;
@@ -71,13 +76,13 @@ static TPM_RC integrity(const struct keys *k, TPM_ALG_ID alg, const uint8_t *enc
 static TPM_RC cfb(const struct keys *k, bool encrypt, const uint8_t *in, uint8_t *out,
 		  size_t len)
 {
-	uint8_t iv[CRYPTO_AES_BLOCK] = { 0 };
+	uint8_t iv[CRYPTO_MAX_SYM_BLOCK] = { 0 };
 
-	return crypto_aes(TPM_ALG_CFB, encrypt, k->sym, k->symlen, iv, in, out, len);
+	return crypto_sym(k->alg, TPM_ALG_CFB, encrypt, k->sym, k->symlen, iv, in, out, len);
 }
 
 /* credentialBlob content (without its own size) into blob */
-static TPM_RC protect(const struct object *key, const struct keys *k,
+static TPM_RC protect(const struct key_material *key, const struct keys *k,
 		      const struct tpm2b_digest *cred, const struct tpm2b_name *name,
 		      uint8_t *blob, size_t *len)
 {
@@ -105,6 +110,7 @@ static TPM_RC make_credential(struct cmd *c)
 	struct tpm2b_name name;
 	uint8_t seed[MAX_DIGEST_SIZE], secret[SECRET_MAX], blob[MAX_ID_OBJECT];
 	size_t slen = 0, secret_len = 0, blob_len = 0;
+	struct key_material km;
 	struct keys k;
 	TPM_RC rc;
 
@@ -115,11 +121,14 @@ static TPM_RC make_credential(struct cmd *c)
 		return rc_handle(TPM_RC_TYPE, 1);
 	if (cred.size > crypto_hash_size(key->pub.name_alg))
 		return rc_param(TPM_RC_SIZE, 1);
-	rc = secret_encrypt(key, "IDENTITY", seed, &slen, secret, sizeof(secret), &secret_len);
+	/* the secret and the blob without the engine lock (compute.h) */
+	TRY(cmd_unlock_key(c, 0, &km));
+	rc = secret_encrypt(&km, "IDENTITY", seed, &slen, secret, sizeof(secret), &secret_len);
 	if (rc == TPM_RC_SUCCESS)
-		rc = derive(key, seed, slen, &name, &k);
+		rc = derive(&km, seed, slen, &name, &k);
 	if (rc == TPM_RC_SUCCESS)
-		rc = protect(key, &k, &cred, &name, blob, &blob_len);
+		rc = protect(&km, &k, &cred, &name, blob, &blob_len);
+	rc = cmd_relock_key(c, &km, rc);
 	crypto_wipe(seed, sizeof(seed));
 	crypto_wipe(&k, sizeof(k));
 	crypto_wipe(&cred, sizeof(cred));
@@ -132,7 +141,7 @@ static TPM_RC make_credential(struct cmd *c)
 
 /* The credential from a blob made for name with this seed: TPM_RC_INTEGRITY if the blob was
  * not, TPM_RC_SIZE if what it vouches for is no TPM2B_DIGEST of the nameAlg's size at most. */
-static TPM_RC unprotect(const struct object *key, const struct keys *k, const uint8_t *blob,
+static TPM_RC unprotect(const struct key_material *key, const struct keys *k, const uint8_t *blob,
 			size_t len, const struct tpm2b_name *name, struct tpm2b_digest *cred)
 {
 	uint8_t mac[MAX_DIGEST_SIZE], plain[2 + MAX_DIGEST_SIZE];
@@ -163,6 +172,8 @@ static TPM_RC activate_credential(struct cmd *c)
 	uint8_t blob[MAX_ID_OBJECT], secret[SECRET_MAX], seed[MAX_DIGEST_SIZE];
 	uint16_t blob_len, secret_len;
 	struct tpm2b_digest cred;
+	struct tpm2b_name name;
+	struct key_material km;
 	size_t slen = 0;
 	struct keys k;
 	TPM_RC rc;
@@ -172,14 +183,17 @@ static TPM_RC activate_credential(struct cmd *c)
 	TRY(cmd_params_done(c));
 	if (!protector(key))
 		return rc_handle(TPM_RC_TYPE, 2);
-	rc = secret_decrypt(key, "IDENTITY", secret, secret_len, seed, &slen);
-	if (rc != TPM_RC_SUCCESS) {
-		crypto_wipe(seed, sizeof(seed));
-		return rc == TPM_RC_KEY ? TPM_RC_FAILURE : rc_param(rc, 2);
-	}
-	rc = derive(key, seed, slen, &activate->name, &k);
+	name = activate->name;
+	/* the seed and the credential without the engine lock (compute.h) */
+	TRY(cmd_unlock_key(c, 1, &km));
+	rc = secret_decrypt(&km, "IDENTITY", secret, secret_len, seed, &slen);
+	if (rc != TPM_RC_SUCCESS)
+		rc = rc == TPM_RC_KEY ? TPM_RC_FAILURE : rc_param(rc, 2);
 	if (rc == TPM_RC_SUCCESS)
-		rc = rc_param(unprotect(key, &k, blob, blob_len, &activate->name, &cred), 1);
+		rc = derive(&km, seed, slen, &name, &k);
+	if (rc == TPM_RC_SUCCESS)
+		rc = rc_param(unprotect(&km, &k, blob, blob_len, &name, &cred), 1);
+	rc = cmd_relock_key(c, &km, rc);
 	crypto_wipe(seed, sizeof(seed));
 	crypto_wipe(&k, sizeof(k));
 	if (rc == TPM_RC_SUCCESS)
@@ -193,7 +207,7 @@ const struct cmd_def cmds_credential[] = {
 	  .auth = { AUTH_ADMIN, AUTH_USER }, .htype = { HK_OBJECT, HK_OBJECT },
 	  .flags = CMD_PARAM_IN | CMD_PARAM_OUT, .run = activate_credential },
 	{ .code = TPM_CC_MakeCredential, .name = "MakeCredential", .handles = 1,
-	  .auth = { AUTH_NONE }, .htype = { HK_OBJECT }, .flags = CMD_PARAM_IN | CMD_PARAM_OUT,
-	  .run = make_credential },
+	  .auth = { AUTH_NONE }, .htype = { HK_OBJECT },
+	  .flags = CMD_PARAM_IN | CMD_PARAM_OUT | CMD_READS_STATE, .run = make_credential },
 	{ 0 },
 };

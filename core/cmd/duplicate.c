@@ -1,11 +1,12 @@
 /* Duplication commands (Part 3 §13): Duplicate, Rewrap, Import. The blobs are object/
  * duplicate.c's; the seed of an outer wrapper travels to the new parent with the secret
  * sharing of cmd/pq_secret.h under the label "DUPLICATE". Checks follow Part 3's order (and
- * the reference implementation's where Part 3 leaves it open). The inner wrapper is always
- * AES-CFB (Part 1 §23.3.2.3): symmetricAlg gives the key size, its mode is not used. */
+ * the reference implementation's where Part 3 leaves it open). The inner wrapper is CFB
+ * (Part 1 §23.3.2.3): symmetricAlg gives the cipher and key size, its mode is not used. */
 #include <string.h>
 
 #include "cmd/pq_secret.h"
+#include "compute.h"
 #include "object/object.h"
 
 static const char dup_label[] = "DUPLICATE";
@@ -35,17 +36,36 @@ static TPM_RC rd_data(struct rd *r, struct tpm2b_data *d)
 	return rd_tpm2b(r, d->b, sizeof(d->b), &d->size);
 }
 
-/* A new seed for parent and the secret that carries it (outSymSeed). */
-static TPM_RC seed_for(const struct object *parent, unsigned handle, struct seed *seed,
-		       struct secret *out)
+/* A new seed for the parent in handle slot `slot` and the secret that carries it (outSymSeed),
+ * made without the engine lock (compute.h): c->obj[] found again afterwards. */
+static TPM_RC seed_for(struct cmd *c, unsigned slot, struct seed *seed, struct secret *out)
 {
+	struct key_material k;
 	size_t len = 0;
+	TPM_RC rc;
 
-	TRY(rc_handle(secret_encrypt(parent, dup_label, seed->b, &seed->size, out->b,
-				     sizeof(out->b), &len),
-		      handle));
+	TRY(cmd_unlock_key(c, slot, &k));
+	rc = rc_handle(secret_encrypt(&k, dup_label, seed->b, &seed->size, out->b,
+				      sizeof(out->b), &len),
+		       slot + 1);
 	out->size = (uint16_t)len;
-	return TPM_RC_SUCCESS;
+	return cmd_relock_key(c, &k, rc);
+}
+
+/* The seed that secret carries, recovered with the private key of the parent in handle slot
+ * `slot` without the engine lock: c->obj[] found again afterwards. A failure to recover it is
+ * parameter param's: secret_decrypt's code, or TPM_RC_VALUE for any (any_is_value). */
+static TPM_RC seed_from(struct cmd *c, unsigned slot, const struct secret *in, struct seed *seed,
+			unsigned param, bool any_is_value)
+{
+	struct key_material k;
+	TPM_RC rc;
+
+	TRY(cmd_unlock_key(c, slot, &k));
+	rc = secret_decrypt(&k, dup_label, in->b, in->size, seed->b, &seed->size);
+	if (rc != TPM_RC_SUCCESS)
+		rc = rc_param(any_is_value ? TPM_RC_VALUE : rc, param);
+	return cmd_relock_key(c, &k, rc);
 }
 
 /* Part 3's ObjectIsStorage for a new (or old) parent of a duplicate: a restricted decryption
@@ -104,13 +124,15 @@ static TPM_RC check_duplicate(const struct object *o, const struct object *np,
 
 static TPM_RC make_duplicate(struct cmd *c, struct dup_in *d)
 {
-	const struct object *o = c->obj[0], *np = c->obj[1];
+	const struct object *o, *np;
 	bool made_key = false;
 
 	d->seed.size = 0;
 	d->secret.size = 0;
-	if (np)
-		TRY(seed_for(np, 2, &d->seed, &d->secret));
+	if (c->obj[1])
+		TRY(seed_for(c, 1, &d->seed, &d->secret));
+	o = c->obj[0];
+	np = c->obj[1];
 	/* no encryptionKeyIn: the TPM makes one and returns it, else encryptionKeyOut is empty */
 	if (d->sym.alg != TPM_ALG_NULL && d->key.size == 0) {
 		d->key.size = (uint16_t)sym_key_bytes(&d->sym);
@@ -159,9 +181,6 @@ struct rewrap_in {
 /* Take the outer wrapper of oldParent off, or the blob as it is (oldParent TPM_RH_NULL). */
 static TPM_RC rewrap_open(struct cmd *c, struct rewrap_in *w)
 {
-	const struct object *op = c->obj[0];
-	TPM_RC rc;
-
 	if ((w->secret.size == 0) != (c->handle[0] == TPM_RH_NULL))
 		return rc_handle(TPM_RC_HANDLE, 1);
 	if (c->handle[0] == TPM_RH_NULL) {
@@ -169,12 +188,10 @@ static TPM_RC rewrap_open(struct cmd *c, struct rewrap_in *w)
 		w->inner_len = w->in.size;
 		return TPM_RC_SUCCESS;
 	}
-	if (!is_storage(op))
+	if (!is_storage(c->obj[0]))
 		return rc_handle(TPM_RC_TYPE, 1);
-	rc = secret_decrypt(op, dup_label, w->secret.b, w->secret.size, w->seed.b, &w->seed.size);
-	if (rc != TPM_RC_SUCCESS)
-		return rc_param(TPM_RC_VALUE, 3);
-	return rc_param(object_outer_unwrap(op, &w->name, w->seed.b, w->seed.size, &w->in,
+	TRY(seed_from(c, 0, &w->secret, &w->seed, 3, true));
+	return rc_param(object_outer_unwrap(c->obj[0], &w->name, w->seed.b, w->seed.size, &w->in,
 					    w->inner, &w->inner_len),
 			1);
 }
@@ -182,7 +199,7 @@ static TPM_RC rewrap_open(struct cmd *c, struct rewrap_in *w)
 /* Put the outer wrapper of newParent on, or none (newParent TPM_RH_NULL). */
 static TPM_RC rewrap_close(struct cmd *c, struct rewrap_in *w)
 {
-	const struct object *np = c->obj[1];
+	const struct object *np;
 
 	w->secret.size = 0;
 	if (c->handle[1] == TPM_RH_NULL) {
@@ -190,9 +207,10 @@ static TPM_RC rewrap_close(struct cmd *c, struct rewrap_in *w)
 		w->out.size = (uint16_t)w->inner_len;
 		return TPM_RC_SUCCESS;
 	}
-	if (!is_storage(np))
+	if (!is_storage(c->obj[1]))
 		return rc_handle(TPM_RC_TYPE, 2);
-	TRY(seed_for(np, 2, &w->seed, &w->secret));
+	TRY(seed_for(c, 1, &w->seed, &w->secret));
+	np = c->obj[1];
 	if (w->inner_len + 2 + crypto_hash_size(np->pub.name_alg) > sizeof(w->out.b))
 		return rc_param(TPM_RC_VALUE, 1);
 	return object_outer_wrap(np, &w->name, w->seed.b, w->seed.size, w->inner, w->inner_len,
@@ -278,13 +296,13 @@ static TPM_RC check_import(const struct object *parent, const struct import_in *
 
 static TPM_RC import_object(struct cmd *c, struct import_in *m)
 {
-	const struct object *parent = c->obj[0];
+	const struct object *parent;
 
-	TRY(check_import(parent, m));
+	TRY(check_import(c->obj[0], m));
 	m->seed.size = 0;
 	if (m->secret.size != 0)
-		TRYP(4, secret_decrypt(parent, dup_label, m->secret.b, m->secret.size, m->seed.b,
-				       &m->seed.size));
+		TRY(seed_from(c, 0, &m->secret, &m->seed, 4, false));
+	parent = c->obj[0];
 	TRYP(3, object_dup_unwrap(parent, &m->pub, m->seed.b, m->seed.size, &m->sym, &m->key,
 				  &m->blob, &m->sens));
 	/* validated as Load would, so that what the TPM wraps is a consistent object */

@@ -1,12 +1,46 @@
 /* ECDH_KeyGen, ECDH_ZGen, ECC_Parameters (Part 3 §14.4, §14.5, §14.7) */
+#include "compute.h"
 #include "scheme.h"
+
+/* Z = d * Q without the engine lock (compute.h): ECDH_KeyGen (d ephemeral, made here; Q the
+ * key's point; P = d * G into px, py) or ECDH_ZGen (d the key's, Q the caller's point). */
+static TPM_RC ecdh_unlocked(struct cmd *c, const struct tpm2b_ecc_parameter *qx,
+			    const struct tpm2b_ecc_parameter *qy, uint8_t *px, uint8_t *py,
+			    uint8_t *zx, uint8_t *zy)
+{
+	uint8_t d[CRYPTO_MAX_ECC_BYTES];
+	struct key_material k;
+	uint16_t curve;
+	size_t len;
+	TPM_RC rc;
+
+	TRY(cmd_unlock_key(c, 0, &k));
+	curve = k.pub.curve_id;
+	len = crypto_ecc_bytes(curve);
+	if (qx) {
+		rc = rc_handle(scheme_ecc_fixed(k.sens.sensitive.b, k.sens.sensitive.size, len, d),
+			       1);
+		if (rc == TPM_RC_SUCCESS)
+			rc = rc_param(crypto_ecdh(curve, d, qx->b, qx->size, qy->b, qy->size, zx,
+						  zy),
+				      1);
+	} else {
+		rc = crypto_ecc_generate(crypto_system_rng(), curve, d, px, py);
+		if (rc == TPM_RC_SUCCESS)
+			rc = crypto_ecdh(curve, d, k.pub.x.b, k.pub.x.size, k.pub.y.b,
+					 k.pub.y.size, zx, zy);
+		/* the key's own point is off the curve: the key is bad */
+		if (rc == TPM_RC_ECC_POINT)
+			rc = rc_handle(TPM_RC_KEY, 1);
+	}
+	crypto_wipe(d, sizeof(d));
+	return cmd_relock_key(c, &k, rc);
+}
 
 static TPM_RC ecdh_keygen(struct cmd *c)
 {
 	const struct object *key = c->obj[0];
-	uint16_t curve = key->pub.curve_id;
-	size_t len = crypto_ecc_bytes(curve);
-	uint8_t d[CRYPTO_MAX_ECC_BYTES];
+	size_t len = crypto_ecc_bytes(key->pub.curve_id);
 	uint8_t px[CRYPTO_MAX_ECC_BYTES], py[CRYPTO_MAX_ECC_BYTES];
 	uint8_t zx[CRYPTO_MAX_ECC_BYTES], zy[CRYPTO_MAX_ECC_BYTES];
 	TPM_RC rc;
@@ -14,14 +48,7 @@ static TPM_RC ecdh_keygen(struct cmd *c)
 	TRY(cmd_params_done(c));
 	if (key->pub.type != TPM_ALG_ECC || len == 0)
 		return rc_handle(TPM_RC_KEY, 1);
-	rc = crypto_ecc_generate(crypto_system_rng(), curve, d, px, py);
-	if (rc == TPM_RC_SUCCESS)
-		rc = crypto_ecdh(curve, d, key->pub.x.b, key->pub.x.size, key->pub.y.b,
-				 key->pub.y.size, zx, zy);
-	crypto_wipe(d, sizeof(d));
-	/* the key's own point is off the curve: the key is bad */
-	if (rc == TPM_RC_ECC_POINT)
-		rc = rc_handle(TPM_RC_KEY, 1);
+	rc = ecdh_unlocked(c, NULL, NULL, px, py, zx, zy);
 	if (rc == TPM_RC_SUCCESS)
 		rc = wr_tpm2b_ecc_point(&c->out, zx, zy, len);
 	if (rc == TPM_RC_SUCCESS)
@@ -34,10 +61,8 @@ static TPM_RC ecdh_keygen(struct cmd *c)
 static TPM_RC ecdh_zgen(struct cmd *c)
 {
 	const struct object *key = c->obj[0];
-	uint16_t curve = key->pub.curve_id;
-	size_t len = crypto_ecc_bytes(curve);
+	size_t len = crypto_ecc_bytes(key->pub.curve_id);
 	struct tpm2b_ecc_parameter x, y;
-	uint8_t d[CRYPTO_MAX_ECC_BYTES];
 	uint8_t zx[CRYPTO_MAX_ECC_BYTES], zy[CRYPTO_MAX_ECC_BYTES];
 	TPM_RC rc;
 
@@ -52,14 +77,9 @@ static TPM_RC ecdh_zgen(struct cmd *c)
 		return rc_handle(TPM_RC_SCHEME, 1);
 	if (!key->has_sensitive)
 		return TPM_RC_AUTH_UNAVAILABLE;
-	TRY(rc_handle(scheme_ecc_fixed(key->sens.sensitive.b, key->sens.sensitive.size, len, d),
-		      1));
-	rc = crypto_ecdh(curve, d, x.b, x.size, y.b, y.size, zx, zy);
-	crypto_wipe(d, sizeof(d));
+	rc = ecdh_unlocked(c, &x, &y, NULL, NULL, zx, zy);
 	if (rc == TPM_RC_SUCCESS)
 		rc = wr_tpm2b_ecc_point(&c->out, zx, zy, len);
-	else
-		rc = rc_param(rc, 1);
 	crypto_wipe(zx, sizeof(zx));
 	crypto_wipe(zy, sizeof(zy));
 	return rc;
@@ -92,7 +112,8 @@ const struct cmd_def cmds_ecc[] = {
 	{ .code = TPM_CC_ECDH_ZGen, .name = "ECDH_ZGen", .handles = 1, .auth = { AUTH_USER },
 	  .htype = { HK_OBJECT }, .flags = CMD_PARAM_IN | CMD_PARAM_OUT, .run = ecdh_zgen },
 	{ .code = TPM_CC_ECDH_KeyGen, .name = "ECDH_KeyGen", .handles = 1, .auth = { AUTH_NONE },
-	  .htype = { HK_OBJECT }, .flags = CMD_PARAM_OUT, .run = ecdh_keygen },
-	{ .code = TPM_CC_ECC_Parameters, .name = "ECC_Parameters", .run = ecc_parameters },
+	  .htype = { HK_OBJECT }, .flags = CMD_PARAM_OUT | CMD_READS_STATE, .run = ecdh_keygen },
+	{ .code = TPM_CC_ECC_Parameters, .name = "ECC_Parameters", .flags = CMD_READS_STATE,
+	  .run = ecc_parameters },
 	{ 0 },
 };

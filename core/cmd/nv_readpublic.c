@@ -14,6 +14,6 @@ static TPM_RC read_public(struct cmd *c)
 
 const struct cmd_def cmds_nv_readpublic[] = {
 	{ .code = TPM_CC_NV_ReadPublic, .name = "NV_ReadPublic", .handles = 1,
-	  .auth = { AUTH_NONE }, .htype = { HK_NV }, .run = read_public },
+	  .auth = { AUTH_NONE }, .htype = { HK_NV }, .flags = CMD_READS_STATE, .run = read_public },
 	{ 0 },
 };

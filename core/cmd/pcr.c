@@ -195,10 +195,12 @@ static TPM_RC pcr_allocate(struct cmd *c)
 
 const struct cmd_def cmds_pcr[] = {
 	{ .code = TPM_CC_PCR_Extend, .name = "PCR_Extend", .handles = 1,
-	  .auth = { AUTH_USER }, .htype = { HK_PCR | HK_NULL }, .run = pcr_extend },
+	  .auth = { AUTH_USER }, .htype = { HK_PCR | HK_NULL }, .flags = CMD_READS_STATE,
+	  .run = pcr_extend },
 	{ .code = TPM_CC_PCR_Event, .name = "PCR_Event", .handles = 1, .auth = { AUTH_USER },
-	  .htype = { HK_PCR | HK_NULL }, .flags = CMD_PARAM_IN, .run = pcr_event },
-	{ .code = TPM_CC_PCR_Read, .name = "PCR_Read", .run = pcr_read },
+	  .htype = { HK_PCR | HK_NULL }, .flags = CMD_PARAM_IN | CMD_READS_STATE,
+	  .run = pcr_event },
+	{ .code = TPM_CC_PCR_Read, .name = "PCR_Read", .flags = CMD_READS_STATE, .run = pcr_read },
 	{ .code = TPM_CC_PCR_Reset, .name = "PCR_Reset", .handles = 1, .auth = { AUTH_USER },
 	  .htype = { HK_PCR }, .run = pcr_reset_cmd },
 	{ .code = TPM_CC_PCR_Allocate, .name = "PCR_Allocate", .handles = 1,

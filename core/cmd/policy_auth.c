@@ -170,7 +170,9 @@ static TPM_RC check_signed(const struct object *key, const struct auth_args *a,
 			   const struct tpmt_signature *sig)
 {
 	uint8_t m[3 * MAX_DIGEST_SIZE + 4];
+	struct key_material k;
 	struct wr w;
+	TPM_RC rc;
 
 	if (!(key->pub.attributes & TPMA_OBJECT_SIGN_ENCRYPT))
 		return rc_handle(TPM_RC_ATTRIBUTES, 1);
@@ -179,7 +181,10 @@ static TPM_RC check_signed(const struct object *key, const struct auth_args *a,
 	TRY(wr_u32(&w, (uint32_t)a->expiration));
 	TRY(wr_bytes(&w, a->cp_hash.b, a->cp_hash.size));
 	TRY(wr_bytes(&w, a->ref.b, a->ref.size));
-	return rc_param(scheme_verify_message(key, m, w.off, sig), 5);
+	TRY(key_material_of(&k, key));
+	rc = rc_param(scheme_verify_message(&k, m, w.off, sig), 5);
+	key_material_drop(&k);
+	return rc;
 }
 
 static TPM_RC policy_signed(struct cmd *c)
@@ -337,8 +342,9 @@ const struct cmd_def cmds_policy_auth[] = {
 	  .htype = { HK_OBJECT, HK_SESSION }, .flags = CMD_PARAM_IN | CMD_PARAM_OUT,
 	  .run = policy_signed },
 	{ .code = TPM_CC_PolicyTicket, .name = "PolicyTicket", .handles = 1,
-	  .htype = { HK_SESSION }, .flags = CMD_PARAM_IN, .run = policy_ticket },
+	  .htype = { HK_SESSION }, .flags = CMD_PARAM_IN | CMD_READS_STATE, .run = policy_ticket },
 	{ .code = TPM_CC_PolicyAuthorize, .name = "PolicyAuthorize", .handles = 1,
-	  .htype = { HK_SESSION }, .flags = CMD_PARAM_IN, .run = policy_authorize },
+	  .htype = { HK_SESSION }, .flags = CMD_PARAM_IN | CMD_READS_STATE,
+	  .run = policy_authorize },
 	{ 0 },
 };

@@ -1,31 +1,10 @@
 /* PP_Commands and SetAlgorithmSet (Part 3 §26.2, §26.3). PP_Commands chooses which of the
  * commands that may require physical presence (CMD_PP in their row) do require it when the
  * platform authorizes them; PP_Commands itself always does. Physical presence is the
- * platform's signal (MSSIM platform port, e->phys_presence). */
+ * platform's signal (MSSIM platform port, e->phys_presence); auth.c checks it. */
 #include <string.h>
 
 #include "engine_int.h"
-
-static bool pp_listed(const struct pp_list *l, TPM_CC cc)
-{
-	for (uint16_t i = 0; i < l->n; i++)
-		if (l->list[i] == cc)
-			return true;
-	return false;
-}
-
-TPM_RC cmd_pp_check(const struct cmd *c)
-{
-	TPM_CC cc = c->def->code;
-	bool platform = false;
-
-	if (cc != TPM_CC_PP_Commands && !pp_listed(&c->e->ps.pp, cc))
-		return TPM_RC_SUCCESS;
-	for (unsigned i = 0; i < c->def->handles; i++)
-		if (c->def->auth[i] != AUTH_NONE && c->handle[i] == TPM_RH_PLATFORM)
-			platform = true;
-	return platform && !c->e->phys_presence ? TPM_RC_PP : TPM_RC_SUCCESS;
-}
 
 static size_t put(TPM_CC *out, size_t k, size_t max, TPM_CC from, TPM_CC cc)
 {

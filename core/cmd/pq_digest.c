@@ -9,6 +9,7 @@
  * A restricted key needs a hashcheck ticket for the digest, as for Sign; a restricted ML-DSA
  * key is refused (nothing proves who computed a mu). The ticket of VerifyDigestSignature is
  * TPM_ST_DIGEST_VERIFIED with the digest's hash as metadata (SHAKE256 for an external mu). */
+#include "compute.h"
 #include "scheme.h"
 #include "ticket.h"
 
@@ -77,6 +78,23 @@ static TPM_RC classical_scheme(const struct object *key, const struct tpm2b_sign
 	return TPM_RC_SUCCESS;
 }
 
+/* The signature without the engine lock (compute.h): over the digest with scheme (RSA, ECC),
+ * or over mu (ML-DSA kinds: scheme NULL). */
+static TPM_RC sign_unlocked(struct cmd *c, const struct tpmt_scheme *scheme,
+			    const struct tpm2b_digest *digest, const uint8_t mu[SCHEME_MU_BYTES],
+			    struct tpmt_signature *sig)
+{
+	struct key_material k;
+	TPM_RC rc;
+
+	TRY(cmd_unlock_key(c, 0, &k));
+	if (scheme)
+		rc = scheme_sign_digest(&k, scheme, digest, sig);
+	else
+		rc = scheme_mldsa_sign_mu(&k, mu, sig);
+	return cmd_relock_key(c, &k, rc);
+}
+
 static TPM_RC sign_digest(struct cmd *c)
 {
 	struct object *key = c->obj[0];
@@ -98,7 +116,7 @@ static TPM_RC sign_digest(struct cmd *c)
 	if (!is_mldsa_kind(key)) {
 		TRY(classical_scheme(key, &ctx, &digest, &scheme));
 		TRYP(3, scheme_sign_allowed(c->e, key, &digest, &validation));
-		TRY(scheme_sign_digest(key, &scheme, &digest, &sig));
+		TRY(sign_unlocked(c, &scheme, &digest, NULL, &sig));
 		return wr_signature(&c->out, &sig);
 	}
 	if (key->pub.type == TPM_ALG_MLDSA && (key->pub.attributes & TPMA_OBJECT_RESTRICTED))
@@ -106,10 +124,25 @@ static TPM_RC sign_digest(struct cmd *c)
 	TRYP(3, scheme_sign_allowed(c->e, key, &digest, &validation));
 	rc = mu_of(key, &ctx, &digest, mu);
 	if (rc == TPM_RC_SUCCESS)
-		rc = scheme_mldsa_sign_mu(key, mu, &sig);
+		rc = sign_unlocked(c, NULL, NULL, mu, &sig);
 	crypto_wipe(mu, sizeof(mu));
 	TRY(rc);
 	return wr_signature(&c->out, &sig);
+}
+
+/* The check without the engine lock, as sign_unlocked; its code numbered as parameter 3. */
+static TPM_RC verify_unlocked(struct cmd *c, const struct tpm2b_digest *digest,
+			      const uint8_t mu[SCHEME_MU_BYTES], const struct tpmt_signature *sig)
+{
+	struct key_material k;
+	TPM_RC rc;
+
+	TRY(cmd_unlock_key(c, 0, &k));
+	if (digest)
+		rc = scheme_verify(&k, digest, sig);
+	else
+		rc = scheme_mldsa_verify_mu(&k, mu, sig);
+	return cmd_relock_key(c, &k, rc_param(rc, 3));
 }
 
 static TPM_RC verify_digest_signature(struct cmd *c)
@@ -130,14 +163,15 @@ static TPM_RC verify_digest_signature(struct cmd *c)
 		return rc_handle(TPM_RC_ATTRIBUTES, 1);
 	if (is_mldsa_kind(key)) {
 		TRY(mu_of(key, &ctx, &digest, mu));
-		TRYP(3, scheme_mldsa_verify_mu(key, mu, &sig));
 		meta = key->pub.type == TPM_ALG_MLDSA ? TPM_ALG_SHAKE256 : key->pub.pre_hash;
+		TRY(verify_unlocked(c, NULL, mu, &sig));
 	} else {
 		if (ctx.size)
 			return rc_param(TPM_RC_VALUE, 1);
-		TRYP(3, scheme_verify(key, &digest, &sig));
 		meta = sig.hash;
+		TRY(verify_unlocked(c, &digest, NULL, &sig));
 	}
+	key = c->obj[0]; /* found again */
 	/* no ticket for a key without a Name, nor for a context (see sig_seq_begin) */
 	if (key->pub.name_alg == TPM_ALG_NULL || ctx.size != 0) {
 		ticket_null(&t, TPM_ST_DIGEST_VERIFIED);

@@ -2,8 +2,8 @@
  * The key is an unrestricted decryption key (a restricted one is a storage parent, whose seeds
  * are not handed out); sharedSecret is ML-KEM's K, 32 bytes, used as it is (ML-KEM has its
  * own key derivation). */
+#include "compute.h"
 #include "crypto/mlkem.h"
-#include "engine_int.h"
 
 /* TPM_RC_KEY unless an ML-KEM key of a known set; TPM_RC_ATTRIBUTES unless decrypt and not
  * restricted. */
@@ -18,36 +18,67 @@ static TPM_RC kem_key(const struct object *key)
 	return TPM_RC_SUCCESS;
 }
 
+/* Encapsulation to the key's ek without the engine lock (compute.h). */
+static TPM_RC encaps_unlocked(struct cmd *c, uint8_t ss[MLKEM_SS_BYTES],
+			      uint8_t ct[MLKEM_MAX_CT_BYTES])
+{
+	struct key_material k;
+	uint8_t m[32];
+	TPM_RC rc;
+
+	TRY(cmd_unlock_key(c, 0, &k));
+	rc = crypto_random(m, sizeof(m));
+	/* the encapsulation key check of FIPS 203 §7.2 */
+	if (rc == TPM_RC_SUCCESS &&
+	    mlkem_encaps(k.pub.parameter_set, k.pub.unique.b, m, ct, ss) != 0)
+		rc = rc_handle(TPM_RC_KEY, 1);
+	crypto_wipe(m, sizeof(m));
+	return cmd_relock_key(c, &k, rc);
+}
+
 static TPM_RC encapsulate(struct cmd *c)
 {
 	const struct object *key = c->obj[0];
 	int set = key->pub.parameter_set;
-	uint8_t m[32], ss[MLKEM_SS_BYTES], ct[MLKEM_MAX_CT_BYTES];
+	uint8_t ss[MLKEM_SS_BYTES], ct[MLKEM_MAX_CT_BYTES];
 	TPM_RC rc;
 
 	TRY(cmd_params_done(c));
 	TRY(kem_key(key));
-	rc = crypto_random(m, sizeof(m));
-	/* the encapsulation key check of FIPS 203 §7.2 */
-	if (rc == TPM_RC_SUCCESS && mlkem_encaps(set, key->pub.unique.b, m, ct, ss) != 0)
-		rc = rc_handle(TPM_RC_KEY, 1);
+	rc = encaps_unlocked(c, ss, ct);
 	if (rc == TPM_RC_SUCCESS)
 		rc = wr_tpm2b(&c->out, ss, sizeof(ss));
 	if (rc == TPM_RC_SUCCESS)
 		rc = wr_tpm2b(&c->out, ct, (uint16_t)mlkem_ct_bytes(set));
-	crypto_wipe(m, sizeof(m));
 	crypto_wipe(ss, sizeof(ss));
 	return rc;
+}
+
+/* dk from the seed d || z the key keeps, and decapsulation, without the engine lock; a wrong
+ * ciphertext gives the implicit rejection key, as FIPS 203 wants. */
+static TPM_RC decaps_unlocked(struct cmd *c, const uint8_t *ct, uint8_t ss[MLKEM_SS_BYTES])
+{
+	uint8_t ek[MLKEM_MAX_EK_BYTES], dk[MLKEM_MAX_DK_BYTES];
+	struct key_material k;
+	TPM_RC rc = TPM_RC_SUCCESS;
+	int set;
+
+	TRY(cmd_unlock_key(c, 0, &k));
+	set = k.pub.parameter_set;
+	if (mlkem_keygen(set, k.sens.sensitive.b, k.sens.sensitive.b + 32, ek, dk) != 0 ||
+	    mlkem_decaps(set, dk, ct, ss) != 0)
+		rc = TPM_RC_FAILURE;
+	crypto_wipe(dk, sizeof(dk));
+	return cmd_relock_key(c, &k, rc);
 }
 
 static TPM_RC decapsulate(struct cmd *c)
 {
 	const struct object *key = c->obj[0];
 	int set = key->pub.parameter_set;
-	uint8_t ct[MAX_PQ_CIPHERTEXT], ek[MLKEM_MAX_EK_BYTES], dk[MLKEM_MAX_DK_BYTES];
-	uint8_t ss[MLKEM_SS_BYTES];
+	uint8_t ct[MAX_PQ_CIPHERTEXT], ss[MLKEM_SS_BYTES];
 	uint16_t ctlen;
-	TPM_RC rc = TPM_RC_SUCCESS;
+	TPM_RC rc;
 
 	TRYP(1, rd_tpm2b(&c->in, ct, sizeof(ct), &ctlen));
 	TRY(cmd_params_done(c));
@@ -58,12 +89,7 @@ static TPM_RC decapsulate(struct cmd *c)
 		return TPM_RC_AUTH_UNAVAILABLE;
 	if (key->sens.sensitive.size != 64)
 		return rc_handle(TPM_RC_KEY, 1);
-	/* dk from the seed d || z the object keeps; a wrong ciphertext gives the implicit
-	 * rejection key, as FIPS 203 wants */
-	if (mlkem_keygen(set, key->sens.sensitive.b, key->sens.sensitive.b + 32, ek, dk) != 0 ||
-	    mlkem_decaps(set, dk, ct, ss) != 0)
-		rc = TPM_RC_FAILURE;
-	crypto_wipe(dk, sizeof(dk));
+	rc = decaps_unlocked(c, ct, ss);
 	if (rc == TPM_RC_SUCCESS)
 		rc = wr_tpm2b(&c->out, ss, sizeof(ss));
 	crypto_wipe(ss, sizeof(ss));

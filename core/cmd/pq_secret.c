@@ -7,7 +7,7 @@
 
 /* ---- RSA ---- */
 
-static TPM_RC rsa_encrypt(const struct object *key, const char *label, const uint8_t *seed,
+static TPM_RC rsa_encrypt(const struct key_material *key, const char *label, const uint8_t *seed,
 			  size_t dlen, uint8_t *out, size_t cap, size_t *outlen)
 {
 	struct crypto_rsa k;
@@ -21,7 +21,7 @@ static TPM_RC rsa_encrypt(const struct object *key, const char *label, const uin
 				  strlen(label) + 1, seed, dlen, out, outlen);
 }
 
-static TPM_RC rsa_decrypt(const struct object *key, const char *label, const uint8_t *in,
+static TPM_RC rsa_decrypt(const struct key_material *key, const char *label, const uint8_t *in,
 			  size_t inlen, uint8_t *seed, size_t dlen, size_t *seed_len)
 {
 	uint8_t out[CRYPTO_MAX_RSA_BYTES];
@@ -30,7 +30,7 @@ static TPM_RC rsa_decrypt(const struct object *key, const char *label, const uin
 	TPM_RC rc;
 
 	scheme_rsa_key(key, &k);
-	rc = crypto_rsa_decrypt_cached(&k, scheme_rsa_cache(key), TPM_ALG_OAEP, key->pub.name_alg,
+	rc = crypto_rsa_decrypt_cached(&k, key_material_rsa(key), TPM_ALG_OAEP, key->pub.name_alg,
 				       (const uint8_t *)label, strlen(label) + 1, in, inlen, out, &n);
 	if (rc == TPM_RC_SUCCESS && n > dlen)
 		rc = TPM_RC_VALUE;
@@ -44,7 +44,7 @@ static TPM_RC rsa_decrypt(const struct object *key, const char *label, const uin
 
 /* ---- ECC ---- */
 
-static TPM_RC ecc_encrypt(const struct object *key, const char *label, uint8_t *seed,
+static TPM_RC ecc_encrypt(const struct key_material *key, const char *label, uint8_t *seed,
 			  size_t dlen, uint8_t *out, size_t cap, size_t *outlen)
 {
 	size_t n = crypto_ecc_bytes(key->pub.curve_id);
@@ -75,7 +75,7 @@ static TPM_RC ecc_encrypt(const struct object *key, const char *label, uint8_t *
 	return TPM_RC_SUCCESS;
 }
 
-static TPM_RC ecc_decrypt(const struct object *key, const char *label, const uint8_t *in,
+static TPM_RC ecc_decrypt(const struct key_material *key, const char *label, const uint8_t *in,
 			  size_t inlen, uint8_t *seed, size_t dlen)
 {
 	size_t n = crypto_ecc_bytes(key->pub.curve_id);
@@ -106,14 +106,14 @@ static TPM_RC ecc_decrypt(const struct object *key, const char *label, const uin
 
 /* ---- ML-KEM ---- */
 
-static TPM_RC kem_seed(const struct object *key, const char *label, const uint8_t *k,
+static TPM_RC kem_seed(const struct key_material *key, const char *label, const uint8_t *k,
 		       const uint8_t *ct, size_t ctlen, uint8_t *seed, size_t dlen)
 {
 	return crypto_kdfa(key->pub.name_alg, k, MLKEM_SS_BYTES, label, ct, ctlen,
 			   key->pub.unique.b, key->pub.unique.size, (uint32_t)dlen * 8, seed);
 }
 
-static TPM_RC mlkem_encrypt(const struct object *key, const char *label, uint8_t *seed,
+static TPM_RC mlkem_encrypt(const struct key_material *key, const char *label, uint8_t *seed,
 			    size_t dlen, uint8_t *out, size_t cap, size_t *outlen)
 {
 	int set = key->pub.parameter_set;
@@ -137,7 +137,7 @@ static TPM_RC mlkem_encrypt(const struct object *key, const char *label, uint8_t
 }
 
 /* The decapsulation key again from the seed d || z the object keeps. */
-static TPM_RC mlkem_decrypt(const struct object *key, const char *label, const uint8_t *in,
+static TPM_RC mlkem_decrypt(const struct key_material *key, const char *label, const uint8_t *in,
 			    size_t inlen, uint8_t *seed, size_t dlen)
 {
 	int set = key->pub.parameter_set;
@@ -158,7 +158,7 @@ static TPM_RC mlkem_decrypt(const struct object *key, const char *label, const u
 	return rc;
 }
 
-TPM_RC secret_encrypt(const struct object *key, const char *label, uint8_t *seed,
+TPM_RC secret_encrypt(const struct key_material *key, const char *label, uint8_t *seed,
 		      size_t *seed_len, uint8_t *secret, size_t cap, size_t *secret_len)
 {
 	size_t dlen = crypto_hash_size(key->pub.name_alg);
@@ -187,7 +187,7 @@ TPM_RC secret_encrypt(const struct object *key, const char *label, uint8_t *seed
 	return rc;
 }
 
-TPM_RC secret_decrypt(const struct object *key, const char *label, const uint8_t *secret,
+TPM_RC secret_decrypt(const struct key_material *key, const char *label, const uint8_t *secret,
 		      size_t len, uint8_t *seed, size_t *seed_len)
 {
 	size_t dlen = crypto_hash_size(key->pub.name_alg);

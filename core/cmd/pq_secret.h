@@ -12,14 +12,18 @@
 #define PQTPM_CMD_PQ_SECRET_H
 
 #include "engine_int.h"
+#include "key_material.h"
 
 /* The largest secret: an ML-KEM-1024 ciphertext (RSA: 512, ECC: 100). */
 #define SECRET_MAX (MAX_PQ_CIPHERTEXT > CRYPTO_MAX_RSA_BYTES ? MAX_PQ_CIPHERTEXT \
 							       : CRYPTO_MAX_RSA_BYTES)
 
+/* The key is given by its material (key_material.h): these run with or without the engine
+ * lock (compute.h). */
+
 /* Make a seed for key (public part only) and the secret that carries it. seed gets
  * crypto_hash_size(nameAlg) bytes. TPM_RC_KEY for a key type without secret sharing. */
-TPM_RC secret_encrypt(const struct object *key, const char *label, uint8_t *seed,
+TPM_RC secret_encrypt(const struct key_material *key, const char *label, uint8_t *seed,
 		      size_t *seed_len, uint8_t *secret, size_t cap, size_t *secret_len);
 
 /* Recover the seed from a secret with the private key. TPM_RC_KEY for a key type without
@@ -27,7 +31,7 @@ TPM_RC secret_encrypt(const struct object *key, const char *label, uint8_t *seed
  * secret of the wrong shape (ECC point, ML-KEM ciphertext length), TPM_RC_ECC_POINT. An ML-KEM
  * ciphertext of the right length always gives a seed (implicit rejection): a wrong one shows
  * later, as an integrity failure of what the seed protects. */
-TPM_RC secret_decrypt(const struct object *key, const char *label, const uint8_t *secret,
+TPM_RC secret_decrypt(const struct key_material *key, const char *label, const uint8_t *secret,
 		      size_t len, uint8_t *seed, size_t *seed_len);
 
 #endif

@@ -114,72 +114,78 @@ bool sig_seq_starts_generated(const struct object *seq, const uint8_t *last, siz
 	return n == GENERATED_LEN && memcmp(first, generated, GENERATED_LEN) == 0;
 }
 
-/* The message representative of the message ended with last (ML-DSA kinds), or its digest
- * (classical schemes), from copies of the running state. */
-static TPM_RC finish(const struct object *seq, const struct object *key, const uint8_t *last,
-		     size_t len, uint8_t mu[SCHEME_MU_BYTES], struct tpm2b_digest *digest)
+TPM_RC sig_seq_finish(const struct object *seq, const struct object *key, const uint8_t *last,
+		      size_t len, struct sig_seq_msg *m)
 {
 	const struct sig_seq *s = &seq->sig;
 	struct crypto_hash_ctx h;
 	struct keccak_ctx k;
 	TPM_RC rc;
 
+	memset(m, 0, sizeof(*m));
+	m->scheme.scheme = s->scheme;
+	m->scheme.hash_alg = s->hash_alg;
+	m->scheme.kdf = TPM_ALG_NULL;
 	if (s->scheme == TPM_ALG_MLDSA) {
 		k = s->mu;
 		keccak_absorb(&k, last, len);
-		scheme_mldsa_mu_end(&k, mu);
+		scheme_mldsa_mu_end(&k, m->mu);
 		return TPM_RC_SUCCESS;
 	}
 	h = seq->hash;
-	digest->size = (uint16_t)crypto_hash_size(s->hash_alg);
+	m->digest.size = (uint16_t)crypto_hash_size(s->hash_alg);
 	rc = crypto_hash_update(&h, last, len);
 	if (rc == TPM_RC_SUCCESS)
-		rc = crypto_hash_finish(&h, digest->b);
+		rc = crypto_hash_finish(&h, m->digest.b);
 	crypto_wipe(&h, sizeof(h));
 	if (rc != TPM_RC_SUCCESS || s->scheme != TPM_ALG_HASH_MLDSA)
 		return rc;
-	return scheme_mldsa_mu_hash(&key->pub, s->hash_alg, digest->b, digest->size, s->ctx.b,
-				    s->ctx.size, mu);
+	return scheme_mldsa_mu_hash(&key->pub, s->hash_alg, m->digest.b, m->digest.size, s->ctx.b,
+				    s->ctx.size, m->mu);
 }
 
-TPM_RC sig_seq_sign(const struct object *seq, struct object *key, const uint8_t *last,
-		    size_t len, struct tpmt_signature *sig)
+void sig_seq_msg_wipe(struct sig_seq_msg *m)
 {
-	const struct sig_seq *s = &seq->sig;
-	struct tpmt_scheme scheme = { .scheme = s->scheme, .hash_alg = s->hash_alg,
-				      .kdf = TPM_ALG_NULL };
-	struct tpm2b_digest digest;
-	uint8_t mu[SCHEME_MU_BYTES];
-	TPM_RC rc;
-
-	rc = finish(seq, key, last, len, mu, &digest);
-	if (rc == TPM_RC_SUCCESS) {
-		if (s->scheme == TPM_ALG_MLDSA || s->scheme == TPM_ALG_HASH_MLDSA)
-			rc = scheme_mldsa_sign_mu(key, mu, sig);
-		else
-			rc = scheme_sign_digest(key, &scheme, &digest, sig);
-	}
-	crypto_wipe(mu, sizeof(mu));
-	return rc;
+	crypto_wipe(m, sizeof(*m));
 }
 
-TPM_RC sig_seq_verify(const struct object *seq, const struct object *key,
-		      const struct tpmt_signature *sig, struct tpmt_ticket *t)
+static bool mldsa_kind(TPM_ALG_ID scheme)
+{
+	return scheme == TPM_ALG_MLDSA || scheme == TPM_ALG_HASH_MLDSA;
+}
+
+TPM_RC sig_seq_sign(const struct sig_seq_msg *m, const struct key_material *key,
+		    struct tpmt_signature *sig)
+{
+	if (mldsa_kind(m->scheme.scheme))
+		return scheme_mldsa_sign_mu(key, m->mu, sig);
+	return scheme_sign_digest(key, &m->scheme, &m->digest, sig);
+}
+
+TPM_RC sig_seq_check_scheme(const struct object *seq, const struct tpmt_signature *sig)
 {
 	const struct sig_seq *s = &seq->sig;
-	struct crypto_hmac_ctx h;
-	struct tpm2b_digest digest;
-	uint8_t mu[SCHEME_MU_BYTES];
-	TPM_RC rc;
 
 	if (sig->sig_alg != s->scheme ||
 	    (s->scheme != TPM_ALG_MLDSA && sig->hash != s->hash_alg))
 		return TPM_RC_SCHEME;
-	TRY(finish(seq, key, NULL, 0, mu, &digest));
-	if (s->scheme == TPM_ALG_MLDSA || s->scheme == TPM_ALG_HASH_MLDSA)
-		TRY(scheme_mldsa_verify_mu(key, mu, sig));
-	else
-		TRY(scheme_verify(key, &digest, sig));
+	return TPM_RC_SUCCESS;
+}
+
+TPM_RC sig_seq_verify(const struct sig_seq_msg *m, const struct key_material *key,
+		      const struct tpmt_signature *sig)
+{
+	if (mldsa_kind(m->scheme.scheme))
+		return scheme_mldsa_verify_mu(key, m->mu, sig);
+	return scheme_verify(key, &m->digest, sig);
+}
+
+TPM_RC sig_seq_ticket(const struct object *seq, struct tpmt_ticket *t)
+{
+	const struct sig_seq *s = &seq->sig;
+	struct crypto_hmac_ctx h;
+	TPM_RC rc;
+
 	if (s->ticket)
 		h = seq->hmac;
 	rc = ticket_message_finish(&h, s->ticket, s->key_hierarchy, &s->key_name, t);

@@ -10,6 +10,7 @@
 #define PQTPM_CMD_PQ_SEQ_H
 
 #include "engine_int.h"
+#include "scheme.h"
 
 /* Bind seq to key and start it. The key must have been checked as a signing key; a classical
  * key without a scheme gives TPM_RC_SCHEME, a context for a scheme that takes none
@@ -28,14 +29,30 @@ TPM_RC sig_seq_same_key(const struct object *seq, const struct object *key);
 /* Would the message, ended with last, begin with TPM_GENERATED_VALUE? */
 bool sig_seq_starts_generated(const struct object *seq, const uint8_t *last, size_t len);
 
-/* Sign the message ended with last. seq is left as it was (the caller releases it). */
-TPM_RC sig_seq_sign(const struct object *seq, struct object *key, const uint8_t *last,
-		    size_t len, struct tpmt_signature *sig);
+/* The message ended with last as the key signs or checks it: its representative mu (ML-DSA
+ * kinds) or its digest under the sequence's scheme. Made under the engine lock from the
+ * sequence's state (left as it was); signed or checked without it (compute.h). */
+struct sig_seq_msg {
+	struct tpmt_scheme scheme;
+	struct tpm2b_digest digest;	/* classical schemes */
+	uint8_t mu[SCHEME_MU_BYTES];	/* ML-DSA kinds */
+};
+TPM_RC sig_seq_finish(const struct object *seq, const struct object *key, const uint8_t *last,
+		      size_t len, struct sig_seq_msg *m);
+void sig_seq_msg_wipe(struct sig_seq_msg *m);
 
-/* Check sig over the message (TPM_RC_SCHEME: not the sequence's scheme; TPM_RC_SIGNATURE)
- * and make the TPM_ST_MESSAGE_VERIFIED ticket. seq is left as it was. */
-TPM_RC sig_seq_verify(const struct object *seq, const struct object *key,
-		      const struct tpmt_signature *sig, struct tpmt_ticket *t);
+/* Sign m with the key (its material, key_material.h). */
+TPM_RC sig_seq_sign(const struct sig_seq_msg *m, const struct key_material *key,
+		    struct tpmt_signature *sig);
+
+/* TPM_RC_SCHEME if sig is not of the sequence's scheme. */
+TPM_RC sig_seq_check_scheme(const struct object *seq, const struct tpmt_signature *sig);
+/* Check sig over m (TPM_RC_SIGNATURE). */
+TPM_RC sig_seq_verify(const struct sig_seq_msg *m, const struct key_material *key,
+		      const struct tpmt_signature *sig);
+/* The TPM_ST_MESSAGE_VERIFIED ticket of a verify sequence whose signature checked. seq is
+ * left as it was. */
+TPM_RC sig_seq_ticket(const struct object *seq, struct tpmt_ticket *t);
 
 /* The sequence part of a saved context; decode gives TPM_RC_INTEGRITY for anything that
  * sig_seq_encode would not have written. */

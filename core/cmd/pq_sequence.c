@@ -4,7 +4,7 @@
  * sequence: ML-DSA signs the message itself (mu built as it streams), HashML-DSA and the
  * classical schemes sign its hash. */
 #include "cmd/pq_seq.h"
-#include "scheme.h"
+#include "compute.h"
 
 static TPM_RC rd_buffer(struct rd *r, struct tpm2b_max_buffer *b)
 {
@@ -116,11 +116,29 @@ static void seq_done(struct cmd *c)
 	c->obj[0] = NULL;
 }
 
+/* The key (handle 2) signs or checks m without the engine lock (compute.h); the sequence and
+ * the key are found again afterwards. Codes about the key are handle 2's. */
+static TPM_RC complete_unlocked(struct cmd *c, const struct sig_seq_msg *m,
+				struct tpmt_signature *sig, bool sign)
+{
+	struct key_material k;
+	TPM_RC rc;
+
+	TRY(cmd_unlock_key(c, 1, &k));
+	if (sign)
+		rc = rc_handle(sig_seq_sign(m, &k, sig), 2);
+	else
+		rc = rc_param(sig_seq_verify(m, &k, sig), 1);
+	return cmd_relock_key(c, &k, rc);
+}
+
 static TPM_RC sign_sequence_complete(struct cmd *c)
 {
 	struct object *key = c->obj[1];
 	struct tpm2b_max_buffer buf;
 	struct tpmt_signature sig;
+	struct sig_seq_msg m;
+	TPM_RC rc;
 
 	TRYP(1, rd_buffer(&c->in, &buf));
 	TRY(cmd_params_done(c));
@@ -132,7 +150,11 @@ static TPM_RC sign_sequence_complete(struct cmd *c)
 	if ((key->pub.attributes & TPMA_OBJECT_RESTRICTED) &&
 	    sig_seq_starts_generated(c->obj[0], buf.b, buf.size))
 		return rc_param(TPM_RC_VALUE, 1);
-	TRY(rc_handle(sig_seq_sign(c->obj[0], key, buf.b, buf.size, &sig), 2));
+	rc = rc_handle(sig_seq_finish(c->obj[0], key, buf.b, buf.size, &m), 2);
+	if (rc == TPM_RC_SUCCESS)
+		rc = complete_unlocked(c, &m, &sig, true);
+	sig_seq_msg_wipe(&m);
+	TRY(rc);
 	seq_done(c);
 	return wr_signature(&c->out, &sig);
 }
@@ -141,11 +163,19 @@ static TPM_RC verify_sequence_complete(struct cmd *c)
 {
 	struct tpmt_signature sig;
 	struct tpmt_ticket t;
+	struct sig_seq_msg m;
+	TPM_RC rc;
 
 	TRYP(1, rd_signature(&c->in, &sig));
 	TRY(cmd_params_done(c));
 	TRY(complete_handles(c, OBJ_VERIFY_SEQ));
-	TRYP(1, sig_seq_verify(c->obj[0], c->obj[1], &sig, &t));
+	TRYP(1, sig_seq_check_scheme(c->obj[0], &sig));
+	rc = rc_param(sig_seq_finish(c->obj[0], c->obj[1], NULL, 0, &m), 1);
+	if (rc == TPM_RC_SUCCESS)
+		rc = complete_unlocked(c, &m, &sig, false);
+	sig_seq_msg_wipe(&m);
+	TRY(rc);
+	TRYP(1, sig_seq_ticket(c->obj[0], &t));
 	seq_done(c);
 	return wr_ticket(&c->out, &t);
 }

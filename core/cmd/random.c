@@ -33,9 +33,9 @@ static TPM_RC stir_random(struct cmd *c)
 }
 
 const struct cmd_def cmds_random[] = {
-	{ .code = TPM_CC_GetRandom, .name = "GetRandom", .flags = CMD_PARAM_OUT,
+	{ .code = TPM_CC_GetRandom, .name = "GetRandom", .flags = CMD_PARAM_OUT | CMD_READS_STATE,
 	  .run = get_random },
-	{ .code = TPM_CC_StirRandom, .name = "StirRandom", .flags = CMD_PARAM_IN,
+	{ .code = TPM_CC_StirRandom, .name = "StirRandom", .flags = CMD_PARAM_IN | CMD_READS_STATE,
 	  .run = stir_random },
 	{ 0 },
 };

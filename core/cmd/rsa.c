@@ -3,6 +3,7 @@
  * The label: a non-empty label must end in a zero octet (TPM_RC_VALUE otherwise) and is used
  * for OAEP as given, terminator included, as Part 1 §B.4 and the reference implementation
  * do; tpm2-tools sends it that way. The TPM does not append the zero itself. */
+#include "compute.h"
 #include "scheme.h"
 
 /* TPM2B_PUBLIC_KEY_RSA */
@@ -34,14 +35,38 @@ static TPM_RC check(const struct object *key, bool is_decrypt, const struct tpmt
 	return rc_param(scheme_rsa_decrypt(&key->pub, in, scheme), 2);
 }
 
+/* The RSA operation without the engine lock (compute.h): with the public key (encrypt) or the
+ * private one; codes about the input are parameter 1's. */
+static TPM_RC rsa_unlocked(struct cmd *c, bool decrypt, const struct tpmt_scheme *scheme,
+			   const struct tpm2b_data *label, const struct rsa_buf *in,
+			   struct rsa_buf *out)
+{
+	struct key_material k;
+	struct crypto_rsa key;
+	size_t n = 0;
+	TPM_RC rc;
+
+	TRY(cmd_unlock_key(c, 0, &k));
+	scheme_rsa_key(&k, &key);
+	if (decrypt) {
+		rc = crypto_rsa_decrypt_cached(&key, key_material_rsa(&k), scheme->scheme,
+					       scheme->hash_alg, label->b, label->size, in->b,
+					       in->size, out->b, &n);
+	} else {
+		key.p = NULL;
+		rc = crypto_rsa_encrypt(&key, scheme->scheme, scheme->hash_alg, label->b,
+					label->size, in->b, in->size, out->b, &n);
+	}
+	out->size = (uint16_t)n;
+	return cmd_relock_key(c, &k, rc_param(rc, 1));
+}
+
 static TPM_RC rsa_encrypt(struct cmd *c)
 {
 	const struct object *key = c->obj[0];
 	struct rsa_buf msg, out;
 	struct tpmt_scheme in, scheme;
 	struct tpm2b_data label;
-	struct crypto_rsa k;
-	size_t n = 0;
 	TPM_RC rc;
 
 	TRYP(1, rd_tpm2b(&c->in, msg.b, sizeof(msg.b), &msg.size));
@@ -49,13 +74,10 @@ static TPM_RC rsa_encrypt(struct cmd *c)
 	TRYP(3, rd_tpm2b(&c->in, label.b, sizeof(label.b), &label.size));
 	TRY(cmd_params_done(c));
 	TRY(check(key, false, &in, &label, &scheme));
-	scheme_rsa_key(key, &k);
-	k.p = NULL;
-	rc = crypto_rsa_encrypt(&k, scheme.scheme, scheme.hash_alg, label.b, label.size, msg.b,
-				msg.size, out.b, &n);
+	rc = rsa_unlocked(c, false, &scheme, &label, &msg, &out);
 	crypto_wipe(&msg, sizeof(msg));
-	TRYP(1, rc);
-	return wr_tpm2b(&c->out, out.b, (uint16_t)n);
+	TRY(rc);
+	return wr_tpm2b(&c->out, out.b, out.size);
 }
 
 static TPM_RC rsa_decrypt(struct cmd *c)
@@ -64,8 +86,6 @@ static TPM_RC rsa_decrypt(struct cmd *c)
 	struct rsa_buf cipher, msg;
 	struct tpmt_scheme in, scheme;
 	struct tpm2b_data label;
-	struct crypto_rsa k;
-	size_t n = 0;
 	TPM_RC rc;
 
 	TRYP(1, rd_tpm2b(&c->in, cipher.b, sizeof(cipher.b), &cipher.size));
@@ -77,13 +97,9 @@ static TPM_RC rsa_decrypt(struct cmd *c)
 		return TPM_RC_AUTH_UNAVAILABLE;
 	if (cipher.size != key->pub.unique.size)
 		return rc_param(TPM_RC_SIZE, 1);
-	scheme_rsa_key(key, &k);
-	rc = crypto_rsa_decrypt_cached(&k, scheme_rsa_cache(key), scheme.scheme, scheme.hash_alg,
-				       label.b, label.size, cipher.b, cipher.size, msg.b, &n);
+	rc = rsa_unlocked(c, true, &scheme, &label, &cipher, &msg);
 	if (rc == TPM_RC_SUCCESS)
-		rc = wr_tpm2b(&c->out, msg.b, (uint16_t)n);
-	else
-		rc = rc_param(rc, 1);
+		rc = wr_tpm2b(&c->out, msg.b, msg.size);
 	crypto_wipe(&msg, sizeof(msg));
 	return rc;
 }
@@ -92,6 +108,7 @@ const struct cmd_def cmds_rsa[] = {
 	{ .code = TPM_CC_RSA_Decrypt, .name = "RSA_Decrypt", .handles = 1, .auth = { AUTH_USER },
 	  .htype = { HK_OBJECT }, .flags = CMD_PARAM_IN | CMD_PARAM_OUT, .run = rsa_decrypt },
 	{ .code = TPM_CC_RSA_Encrypt, .name = "RSA_Encrypt", .handles = 1, .auth = { AUTH_NONE },
-	  .htype = { HK_OBJECT }, .flags = CMD_PARAM_IN | CMD_PARAM_OUT, .run = rsa_encrypt },
+	  .htype = { HK_OBJECT }, .flags = CMD_PARAM_IN | CMD_PARAM_OUT | CMD_READS_STATE,
+	  .run = rsa_encrypt },
 	{ 0 },
 };

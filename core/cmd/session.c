@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "cmd/pq_secret.h"
+#include "compute.h"
 #include "da.h"
 #include "scheme.h"
 #include "session.h"
@@ -12,19 +13,19 @@
 
 static const uint8_t secret_label[] = "SECRET"; /* the terminating zero is part of it */
 
-static TPM_RC salt_rsa(const struct object *key, const uint8_t *in, size_t inlen, uint8_t *salt,
-		       size_t *salt_len)
+static TPM_RC salt_rsa(const struct key_material *key, const uint8_t *in, size_t inlen,
+		       uint8_t *salt, size_t *salt_len)
 {
 	struct crypto_rsa k;
 
 	scheme_rsa_key(key, &k);
-	return crypto_rsa_decrypt_cached(&k, scheme_rsa_cache(key), TPM_ALG_OAEP,
+	return crypto_rsa_decrypt_cached(&k, key_material_rsa(key), TPM_ALG_OAEP,
 					 key->pub.name_alg, secret_label, sizeof(secret_label), in,
 					 inlen, salt, salt_len);
 }
 
-static TPM_RC salt_ecc(const struct object *key, const uint8_t *in, size_t inlen, uint8_t *salt,
-		       size_t *salt_len)
+static TPM_RC salt_ecc(const struct key_material *key, const uint8_t *in, size_t inlen,
+		       uint8_t *salt, size_t *salt_len)
 {
 	struct tpm2b_ecc_parameter qx, qy;
 	uint8_t zx[CRYPTO_MAX_ECC_BYTES], zy[CRYPTO_MAX_ECC_BYTES];
@@ -48,30 +49,40 @@ static TPM_RC salt_ecc(const struct object *key, const uint8_t *in, size_t inlen
 	return rc;
 }
 
-static TPM_RC recover_salt(const struct object *key, const uint8_t *in, size_t inlen,
+static TPM_RC decrypt_salt(const struct key_material *key, const uint8_t *in, size_t inlen,
 			   uint8_t *salt, size_t *salt_len)
 {
+	switch (key->pub.type) {
+	case TPM_ALG_RSA:
+		return salt_rsa(key, in, inlen, salt, salt_len);
+	case TPM_ALG_ECC:
+		return salt_ecc(key, in, inlen, salt, salt_len);
+	default: /* ML-KEM, v1.85: encryptedSalt is a ciphertext (cmd/pq_secret.h) */
+		return secret_decrypt(key, "SECRET", in, inlen, salt, salt_len);
+	}
+}
+
+/* The salt, decrypted with tpmKey (handle 1) without the engine lock (compute.h). */
+static TPM_RC recover_salt(struct cmd *c, const uint8_t *in, size_t inlen, uint8_t *salt,
+			   size_t *salt_len)
+{
+	const struct object *key = c->obj[0];
+	struct key_material k;
 	TPM_RC rc;
 
 	if (!key->has_sensitive || !(key->pub.attributes & TPMA_OBJECT_DECRYPT))
 		return rc_handle(TPM_RC_ATTRIBUTES, 1);
 	if (inlen == 0)
 		return rc_param(TPM_RC_VALUE, 2);
-	switch (key->pub.type) {
-	case TPM_ALG_RSA:
-		rc = salt_rsa(key, in, inlen, salt, salt_len);
-		break;
-	case TPM_ALG_ECC:
-		rc = salt_ecc(key, in, inlen, salt, salt_len);
-		break;
-	case TPM_ALG_MLKEM: /* v1.85: encryptedSalt is a ciphertext (cmd/pq_secret.h) */
-		rc = secret_decrypt(key, "SECRET", in, inlen, salt, salt_len);
-		break;
-	default:
+	if (key->pub.type != TPM_ALG_RSA && key->pub.type != TPM_ALG_ECC &&
+	    key->pub.type != TPM_ALG_MLKEM)
 		return rc_handle(TPM_RC_KEY, 1);
-	}
+	TRY(cmd_unlock_key(c, 0, &k));
+	rc = decrypt_salt(&k, in, inlen, salt, salt_len);
 	/* any failure to recover the secret is a bad encryptedSalt */
-	return rc == TPM_RC_SUCCESS ? rc : rc_param(TPM_RC_VALUE, 2);
+	if (rc != TPM_RC_SUCCESS)
+		rc = rc_param(TPM_RC_VALUE, 2);
+	return cmd_relock_key(c, &k, rc);
 }
 
 static TPM_RC start_auth_session(struct cmd *c)
@@ -95,14 +106,14 @@ static TPM_RC start_auth_session(struct cmd *c)
 	TRY(cmd_params_done(c));
 	if (type != TPM_SE_HMAC && type != TPM_SE_POLICY && type != TPM_SE_TRIAL)
 		return rc_param(TPM_RC_VALUE, 3);
-	if (sym.alg == TPM_ALG_AES && sym.mode != TPM_ALG_CFB)
+	if (crypto_sym_block(sym.alg) != 0 && sym.mode != TPM_ALG_CFB)
 		return rc_param(TPM_RC_SYMMETRIC, 4);
 	if (nonce_caller.size < MIN_NONCE)
 		return rc_param(TPM_RC_SIZE, 1);
 	if (!c->obj[0] && enc_len != 0)
 		return rc_param(TPM_RC_VALUE, 2);
 	if (c->obj[0])
-		TRY(recover_salt(c->obj[0], enc, enc_len, salt, &salt_len));
+		TRY(recover_salt(c, enc, enc_len, salt, &salt_len));
 
 	if (bound) {
 		TRY(entity_auth(c, 1, &bind_auth));
@@ -138,7 +149,7 @@ static TPM_RC start_auth_session(struct cmd *c)
 
 const struct cmd_def cmds_session[] = {
 	{ .code = TPM_CC_StartAuthSession, .name = "StartAuthSession", .handles = 2,
-	  .htype = { HK_OBJECT | HK_NULL, HK_ANY & ~HK_SESSION }, .flags = CMD_RHANDLE,
-	  .run = start_auth_session },
+	  .htype = { HK_OBJECT | HK_NULL, HK_ANY & ~HK_SESSION },
+	  .flags = CMD_RHANDLE | CMD_READS_STATE, .run = start_auth_session },
 	{ 0 },
 };

@@ -2,8 +2,19 @@
  * (PH(M) with an empty context); a pure ML-DSA key signs messages, through the sequence
  * commands and SignDigest (cmd/pq_*.c), and is refused here with TPM_RC_SCHEME. */
 #include "commit.h"
+#include "compute.h"
 #include "scheme.h"
 #include "ticket.h"
+
+/* The signature without the engine lock (compute.h): the key is found again afterwards. */
+static TPM_RC sign_unlocked(struct cmd *c, const struct tpmt_scheme *scheme,
+			    const struct tpm2b_digest *digest, struct tpmt_signature *sig)
+{
+	struct key_material k;
+
+	TRY(cmd_unlock_key(c, 0, &k));
+	return cmd_relock_key(c, &k, scheme_sign_digest(&k, scheme, digest, sig));
+}
 
 static TPM_RC sign(struct cmd *c)
 {
@@ -30,12 +41,24 @@ static TPM_RC sign(struct cmd *c)
 	TRYP(3, scheme_sign_allowed(c->e, key, &digest, &validation));
 	if (digest.size != crypto_hash_size(scheme.hash_alg))
 		return rc_param(TPM_RC_SIZE, 1);
-	/* ECDAA uses a commit (commit.h), named by the scheme's count */
+	/* ECDAA uses a commit (commit.h), named by the scheme's count: under the lock */
 	if (scheme.scheme == TPM_ALG_ECDAA)
 		TRYP(2, commit_sign_ecdaa(c->e, key, &scheme, &digest, &sig));
 	else
-		TRY(scheme_sign_digest(key, &scheme, &digest, &sig));
+		TRY(sign_unlocked(c, &scheme, &digest, &sig));
 	return wr_signature(&c->out, &sig);
+}
+
+/* The check without the engine lock; its code numbered as parameter 2 (the signature). */
+static TPM_RC verify_unlocked(struct cmd *c, const struct tpm2b_digest *digest,
+			      const struct tpmt_signature *sig)
+{
+	struct key_material k;
+	TPM_RC rc;
+
+	TRY(cmd_unlock_key(c, 0, &k));
+	rc = rc_param(scheme_verify(&k, digest, sig), 2);
+	return cmd_relock_key(c, &k, rc);
 }
 
 static TPM_RC verify_signature(struct cmd *c)
@@ -50,7 +73,8 @@ static TPM_RC verify_signature(struct cmd *c)
 	TRY(cmd_params_done(c));
 	if (!(key->pub.attributes & TPMA_OBJECT_SIGN_ENCRYPT))
 		return rc_handle(TPM_RC_ATTRIBUTES, 1);
-	TRYP(2, scheme_verify(key, &digest, &sig));
+	TRY(verify_unlocked(c, &digest, &sig));
+	key = c->obj[0]; /* found again */
 	/* a key without a Name (nameAlg NULL) cannot be named in a ticket */
 	if (key->pub.name_alg == TPM_ALG_NULL)
 		ticket_null(&t, TPM_ST_VERIFIED);
@@ -63,7 +87,7 @@ const struct cmd_def cmds_sign[] = {
 	{ .code = TPM_CC_Sign, .name = "Sign", .handles = 1, .auth = { AUTH_USER },
 	  .htype = { HK_OBJECT }, .flags = CMD_PARAM_IN, .run = sign },
 	{ .code = TPM_CC_VerifySignature, .name = "VerifySignature", .handles = 1,
-	  .auth = { AUTH_NONE }, .htype = { HK_OBJECT }, .flags = CMD_PARAM_IN,
+	  .auth = { AUTH_NONE }, .htype = { HK_OBJECT }, .flags = CMD_PARAM_IN | CMD_READS_STATE,
 	  .run = verify_signature },
 	{ 0 },
 };

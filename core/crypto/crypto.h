@@ -19,7 +19,7 @@
 #define CRYPTO_MAX_DIGEST 64	   /* SHA-512 */
 #define CRYPTO_MAX_HASH_BLOCK 128  /* SHA-384/512 block */
 #define CRYPTO_MAX_RSA_BYTES 512   /* modulus up to 4096 bits (LoadExternal); we create 2048/3072 */
-#define CRYPTO_MAX_ECC_BYTES 48	   /* P-384 */
+#define CRYPTO_MAX_ECC_BYTES 66	   /* P-521 */
 #define CRYPTO_MAX_SYM_KEY 32	   /* AES-256 */
 #define CRYPTO_AES_BLOCK 16
 
@@ -74,13 +74,17 @@ TPM_RC crypto_kdfe(TPM_ALG_ID hash, const uint8_t *z, size_t zlen, const char *l
 		   const uint8_t *party_u, size_t ulen, const uint8_t *party_v, size_t vlen,
 		   uint32_t bits, uint8_t *out);
 
+/* KDF2 (IEEE 1363a, ISO/IEC 18033-2) with no other input: T(i) = H(Z || [i]32) from i = 1,
+ * len bytes (TPM2_ECC_Encrypt / ECC_Decrypt's mask, TPM_ALG_KDF2). */
+TPM_RC crypto_kdf2(TPM_ALG_ID hash, const uint8_t *z, size_t zlen, uint8_t *out, size_t len);
+
 /* ---- random sources ----
  * Key generation takes a source so that primary keys come from a deterministic stream
  * (the hierarchy seed and the template) and ordinary keys from the system DRBG. */
 struct crypto_rng {
 	TPM_RC (*read)(struct crypto_rng *rng, uint8_t *out, size_t len);
 };
-/* The engine-wide DRBG (wolfSSL's Hash_DRBG, seeded from the OS), thread-safe. */
+/* The system DRBG (wolfSSL's Hash_DRBG seeded from the OS, one per thread: rng.c). */
 struct crypto_rng *crypto_system_rng(void);
 TPM_RC crypto_random(uint8_t *out, size_t len);
 /* StirRandom: mixes caller data into the DRBG's additional input. */
@@ -132,26 +136,27 @@ TPM_RC crypto_rsa_decrypt(const struct crypto_rsa *key, TPM_ALG_ID scheme, TPM_A
 /* scheme: TPM_ALG_RSASSA or TPM_ALG_RSAPSS (salt = digest size, as the TPM does). sig gets nlen. */
 TPM_RC crypto_rsa_sign(const struct crypto_rsa *key, TPM_ALG_ID scheme, TPM_ALG_ID hash,
 		       const uint8_t *digest, size_t dlen, uint8_t *sig, size_t *siglen);
-/* The same with the private key kept between calls: building it from p (q, d, dP, dQ, qInv)
- * costs about as much as a tenth of an RSA-2048 signature. *cache (NULL at first) holds it
- * for the next call: used if it was built from the same n, e and p, else built anew and put
- * there (what was there freed). The caller owns it and frees it with crypto_rsa_cache_free;
- * one operation at a time on it. cache NULL: as crypto_rsa_sign/_decrypt. */
+/* The same with the private keys kept between calls: building one from p (q, d, dP, dQ, qInv)
+ * costs about as much as a tenth of an RSA-2048 signature. cache (from crypto_rsa_cache_new)
+ * keeps them for the calls with the same n, e and p; any number of threads may use one cache
+ * at once (each operation takes a built key of its own out of it). cache NULL: as
+ * crypto_rsa_sign/_decrypt. */
 struct crypto_rsa_cache;
-TPM_RC crypto_rsa_sign_cached(const struct crypto_rsa *key, struct crypto_rsa_cache **cache,
+struct crypto_rsa_cache *crypto_rsa_cache_new(void); /* NULL: no memory */
+TPM_RC crypto_rsa_sign_cached(const struct crypto_rsa *key, struct crypto_rsa_cache *cache,
 			      TPM_ALG_ID scheme, TPM_ALG_ID hash, const uint8_t *digest,
 			      size_t dlen, uint8_t *sig, size_t *siglen);
-TPM_RC crypto_rsa_decrypt_cached(const struct crypto_rsa *key, struct crypto_rsa_cache **cache,
+TPM_RC crypto_rsa_decrypt_cached(const struct crypto_rsa *key, struct crypto_rsa_cache *cache,
 				 TPM_ALG_ID scheme, TPM_ALG_ID hash, const uint8_t *label,
 				 size_t labellen, const uint8_t *in, size_t inlen, uint8_t *out,
 				 size_t *outlen);
-/* Wipe and free a kept private key; NULL is fine. */
+/* Wipe and free the kept private keys; NULL is fine. No operation may be using it. */
 void crypto_rsa_cache_free(struct crypto_rsa_cache *c);
 /* PSS verification accepts any salt length (the TPM spec and tpm2-tools' OpenSSL do). */
 TPM_RC crypto_rsa_verify(const struct crypto_rsa *key, TPM_ALG_ID scheme, TPM_ALG_ID hash,
 			 const uint8_t *digest, size_t dlen, const uint8_t *sig, size_t siglen);
 
-/* ---- ECC: TPM_ECC_NIST_P256, TPM_ECC_NIST_P384 ----
+/* ---- ECC: TPM_ECC_NIST_P256, _P384, and _P521 when the wolfSSL linked has it ----
  * Scalars and coordinates are big-endian, exactly crypto_ecc_bytes(curve) long. */
 size_t crypto_ecc_bytes(uint16_t curve); /* 0 if not supported */
 /* d = (c mod (n - 1)) + 1 with c read from rng, 64 bits longer than n (FIPS 186 B.4.1). */
@@ -198,9 +203,24 @@ struct crypto_ecc_params {
 };
 TPM_RC crypto_ecc_params(uint16_t curve, struct crypto_ecc_params *out);
 
-/* ---- AES: TPM_ALG_CFB, CBC, CTR, OFB, ECB with 128/192/256-bit keys ----
- * iv (16 bytes) is updated in place so that calls chain as TPM2_EncryptDecrypt's ivOut says.
- * CFB, CTR and OFB accept any length; CBC and ECB need a multiple of 16 (TPM_RC_SIZE). */
+/* ---- block ciphers (sym.c): TPM_ALG_AES, and TPM_ALG_CAMELLIA and TPM_ALG_TDES where the
+ * wolfSSL built against has them; modes TPM_ALG_CFB, CBC, CTR, OFB, ECB ----
+ * Key sizes: AES and Camellia 128/192/256 bits, TDES 128 (two keys) and 192 (three keys).
+ * iv (one block) is updated in place so that calls chain as TPM2_EncryptDecrypt's ivOut says.
+ * CFB, CTR and OFB accept any length; CBC and ECB need whole blocks (TPM_RC_SIZE). Errors:
+ * TPM_RC_SYMMETRIC (algorithm), TPM_RC_KEY_SIZE, TPM_RC_MODE, TPM_RC_VALUE (no iv). */
+#define CRYPTO_MAX_SYM_BLOCK 16
+/* The block size of alg, 0 if this build does not have it. */
+size_t crypto_sym_block(TPM_ALG_ID alg);
+/* Whether this build has alg with keys of key_bits. */
+bool crypto_sym_supported(TPM_ALG_ID alg, uint16_t key_bits);
+TPM_RC crypto_sym(TPM_ALG_ID alg, TPM_ALG_ID mode, bool encrypt, const uint8_t *key,
+		  size_t keylen, uint8_t *iv, const uint8_t *in, uint8_t *out, size_t len);
+/* TDES keys as the TPM makes them (SP 800-67 §3.3): set_parity gives every byte odd parity;
+ * key_ok: 16 or 24 bytes, no part weak or semi-weak, K1 != K2, K2 != K3 (parity ignored). */
+void crypto_tdes_set_parity(uint8_t *key, size_t len);
+bool crypto_tdes_key_ok(const uint8_t *key, size_t len);
+/* crypto_sym with TPM_ALG_AES */
 TPM_RC crypto_aes(TPM_ALG_ID mode, bool encrypt, const uint8_t *key, size_t keylen,
 		  uint8_t *iv, const uint8_t *in, uint8_t *out, size_t len);
 
@@ -222,7 +242,9 @@ TPM_RC crypto_cmac(const uint8_t *key, size_t keylen, const void *data, size_t l
 /* ---- teardown ----
  * wolfSSL keeps per-thread ECC tables (fixed-point caches, ~0.8 MB per cached point; they make
  * ECDSA ~100x faster): a thread that used ECC calls crypto_thread_cleanup before it exits, or
- * they leak. crypto_cleanup also frees the DRBG (for process exit; a later call reseeds it). */
+ * they leak; it frees the thread's DRBG too (which a thread's exit also does). crypto_cleanup
+ * does that for the calling thread and ends wolfCrypt (for process exit; a later call starts
+ * it and seeds again). */
 void crypto_thread_cleanup(void);
 void crypto_cleanup(void);
 

@@ -96,7 +96,7 @@ static TPM_RC padded_encrypt(RsaKey *rsa, size_t nlen, TPM_ALG_ID scheme, TPM_AL
 			     const uint8_t *label, size_t labellen, const uint8_t *in,
 			     size_t inlen, uint8_t *out)
 {
-	WC_RNG *rng = crypto_wolf_rng_acquire();
+	WC_RNG *rng = crypto_wolf_rng();
 	int rc;
 
 	if (!rng)
@@ -109,7 +109,6 @@ static TPM_RC padded_encrypt(RsaKey *rsa, size_t nlen, TPM_ALG_ID scheme, TPM_AL
 		rc = wc_RsaPublicEncrypt_ex(in, (word32)inlen, out, (word32)nlen, rsa, rng,
 					    WC_RSA_PKCSV15_PAD, WC_HASH_TYPE_NONE, WC_MGF1NONE,
 					    NULL, 0);
-	crypto_wolf_rng_release();
 	if (rc < 0)
 		return from_wolf(rc);
 	return (size_t)rc == nlen ? TPM_RC_SUCCESS : TPM_RC_FAILURE;
@@ -148,7 +147,7 @@ static int private_decrypt(RsaKey *rsa, TPM_ALG_ID scheme, TPM_ALG_ID hash,
 			   const uint8_t *label, size_t labellen, const uint8_t *in,
 			   size_t nlen, uint8_t *out)
 {
-	WC_RNG *rng = crypto_wolf_rng_acquire();
+	WC_RNG *rng = crypto_wolf_rng();
 	word32 len = (word32)nlen;
 	int rc;
 
@@ -168,7 +167,6 @@ static int private_decrypt(RsaKey *rsa, TPM_ALG_ID scheme, TPM_ALG_ID hash,
 					     WC_RSA_PKCSV15_PAD, WC_HASH_TYPE_NONE, WC_MGF1NONE,
 					     NULL, 0);
 	}
-	crypto_wolf_rng_release();
 	return rc;
 }
 
@@ -182,7 +180,7 @@ TPM_RC crypto_rsa_decrypt(const struct crypto_rsa *key, TPM_ALG_ID scheme, TPM_A
 					 outlen);
 }
 
-TPM_RC crypto_rsa_decrypt_cached(const struct crypto_rsa *key, struct crypto_rsa_cache **cache,
+TPM_RC crypto_rsa_decrypt_cached(const struct crypto_rsa *key, struct crypto_rsa_cache *cache,
 				 TPM_ALG_ID scheme, TPM_ALG_ID hash, const uint8_t *label,
 				 size_t labellen, const uint8_t *in, size_t inlen, uint8_t *out,
 				 size_t *outlen)
@@ -207,7 +205,7 @@ TPM_RC crypto_rsa_decrypt_cached(const struct crypto_rsa *key, struct crypto_rsa
 		if (len < 0)
 			rc = from_wolf(len);
 	}
-	crypto_rsa_private_done(&tmp, rsa);
+	crypto_rsa_private_done(cache, &tmp, rsa);
 	if (rc == TPM_RC_SUCCESS)
 		*outlen = (size_t)len;
 	return rc;
@@ -243,7 +241,7 @@ static int private_sign(RsaKey *rsa, size_t nlen, size_t modbits, TPM_ALG_ID sch
 		if (ilen == 0)
 			return BAD_FUNC_ARG;
 	}
-	rng = crypto_wolf_rng_acquire();
+	rng = crypto_wolf_rng();
 	if (!rng)
 		return MISSING_RNG_E;
 	rc = wc_RsaSetRNG(rsa, rng);
@@ -252,7 +250,6 @@ static int private_sign(RsaKey *rsa, size_t nlen, size_t modbits, TPM_ALG_ID sch
 				       wolf_mgf(hash), pss_salt(dlen, modbits), rsa, rng);
 	else if (rc == 0)
 		rc = wc_RsaSSL_Sign(info, ilen, sig, (word32)nlen, rsa, rng);
-	crypto_wolf_rng_release();
 	return rc;
 }
 
@@ -262,7 +259,7 @@ TPM_RC crypto_rsa_sign(const struct crypto_rsa *key, TPM_ALG_ID scheme, TPM_ALG_
 	return crypto_rsa_sign_cached(key, NULL, scheme, hash, digest, dlen, sig, siglen);
 }
 
-TPM_RC crypto_rsa_sign_cached(const struct crypto_rsa *key, struct crypto_rsa_cache **cache,
+TPM_RC crypto_rsa_sign_cached(const struct crypto_rsa *key, struct crypto_rsa_cache *cache,
 			      TPM_ALG_ID scheme, TPM_ALG_ID hash, const uint8_t *digest,
 			      size_t dlen, uint8_t *sig, size_t *siglen)
 {
@@ -288,7 +285,7 @@ TPM_RC crypto_rsa_sign_cached(const struct crypto_rsa *key, struct crypto_rsa_ca
 		else if ((size_t)len != key->nlen)
 			rc = TPM_RC_FAILURE;
 	}
-	crypto_rsa_private_done(&tmp, rsa);
+	crypto_rsa_private_done(cache, &tmp, rsa);
 	if (rc == TPM_RC_SUCCESS)
 		*siglen = key->nlen;
 	return rc;

@@ -2,7 +2,8 @@
  * Debian's wolfSSL has no wc_RsaPrivateKeyDecodeRaw, so this computes q = n / p, d, dP, dQ and
  * qInv itself and sets them in the key's mp_int fields, which is what that function does.
  * That costs a division and two inversions (~60 us for RSA-2048), so a loaded key keeps the
- * result (crypto_rsa_sign_cached, crypto_rsa_decrypt_cached) for its next private operation. */
+ * result (crypto_rsa_sign_cached, crypto_rsa_decrypt_cached) for its next private operations. */
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -79,10 +80,16 @@ void crypto_rsa_unload(RsaKey *key)
 	crypto_wipe(key, sizeof(*key));
 }
 
-/* ---- the private key kept between operations ---- */
+/* ---- the private keys kept between operations ----
+ * A pool, not one key: wolfSSL keeps per-operation state in an RsaKey (the RNG, blinding
+ * values, its state machine), so two threads never use one at once. An operation takes an
+ * idle key that was built from the same values, or builds one; it gives it back afterwards,
+ * kept while the pool has room (RSA_POOL: two clients signing with one key at once on two
+ * cores), freed otherwise. */
+#define RSA_POOL 2
 
-struct crypto_rsa_cache {
-	RsaKey key;
+struct rsa_built {
+	RsaKey key; /* first: the RsaKey an operation used leads back to its entry */
 	/* what it was built from: a key with other values builds its own */
 	uint32_t e;
 	size_t nlen, plen;
@@ -90,65 +97,123 @@ struct crypto_rsa_cache {
 	uint8_t p[CRYPTO_MAX_RSA_BYTES];
 };
 
+struct crypto_rsa_cache {
+	pthread_mutex_t lock;
+	unsigned idle;
+	struct rsa_built *slot[RSA_POOL];
+};
+
 static uint32_t exponent_of(const struct crypto_rsa *rsa)
 {
 	return rsa->e ? rsa->e : DEFAULT_EXPONENT;
 }
 
-static bool cache_matches(const struct crypto_rsa_cache *c, const struct crypto_rsa *rsa)
+static bool built_from(const struct rsa_built *b, const struct crypto_rsa *rsa)
 {
-	return c->e == exponent_of(rsa) && c->nlen == rsa->nlen && c->plen == rsa->plen &&
-	       memcmp(c->n, rsa->n, rsa->nlen) == 0 && crypto_ct_equal(c->p, rsa->p, rsa->plen);
+	return b->e == exponent_of(rsa) && b->nlen == rsa->nlen && b->plen == rsa->plen &&
+	       memcmp(b->n, rsa->n, rsa->nlen) == 0 && crypto_ct_equal(b->p, rsa->p, rsa->plen);
+}
+
+static void built_free(struct rsa_built *b)
+{
+	if (!b)
+		return;
+	crypto_rsa_unload(&b->key);
+	crypto_wipe(b, sizeof(*b));
+	free(b);
+}
+
+struct crypto_rsa_cache *crypto_rsa_cache_new(void)
+{
+	struct crypto_rsa_cache *c = calloc(1, sizeof(*c));
+
+	if (c && pthread_mutex_init(&c->lock, NULL) != 0) {
+		free(c);
+		c = NULL;
+	}
+	return c;
 }
 
 void crypto_rsa_cache_free(struct crypto_rsa_cache *c)
 {
 	if (!c)
 		return;
-	crypto_rsa_unload(&c->key);
+	for (unsigned i = 0; i < c->idle; i++)
+		built_free(c->slot[i]);
+	pthread_mutex_destroy(&c->lock);
 	crypto_wipe(c, sizeof(*c));
 	free(c);
 }
 
-TPM_RC crypto_rsa_private(const struct crypto_rsa *rsa, struct crypto_rsa_cache **cache,
+/* An idle key built from rsa, taken out of the pool; one built from other values is dropped. */
+static struct rsa_built *take_idle(struct crypto_rsa_cache *c, const struct crypto_rsa *rsa)
+{
+	struct rsa_built *b = NULL, *stale = NULL;
+
+	pthread_mutex_lock(&c->lock);
+	if (c->idle) {
+		b = c->slot[--c->idle];
+		if (!built_from(b, rsa)) {
+			stale = b;
+			b = NULL;
+		}
+	}
+	pthread_mutex_unlock(&c->lock);
+	built_free(stale);
+	return b;
+}
+
+TPM_RC crypto_rsa_private(const struct crypto_rsa *rsa, struct crypto_rsa_cache *cache,
 			  RsaKey *tmp, RsaKey **out)
 {
-	struct crypto_rsa_cache *c;
+	struct rsa_built *b;
 	TPM_RC rc;
 
 	*out = NULL;
 	if (!rsa->p)
 		return TPM_RC_KEY;
-	if (cache && *cache && cache_matches(*cache, rsa)) {
-		*out = &(*cache)->key;
+	b = cache ? take_idle(cache, rsa) : NULL;
+	if (b) {
+		*out = &b->key;
 		return TPM_RC_SUCCESS;
 	}
-	/* sizes that do not fit the cache fail in crypto_rsa_load, with its codes */
-	c = cache && rsa->nlen <= CRYPTO_MAX_RSA_BYTES && rsa->plen <= rsa->nlen
-		    ? calloc(1, sizeof(*c))
+	/* sizes that do not fit an entry fail in crypto_rsa_load, with its codes */
+	b = cache && rsa->nlen <= CRYPTO_MAX_RSA_BYTES && rsa->plen <= rsa->nlen
+		    ? calloc(1, sizeof(*b))
 		    : NULL;
-	if (!c) { /* no cache (or no memory for one): a key for this operation only */
+	if (!b) { /* no cache (or no memory for an entry): a key for this operation only */
 		*out = tmp;
 		return crypto_rsa_load(tmp, rsa);
 	}
-	rc = crypto_rsa_load(&c->key, rsa);
+	rc = crypto_rsa_load(&b->key, rsa);
 	if (rc != TPM_RC_SUCCESS) {
-		crypto_rsa_cache_free(c);
+		built_free(b);
 		return rc;
 	}
-	c->e = exponent_of(rsa);
-	c->nlen = rsa->nlen;
-	c->plen = rsa->plen;
-	memcpy(c->n, rsa->n, rsa->nlen);
-	memcpy(c->p, rsa->p, rsa->plen);
-	crypto_rsa_cache_free(*cache);
-	*cache = c;
-	*out = &c->key;
+	b->e = exponent_of(rsa);
+	b->nlen = rsa->nlen;
+	b->plen = rsa->plen;
+	memcpy(b->n, rsa->n, rsa->nlen);
+	memcpy(b->p, rsa->p, rsa->plen);
+	*out = &b->key;
 	return TPM_RC_SUCCESS;
 }
 
-void crypto_rsa_private_done(RsaKey *tmp, RsaKey *used)
+void crypto_rsa_private_done(struct crypto_rsa_cache *cache, RsaKey *tmp, RsaKey *used)
 {
-	if (used == tmp)
+	struct rsa_built *b = (struct rsa_built *)used;
+
+	if (!used)
+		return;
+	if (used == tmp) {
 		crypto_rsa_unload(tmp);
+		return;
+	}
+	pthread_mutex_lock(&cache->lock);
+	if (cache->idle < RSA_POOL) {
+		cache->slot[cache->idle++] = b;
+		b = NULL;
+	}
+	pthread_mutex_unlock(&cache->lock);
+	built_free(b);
 }

@@ -7,6 +7,8 @@
 #include <wolfssl/wolfcrypt/settings.h>
 #include <wolfssl/wolfcrypt/aes.h>
 #include <wolfssl/wolfcrypt/asn_public.h>
+#include <wolfssl/wolfcrypt/camellia.h>
+#include <wolfssl/wolfcrypt/des3.h>
 #include <wolfssl/wolfcrypt/ecc.h>
 #include <wolfssl/wolfcrypt/error-crypt.h>
 #include <wolfssl/wolfcrypt/hash.h>
@@ -22,23 +24,23 @@
 
 #include "crypto.h"
 
-/* The engine-wide DRBG for wolfSSL calls that need one (blinding, ECDSA k, OAEP seeds, PSS
- * salts). acquire locks it (NULL if it could not be seeded); release unlocks it. */
-WC_RNG *crypto_wolf_rng_acquire(void);
-void crypto_wolf_rng_release(void);
+/* The calling thread's DRBG for wolfSSL calls that need one (blinding, ECDSA k, OAEP seeds,
+ * PSS salts): its own, so no lock (rng.c); NULL if it could not be seeded. */
+WC_RNG *crypto_wolf_rng(void);
 
 /* RSA keys as wolfSSL wants them, built from n, e and (for private keys) p; rsa_key.c.
  * crypto_rsa_unload frees and wipes, also after a failed load. */
 TPM_RC crypto_rsa_load(RsaKey *key, const struct crypto_rsa *rsa);
 void crypto_rsa_unload(RsaKey *key);
 size_t crypto_rsa_modulus_bits(const struct crypto_rsa *rsa);
-/* The private key of rsa for one operation: the one in *cache if it was built from the same
- * n, e and p; else built, into a new cache entry when cache is not NULL (the old one freed),
- * or into *tmp. TPM_RC_KEY without p; load errors as crypto_rsa_load. Afterwards, also after
- * an error, crypto_rsa_private_done(tmp, *out) unloads *tmp if it was used. */
-TPM_RC crypto_rsa_private(const struct crypto_rsa *rsa, struct crypto_rsa_cache **cache,
+/* The private key of rsa for one operation: an idle one of cache built from the same n, e and
+ * p (taken out: no other thread uses it meanwhile); else built, into a new cache entry when
+ * cache is not NULL, or into *tmp. TPM_RC_KEY without p; load errors as crypto_rsa_load.
+ * Afterwards, also after an error, crypto_rsa_private_done(cache, tmp, *out) gives an entry
+ * back to the cache or unloads *tmp. */
+TPM_RC crypto_rsa_private(const struct crypto_rsa *rsa, struct crypto_rsa_cache *cache,
 			  RsaKey *tmp, RsaKey **out);
-void crypto_rsa_private_done(RsaKey *tmp, RsaKey *used);
+void crypto_rsa_private_done(struct crypto_rsa_cache *cache, RsaKey *tmp, RsaKey *used);
 
 /* EMSA-PSS verification accepting any salt length (rsa_pss.c): em is the result of the public
  * operation on the signature, nlen bytes. */

@@ -72,6 +72,10 @@ struct pqtpm_engine_config {
 	enum pqtpm_log_level log_level;
 	int auto_startup;	 /* nonzero: run Startup(CLEAR) at open unless the TPM is started */
 	enum pqtpm_capabilities capabilities; /* 0: PQTPM_CAPS_RELEASED */
+	/* nonzero: this open makes no EK certificates (nor the CA), for a TPM manufactured
+	 * without them as test suites' reference simulators are; 0: a TPM without them gets them
+	 * (docs/attestation.md). Certificates already in NV stay either way. */
+	int no_ek_certificates;
 };
 
 struct pqtpm_engine;

@@ -13,8 +13,10 @@
 # server). Then, unpinned, issue 14's figures from the SP build: head_of_line (B's GetRandom
 # while A makes RSA-3072 keys, in process and over MSSIM) and sign_scaling (ECDSA P-256 and
 # ML-DSA-65 signatures/s with 1, 2 and 4 clients, in process and over MSSIM, and 2 clients on
-# one server against 2 spread over two servers); each starts its own engine and servers. Any
-# other program in SP_BUILD_DIR/bench/ runs afterwards without arguments.
+# one server against 2 spread over two servers); each starts its own engine and servers. Then
+# p11_bench: the PKCS#11 module (an embedded TPM) and Debian's SoftHSMv2 driven by the same
+# code in one run, unpinned (its two-thread figures need both CPUs). Any other program in
+# SP_BUILD_DIR/bench/ runs afterwards without arguments.
 #
 # Every figure the programs print as a RESULT line goes to SP_BUILD_DIR/bench/results.tsv
 # (impl, mode, key, label, unit, median, p99, samples); tests/bench/report.sh makes report.md and
@@ -36,7 +38,7 @@ if ! command -v gnuplot >/dev/null; then
 fi
 for d in "$SP_DIR" "$SYS_DIR"; do
 	for b in bin/pqtpm-server bench/tpm_bench bench/kernel_flow bench/nv_bench bench/pq_bench \
-		bench/head_of_line bench/sign_scaling; do
+		bench/head_of_line bench/sign_scaling bench/p11_bench lib/libpqtpm-pkcs11.so; do
 		if [ ! -x "$d/$b" ]; then
 			echo "bench: $d/$b not built" >&2
 			exit 1
@@ -158,10 +160,19 @@ measure pqtpm-sp unpinned head_of_line "$SP_DIR/bench/head_of_line"
 echo "== sign_scaling (in process, then over MSSIM; unpinned)"
 measure pqtpm-sp unpinned sign_scaling "$SP_DIR/bench/sign_scaling"
 
+# p11_bench: our module and SoftHSMv2 (scripts/install-deps.sh bench installs softhsm2) in one
+# run; the system build's module once more, without the peer.
+echo "== p11_bench (SP build, SoftHSMv2 in the same run; unpinned)"
+measure pqtpm-sp p11 p11_bench "$SP_DIR/bench/p11_bench"
+echo "== p11_bench (system build, without SoftHSMv2; unpinned)"
+measure pqtpm-system p11 p11_bench env P11_BENCH_PEER=0 "$SYS_DIR/bench/p11_bench"
+
 for b in "$SP_DIR"/bench/*; do
 	if [ ! -f "$b" ] || [ ! -x "$b" ]; then continue; fi
 	case $(basename "$b") in
-	tpm_bench | kernel_flow | nv_bench | pq_bench | head_of_line | sign_scaling) continue ;;
+	tpm_bench | kernel_flow | nv_bench | pq_bench | head_of_line | sign_scaling | p11_bench)
+		continue
+		;;
 	esac
 	echo "== $(basename "$b")"
 	# shellcheck disable=SC2086

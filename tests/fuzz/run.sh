@@ -8,13 +8,14 @@
 #                                           each target for FUZZ_SMOKE_SECONDS (default 10);
 #                                           exits non-zero on any crash (for make check)
 #   tests/fuzz/run.sh seeds                 regenerate the generated seeds (context, state,
-#                                           verifier, mssim_frame, engine's hand-made ones) under
-#                                           tests/fuzz/corpus/; the recorded engine seeds
-#                                           come from tests/fuzz/record.sh
+#                                           verifier, pkcs11, mssim_frame, engine's hand-made
+#                                           ones) under tests/fuzz/corpus/; the recorded
+#                                           engine seeds come from tests/fuzz/record.sh
 #
 # Targets (tests/fuzz/fuzz_<T>.c): engine, mssim_frame, context, state, verifier (the
-# attestation verifier, with libpqtpm-attest, libpqtpm-tss and jansson). Built with clang 14
-# and -fsanitize=fuzzer,address,undefined (UBSan does not recover: any report is a crash)
+# attestation verifier, with libpqtpm-attest, libpqtpm-tss and jansson), pkcs11 (the PKCS#11
+# module's objects, libp11.a, with libsqlite3). Built with clang 14 and
+# -fsanitize=fuzzer,address,undefined (UBSan does not recover: any report is a crash)
 # against libpqtpm.a (and the server's objects, libmssim.a) built by the Makefile in $FUZZ_BUILD
 # (default build-fuzz) with -fsanitize=fuzzer-no-link, linked with the SP wolfCrypt it was
 # compiled against
@@ -41,7 +42,7 @@ cd "$root"
 FUZZ_BUILD=${FUZZ_BUILD:-build-fuzz}
 CC_FUZZ=${CC_FUZZ:-clang}
 MAKE=${MAKE:-make}
-ALL_TARGETS="engine mssim_frame context state verifier"
+ALL_TARGETS="engine mssim_frame context state verifier pkcs11"
 out=$FUZZ_BUILD/fuzz
 FUZZ_DEFS="-DPQTPM_FUZZ_DETERMINISTIC_RNG -DFUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION"
 LIB_CFLAGS="-fsanitize=fuzzer-no-link -Wno-unused-command-line-argument $FUZZ_DEFS"
@@ -54,6 +55,19 @@ target_flags() {
 	context) echo "-max_len=8192 -timeout=10" ;;
 	state) echo "-max_len=32768 -timeout=20" ;;
 	verifier) echo "-max_len=32768 -timeout=10" ;;
+	pkcs11) echo "-max_len=8192 -timeout=30" ;;
+	esac
+}
+
+# What a target needs beyond the others: include flags, then libraries.
+target_cflags() {
+	case $1 in
+	pkcs11) echo "-Ipkcs11 $(pkg-config --cflags p11-kit-1)" ;;
+	esac
+}
+target_libs() {
+	case $1 in
+	pkcs11) echo "$FUZZ_BUILD/obj/libp11.a -lsqlite3" ;;
 	esac
 }
 
@@ -78,22 +92,25 @@ build() {
 	# shellcheck disable=SC2086
 	$MAKE --no-print-directory -s $jflag BUILD="$FUZZ_BUILD" CC="$CC_FUZZ" SAN=1 \
 		CFLAGS="$LIB_CFLAGS" "$FUZZ_BUILD/lib/libpqtpm.a" "$FUZZ_BUILD/obj/libmssim.a" \
-		"$FUZZ_BUILD/lib/libpqtpm-attest.a" "$FUZZ_BUILD/lib/libpqtpm-tss.a"
+		"$FUZZ_BUILD/lib/libpqtpm-attest.a" "$FUZZ_BUILD/lib/libpqtpm-tss.a" \
+		"$FUZZ_BUILD/obj/libp11.a"
 	mkdir -p "$out"
 	for t in $ALL_TARGETS; do
 		if [ "$out/fuzz_$t" -nt "tests/fuzz/fuzz_$t.c" ] &&
 			[ "$out/fuzz_$t" -nt "$FUZZ_BUILD/lib/libpqtpm.a" ] &&
 			[ "$out/fuzz_$t" -nt "$FUZZ_BUILD/obj/libmssim.a" ] &&
 			[ "$out/fuzz_$t" -nt "$FUZZ_BUILD/lib/libpqtpm-attest.a" ] &&
+			[ "$out/fuzz_$t" -nt "$FUZZ_BUILD/obj/libp11.a" ] &&
 			[ "$out/fuzz_$t" -nt tests/fuzz/fuzz_util.h ]; then
 			continue
 		fi
-		# shellcheck disable=SC2086
+		# shellcheck disable=SC2046,SC2086
 		"$CC_FUZZ" -std=c11 -D_GNU_SOURCE -O1 -g -fno-omit-frame-pointer $FUZZ_DEFS \
 			-Wall -Wextra -Wno-unused-parameter -Werror \
 			-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
 			-Iinclude -Icore -Imssim -Itests/fuzz -Ibuild/wolfssl-sp/include \
-			"tests/fuzz/fuzz_$t.c" "$FUZZ_BUILD/lib/libpqtpm-attest.a" \
+			$(target_cflags "$t") "tests/fuzz/fuzz_$t.c" $(target_libs "$t") \
+			"$FUZZ_BUILD/lib/libpqtpm-attest.a" \
 			"$FUZZ_BUILD/lib/libpqtpm-tss.a" "$FUZZ_BUILD/obj/libmssim.a" \
 			"$FUZZ_BUILD/lib/libpqtpm.a" build/wolfssl-sp/lib/libwolfssl.a -ljansson -lpthread \
 			-lm -o "$out/fuzz_$t"
@@ -103,10 +120,21 @@ build() {
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1:allocator_may_return_null=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 
+# The directory a target's temporary files go to: pkcs11's token store is fsync'ed at every
+# object, so it goes to memory (/dev/shm) when there is one.
+target_tmp() {
+	if [ "$1" = pkcs11 ] && [ -d /dev/shm ] && [ -w /dev/shm ]; then
+		echo "/dev/shm/pqtpm-fuzz-$1-$$"
+	else
+		echo "$FUZZ_BUILD/tmp/$1"
+	fi
+}
+
 # run_one T SECONDS LOG: fuzz T for SECONDS; the exit status is the fuzzer's.
 run_one() {
 	local t=$1 secs=$2 log=$3 seeds=tests/fuzz/corpus/$1 work=$FUZZ_BUILD/corpus/$1
-	local tmp=$FUZZ_BUILD/tmp/$1 st=0
+	local tmp st=0
+	tmp=$(target_tmp "$t")
 	mkdir -p "$work" "$FUZZ_BUILD/artifacts/$t" "$tmp"
 	[ -d "$seeds" ] || seeds=
 	# TMPDIR: fuzz_state's state directory, which libFuzzer's exit leaves behind
@@ -210,7 +238,7 @@ deterministic_rng_only_here() {
 
 seeds() {
 	local t d
-	for t in context state verifier; do
+	for t in context state verifier pkcs11; do
 		d=tests/fuzz/corpus/$t
 		mkdir -p "$d"
 		PQTPM_FUZZ_WRITE_SEEDS=$d "$out/fuzz_$t" >/dev/null 2>&1 ||

@@ -57,14 +57,22 @@ run "another opener loads the context" "$OPENER" "$EMB" load "$T/s1.ctx"
 run "a context for after the kill" "$OPENER" "$EMB" save "$T/s2.ctx"
 
 # --- the owner killed mid-command ---
-"$OPENER" "$EMB" loop 8 "$LOOPS" >"$T/loop8" 2>"$T/loop8.err" &
+# Both loops must be under way (clients of the server, neither finished) when it dies: a loaded
+# machine may take seconds to start one, so each stops after 20 extends until the gate opens.
+"$OPENER" "$EMB" loop 8 "$LOOPS" "$T/gate" >"$T/loop8" 2>"$T/loop8.err" &
 L8=$!
-"$OPENER" "$EMB" loop 9 "$LOOPS" >"$T/loop9" 2>"$T/loop9.err" &
+"$OPENER" "$EMB" loop 9 "$LOOPS" "$T/gate" >"$T/loop9" 2>"$T/loop9.err" &
 L9=$!
-for _ in $(seq 200); do
-	[ "$(wc -l <"$T/loop8")" -ge 20 ] && [ "$(wc -l <"$T/loop9")" -ge 20 ] && break
+running=no
+for _ in $(seq 3000); do
+	if [ "$(wc -l <"$T/loop8")" -ge 20 ] && [ "$(wc -l <"$T/loop9")" -ge 20 ]; then
+		running=yes
+		break
+	fi
 	sleep 0.02
 done
+check_eq "both loops under way before the kill" yes "$running"
+touch "$T/gate"
 kill -KILL "$SERVER_PID"
 wait "$SERVER_PID" 2>/dev/null || true
 SERVER_PID=

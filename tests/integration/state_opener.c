@@ -4,8 +4,11 @@
  *   state_opener TCTI read PCR            prints the SHA-256 value
  *   state_opener TCTI save FILE           starts an HMAC session, saves its context to FILE
  *   state_opener TCTI load FILE           loads the context in FILE (then flushes it)
- *   state_opener TCTI loop PCR COUNT      extends PCR COUNT times (digest i: bytes of i), and
- *                                         prints "ok I HEX" or "io I HEX" per extend
+ *   state_opener TCTI loop PCR COUNT [GATE]
+ *                                         extends PCR COUNT times (digest i: bytes of i), and
+ *                                         prints "ok I HEX" or "io I HEX" per extend; with GATE,
+ *                                         waits after the first GATE_AFTER extends until the
+ *                                         file GATE exists (at most a minute)
  *   state_opener TCTI hold FILE           opens, writes "ready" to FILE, waits for stdin EOF
  * Exit status 0 when the action worked. Run by tests/run-integration.sh with only a TCTI (a
  * server of its own): a PCR extended through one connection reads the same through another,
@@ -14,6 +17,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #include <pqtpm/tss.h>
 
@@ -93,13 +98,28 @@ static int do_load(struct pqtpm_tss *t, const char *file)
 	return rc == TPM_RC_SUCCESS ? 0 : fail("flush", rc);
 }
 
-static int do_loop(struct pqtpm_tss *t, unsigned pcr, unsigned long count)
+/* Lets a test start two loops on a loaded machine and still find both under way when it acts:
+ * neither runs past its first extends before the other has started. */
+#define GATE_AFTER 20
+
+static void wait_gate(const char *gate)
+{
+	const struct timespec pause = { 0, 1000000L };
+
+	for (int i = 0; i < 60000 && access(gate, F_OK) != 0; i++)
+		nanosleep(&pause, NULL);
+}
+
+static int do_loop(struct pqtpm_tss *t, unsigned pcr, unsigned long count, const char *gate)
 {
 	int bad = 0;
 
 	for (unsigned long i = 0; i < count; i++) {
 		uint8_t d[32] = { 0 };
 		TPM_RC rc;
+
+		if (gate && i == GATE_AFTER)
+			wait_gate(gate);
 
 		for (int k = 0; k < 8; k++)
 			d[31 - k] = (uint8_t)(i >> (8 * k));
@@ -196,8 +216,9 @@ int main(int argc, char **argv)
 		rc = do_save(t, argv[3]);
 	} else if (strcmp(argv[2], "load") == 0 && argc == 4) {
 		rc = do_load(t, argv[3]);
-	} else if (strcmp(argv[2], "loop") == 0 && argc == 5) {
-		rc = do_loop(t, (unsigned)atoi(argv[3]), strtoul(argv[4], NULL, 10));
+	} else if (strcmp(argv[2], "loop") == 0 && (argc == 5 || argc == 6)) {
+		rc = do_loop(t, (unsigned)atoi(argv[3]), strtoul(argv[4], NULL, 10),
+			     argc == 6 ? argv[5] : NULL);
 	} else if (strcmp(argv[2], "hold") == 0) {
 		rc = do_hold(argv[3]);
 	} else {

@@ -16,6 +16,19 @@ static void die(const char *what, const char *why)
 	exit(2);
 }
 
+void harness_open_config(struct harness *h, const struct pqtpm_engine_config *cfg)
+{
+	char err[256];
+
+	memset(h, 0, sizeof(*h));
+	pqtpm_log_set_level(PQTPM_LOG_ERROR);
+	if (pqtpm_engine_open(&h->e, cfg, err, sizeof(err)) != 0)
+		die("pqtpm_engine_open", err);
+	h->c = pqtpm_client_new(h->e);
+	if (!h->c)
+		die("pqtpm_client_new", "out of memory");
+}
+
 static void open_with(struct harness *h, const char *dir, enum pqtpm_capabilities caps)
 {
 	struct pqtpm_engine_config cfg = {
@@ -24,15 +37,8 @@ static void open_with(struct harness *h, const char *dir, enum pqtpm_capabilitie
 		.auto_startup = 1,
 		.capabilities = caps,
 	};
-	char err[256];
 
-	memset(h, 0, sizeof(*h));
-	pqtpm_log_set_level(PQTPM_LOG_ERROR);
-	if (pqtpm_engine_open(&h->e, &cfg, err, sizeof(err)) != 0)
-		die("pqtpm_engine_open", err);
-	h->c = pqtpm_client_new(h->e);
-	if (!h->c)
-		die("pqtpm_client_new", "out of memory");
+	harness_open_config(h, &cfg);
 }
 
 void harness_open(struct harness *h)

@@ -41,6 +41,8 @@ void harness_open(struct harness *h);
 void harness_open_caps(struct harness *h, const char *dir, enum pqtpm_capabilities caps);
 /* The same on a state directory (created if missing). */
 void harness_open_dir(struct harness *h, const char *dir);
+/* The engine opened with cfg as it is, and a client of it. */
+void harness_open_config(struct harness *h, const struct pqtpm_engine_config *cfg);
 /* A client of the engine that owns dir, over its socket (dir/pqtpm.sock). */
 void harness_open_socket(struct harness *h, const char *dir);
 void harness_close(struct harness *h);

@@ -8,12 +8,19 @@
 void p11_token_user_session(CK_FUNCTION_LIST *f, const char *label, const char *so_pin,
 			    const char *user_pin, CK_SLOT_ID *slot, CK_SESSION_HANDLE *s)
 {
+	p11_token_user_session_args(f, NULL, label, so_pin, user_pin, slot, s);
+}
+
+void p11_token_user_session_args(CK_FUNCTION_LIST *f, CK_C_INITIALIZE_ARGS *args,
+				 const char *label, const char *so_pin, const char *user_pin,
+				 CK_SLOT_ID *slot, CK_SESSION_HANDLE *s)
+{
 	CK_SLOT_ID slots[4];
 	CK_ULONG n = 4;
 	CK_UTF8CHAR padded[32];
 	size_t len = strlen(label) < sizeof(padded) ? strlen(label) : sizeof(padded);
 
-	CU_ASSERT_EQUAL_FATAL(f->C_Initialize(NULL), CKR_OK);
+	CU_ASSERT_EQUAL_FATAL(f->C_Initialize(args), CKR_OK);
 	CU_ASSERT_EQUAL_FATAL(f->C_GetSlotList(CK_FALSE, slots, &n), CKR_OK);
 	*slot = slots[n - 1];
 	memset(padded, ' ', sizeof(padded));

@@ -9,5 +9,9 @@
  * ends the test (CU_ASSERT_*_FATAL). */
 void p11_token_user_session(CK_FUNCTION_LIST *f, const char *label, const char *so_pin,
 			    const char *user_pin, CK_SLOT_ID *slot, CK_SESSION_HANDLE *s);
+/* The same with C_Initialize's arguments (NULL: none). */
+void p11_token_user_session_args(CK_FUNCTION_LIST *f, CK_C_INITIALIZE_ARGS *args,
+				 const char *label, const char *so_pin, const char *user_pin,
+				 CK_SLOT_ID *slot, CK_SESSION_HANDLE *s);
 
 #endif

@@ -246,6 +246,43 @@ static void test_manufacture_later(void)
 	harness_rm_tree(dir);
 }
 
+/* ek_certificates = no: a new TPM is made without the CA and the certificates, stays so at
+ * each such open, and gets them at an open without the setting, which does not take them
+ * away again. */
+static void test_manufacture_without(void)
+{
+	static const TPM_HANDLE idx[] = { EK_CERT_RSA2048, EK_CERT_ECC_P256, EK_CERT_MLKEM768 };
+	static uint8_t data[NV_INDEX_MAX_RELEASED];
+	struct pqtpm_engine_config cfg = { .log_level = PQTPM_LOG_ERROR, .auto_startup = 1,
+					   .no_ek_certificates = 1 };
+	struct harness h;
+	struct stat st;
+	uint32_t attrs;
+	uint16_t size;
+	char path[128];
+
+	snprintf(dir, sizeof(dir), "/tmp/pqtpm-endorse3.%d", (int)getpid());
+	harness_rm_tree(dir);
+	cfg.state_dir = dir;
+	for (int pass = 0; pass < 2; pass++) {
+		harness_open_config(&h, &cfg);
+		for (int i = 0; i < 3; i++)
+			CU_ASSERT_EQUAL(read_index(&h, idx[i], &attrs, data, &size),
+					RC_H(TPM_RC_HANDLE, 1));
+		harness_close(&h);
+		snprintf(path, sizeof(path), "%s/pqtpm.ca.key", dir);
+		CU_ASSERT_EQUAL(stat(path, &st), -1);
+	}
+	open_dir(&h);
+	for (int i = 0; i < 3; i++)
+		CU_ASSERT_EQUAL(read_index(&h, idx[i], &attrs, data, &size), TPM_RC_SUCCESS);
+	harness_close(&h);
+	harness_open_config(&h, &cfg);
+	CU_ASSERT_EQUAL(read_index(&h, EK_CERT_ECC_P256, &attrs, data, &size), TPM_RC_SUCCESS);
+	harness_close(&h);
+	harness_rm_tree(dir);
+}
+
 int main(void)
 {
 	static const struct unit_test tests[] = {
@@ -256,6 +293,7 @@ int main(void)
 		{ "pem", test_pem },
 		{ "manufacture", test_manufacture },
 		{ "manufacture at a later open", test_manufacture_later },
+		{ "manufacture without EK certificates", test_manufacture_without },
 	};
 
 	return UNIT_RUN("endorse", tests, NULL, NULL);

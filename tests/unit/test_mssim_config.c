@@ -71,6 +71,7 @@ static void test_defaults(void)
 	CU_ASSERT_EQUAL(cfg.log_level, PQTPM_LOG_INFO);
 	CU_ASSERT_EQUAL(cfg.threads, 0);	/* auto */
 	CU_ASSERT_EQUAL(cfg.capabilities, PQTPM_CAPS_RELEASED);
+	CU_ASSERT_FALSE(cfg.no_ek_certificates);
 }
 
 static void test_file(void)
@@ -321,6 +322,25 @@ static void test_capabilities(void)
 	CU_ASSERT(err_has("--capabilities", "'1.85'", NULL));
 }
 
+static void test_ek_certificates(void)
+{
+	write_conf("ek_certificates = no\n");
+	CU_ASSERT_EQUAL(parse(ARGS("--config", path)), MSSIM_CONFIG_OK);
+	CU_ASSERT_TRUE(cfg.no_ek_certificates);
+	CU_ASSERT_EQUAL(parse(ARGS("--config", path, "--ek-certificates", "yes")), MSSIM_CONFIG_OK);
+	CU_ASSERT_FALSE(cfg.no_ek_certificates);
+	remove_conf();
+	CU_ASSERT_EQUAL(parse(ARGS("--ek-certificates=no")), MSSIM_CONFIG_OK);
+	CU_ASSERT_TRUE(cfg.no_ek_certificates);
+
+	write_conf("ek_certificates = false\n");
+	CU_ASSERT_EQUAL(parse(ARGS("--config", path)), MSSIM_CONFIG_ERROR);
+	CU_ASSERT(err_has(path, ":1:", "'ek_certificates'", "'false'", "yes or no", NULL));
+	remove_conf();
+	CU_ASSERT_EQUAL(parse(ARGS("--ek-certificates", "0")), MSSIM_CONFIG_ERROR);
+	CU_ASSERT(err_has("--ek-certificates", "'0'", NULL));
+}
+
 static void test_usage_mentions_threads(void)
 {
 	char buf[4096] = "";
@@ -358,6 +378,7 @@ int main(void)
 		{ "loopback and TCTI string", test_loopback_and_tcti },
 		{ "threads", test_threads },
 		{ "capabilities", test_capabilities },
+		{ "ek_certificates", test_ek_certificates },
 		{ "--help mentions --threads", test_usage_mentions_threads },
 		{ "shipped conf/pqtpm.conf", test_shipped_conf },
 	};

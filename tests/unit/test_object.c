@@ -143,13 +143,16 @@ static void sealed(struct tpmt_public *p, struct tpmt_sensitive *s)
 	memcpy(s->sensitive.b, "secret", 6);
 }
 
-/* The Part 1 recipe, computed here from the primitives. */
-static void expected_blob(const struct tpmt_public *p, uint8_t *out, size_t *outlen)
+/* The Part 1 recipe, computed here from the primitives: with iv, the reference
+ * implementation's layout (integrity, TPM2B_IV, encSensitive); without, the layout of blobs
+ * made before the IV field (integrity, encSensitive under a zero IV). */
+static void expected_blob(const struct tpmt_public *p, const uint8_t *iv, uint8_t *out,
+			  size_t *outlen)
 {
-	uint8_t plain[2 + 2 + 4 + 34 + 8], enc[sizeof(plain)], key[16], hkey[32], iv[16] = { 0 };
-	uint8_t mac_in[sizeof(plain) + 34];
+	uint8_t plain[2 + 2 + 4 + 34 + 8], enc[sizeof(plain)], key[16], hkey[32];
+	uint8_t mac_in[18 + sizeof(plain) + 34], v[16] = { 0 };
 	struct tpm2b_name name;
-	size_t n = 0;
+	size_t n = 0, ivf = iv ? 18 : 0;
 
 	/* TPM2B_SENSITIVE: size, type, authValue "pw", seedValue 32 x 0x44, "secret" */
 	plain[n++] = 0;
@@ -174,35 +177,71 @@ static void expected_blob(const struct tpmt_public *p, uint8_t *out, size_t *out
 	CU_ASSERT_EQUAL_FATAL(crypto_kdfa(TPM_ALG_SHA256, parent.sens.seed_value.b, 32, "STORAGE",
 					  name.b, name.size, NULL, 0, 128, key),
 			      TPM_RC_SUCCESS);
-	CU_ASSERT_EQUAL_FATAL(crypto_aes(TPM_ALG_CFB, true, key, 16, iv, plain, enc, n),
+	if (iv)
+		memcpy(v, iv, sizeof(v));
+	CU_ASSERT_EQUAL_FATAL(crypto_aes(TPM_ALG_CFB, true, key, 16, v, plain, enc, n),
 			      TPM_RC_SUCCESS);
 	CU_ASSERT_EQUAL_FATAL(crypto_kdfa(TPM_ALG_SHA256, parent.sens.seed_value.b, 32,
 					  "INTEGRITY", NULL, 0, NULL, 0, 256, hkey),
 			      TPM_RC_SUCCESS);
-	memcpy(mac_in, enc, n);
-	memcpy(mac_in + n, name.b, name.size);
+	if (iv) {
+		mac_in[0] = 0;
+		mac_in[1] = 16;
+		memcpy(mac_in + 2, iv, 16);
+	}
+	memcpy(mac_in + ivf, enc, n);
+	memcpy(mac_in + ivf + n, name.b, name.size);
 	out[0] = 0;
 	out[1] = 32;
-	CU_ASSERT_EQUAL_FATAL(crypto_hmac(TPM_ALG_SHA256, hkey, 32, mac_in, n + name.size, out + 2),
+	CU_ASSERT_EQUAL_FATAL(crypto_hmac(TPM_ALG_SHA256, hkey, 32, mac_in, ivf + n + name.size,
+					  out + 2),
 			      TPM_RC_SUCCESS);
-	memcpy(out + 34, enc, n);
-	*outlen = 34 + n;
+	memcpy(out + 34, mac_in, ivf + n);
+	*outlen = 34 + ivf + n;
 }
 
+/* The blob is the reference implementation's layout with a fresh IV: 18 bytes longer than
+ * integrity || encSensitive (tpm2-pytss's FAPI test compares a P-256 key's TPM2B_PRIVATE
+ * size, 0x7e, with what the reference gives). */
 static void test_wrap_known(void)
 {
 	struct tpmt_public p;
 	struct tpmt_sensitive s;
-	struct tpm2b_private blob;
+	struct tpm2b_private blob, again;
 	uint8_t want[256];
 	size_t wlen;
 
 	make_parent(&parent, 0x55);
 	sealed(&p, &s);
-	expected_blob(&p, want, &wlen);
 	CU_ASSERT_EQUAL_FATAL(object_wrap(&parent, &p, &s, &blob), TPM_RC_SUCCESS);
+	CU_ASSERT_EQUAL_FATAL(blob.size, 34 + 18 + 50);
+	CU_ASSERT_EQUAL(blob.b[34], 0);
+	CU_ASSERT_EQUAL(blob.b[35], 16);
+	expected_blob(&p, blob.b + 36, want, &wlen);
 	CU_ASSERT_EQUAL(blob.size, wlen);
 	CU_ASSERT(memcmp(blob.b, want, wlen) == 0);
+	/* a new IV for every wrap */
+	CU_ASSERT_EQUAL_FATAL(object_wrap(&parent, &p, &s, &again), TPM_RC_SUCCESS);
+	CU_ASSERT(memcmp(again.b + 36, blob.b + 36, 16) != 0);
+}
+
+/* A blob made before the IV field (zero IV) loads as it did. */
+static void test_unwrap_without_iv(void)
+{
+	struct tpmt_public p;
+	struct tpmt_sensitive s, back;
+	struct tpm2b_private blob;
+	size_t len;
+
+	make_parent(&parent, 0x55);
+	sealed(&p, &s);
+	expected_blob(&p, NULL, blob.b, &len);
+	blob.size = (uint16_t)len;
+	CU_ASSERT_EQUAL_FATAL(blob.size, 34 + 50);
+	CU_ASSERT_EQUAL(object_unwrap(&parent, &p, &blob, &back), TPM_RC_SUCCESS);
+	CU_ASSERT(memcmp(&back, &s, sizeof(s)) == 0);
+	blob.b[40] ^= 1;
+	CU_ASSERT_EQUAL(object_unwrap(&parent, &p, &blob, &back), TPM_RC_INTEGRITY);
 }
 
 static void test_wrap_round_trip(void)
@@ -513,6 +552,7 @@ int main(void)
 		{ "name known answer", test_name },
 		{ "qualified name", test_qualified_name },
 		{ "wrap known answer", test_wrap_known },
+		{ "unwrap a blob without the IV field", test_unwrap_without_iv },
 		{ "wrap round trip and tampering", test_wrap_round_trip },
 		{ "wrap type mismatch", test_wrap_type_mismatch },
 		{ "check public", test_check_public },

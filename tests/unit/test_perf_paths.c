@@ -185,26 +185,26 @@ static void test_rsa_key_kept(void)
 	struct cmdbuf b;
 	struct rd r;
 	struct object *o;
-	const struct crypto_rsa_cache *first;
+	const struct key_forms *first;
 	uint8_t ctx[2048];
 	size_t n;
 
 	CU_ASSERT_EQUAL_FATAL(primary(&h, TPM_RH_OWNER, "", "a", &a, NULL), TPM_RC_SUCCESS);
 	CU_ASSERT_EQUAL_FATAL(primary(&h, TPM_RH_OWNER, "", "b", &b2, NULL), TPM_RC_SUCCESS);
 	o = loaded(a);
-	CU_ASSERT_PTR_NULL(o->rsa_priv);
+	CU_ASSERT_PTR_NULL(o->forms);
 	sign_and_verify(a, a, 1);
-	CU_ASSERT_PTR_NOT_NULL_FATAL(o->rsa_priv);
-	CU_ASSERT_PTR_EQUAL(o->rsa_owner, o);
-	first = o->rsa_priv;
+	CU_ASSERT_PTR_NOT_NULL_FATAL(o->forms);
+	CU_ASSERT_PTR_EQUAL(o->forms_owner, o);
+	first = o->forms;
 	/* kept: used again, not built again; another key has its own */
 	sign_and_verify(a, a, 2);
-	CU_ASSERT_PTR_EQUAL(o->rsa_priv, first);
+	CU_ASSERT_PTR_EQUAL(o->forms, first);
 	sign_and_verify(b2, b2, 3);
-	CU_ASSERT_PTR_NOT_NULL(loaded(b2)->rsa_priv);
-	CU_ASSERT_PTR_NOT_EQUAL(loaded(b2)->rsa_priv, first);
+	CU_ASSERT_PTR_NOT_NULL(loaded(b2)->forms);
+	CU_ASSERT_PTR_NOT_EQUAL(loaded(b2)->forms, first);
 	sign_and_verify(a, a, 4);
-	CU_ASSERT_PTR_EQUAL(o->rsa_priv, first);
+	CU_ASSERT_PTR_EQUAL(o->forms, first);
 
 	/* ContextSave / ContextLoad: the copy builds its own; the original goes first */
 	cmd_begin(&b, TPM_CC_ContextSave);
@@ -219,7 +219,7 @@ static void test_rsa_key_kept(void)
 	flush(&h, a);
 	sign_and_verify(copy, copy, 5);
 	o = loaded(copy);
-	CU_ASSERT_PTR_EQUAL(o->rsa_owner, o);
+	CU_ASSERT_PTR_EQUAL(o->forms_owner, o);
 
 	/* EvictControl: the persistent copy starts without one, the transient goes first */
 	cmd_begin(&b, TPM_CC_EvictControl);
@@ -230,12 +230,12 @@ static void test_rsa_key_kept(void)
 	CU_ASSERT_EQUAL_FATAL(harness_run(&h, &b, NULL, NULL), TPM_RC_SUCCESS);
 	o = loaded(PERSISTENT);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(o);
-	CU_ASSERT_PTR_NOT_EQUAL(o->rsa_owner, o);
+	CU_ASSERT_PTR_NOT_EQUAL(o->forms_owner, o);
 	flush(&h, copy);
 	sign_and_verify(PERSISTENT, PERSISTENT, 6);
 	o = loaded(PERSISTENT);
-	CU_ASSERT_PTR_EQUAL(o->rsa_owner, o);
-	CU_ASSERT_PTR_NOT_NULL(o->rsa_priv);
+	CU_ASSERT_PTR_EQUAL(o->forms_owner, o);
+	CU_ASSERT_PTR_NOT_NULL(o->forms);
 	cmd_begin(&b, TPM_CC_EvictControl);
 	cmd_handle(&b, TPM_RH_OWNER);
 	cmd_handle(&b, PERSISTENT);
@@ -283,7 +283,7 @@ static TPM_RC rsa_round_trip(TPM_HANDLE key, const uint8_t *msg, uint16_t len,
 static void test_rsa_decrypt_kept(void)
 {
 	const uint8_t msg1[] = "first secret", msg2[] = "second";
-	const struct crypto_rsa_cache *first;
+	const struct key_forms *first;
 	struct tpm2b_digest out;
 	struct tpmt_public t;
 	struct object *o;
@@ -296,25 +296,26 @@ static void test_rsa_decrypt_kept(void)
 	CU_ASSERT_EQUAL_FATAL(primary_from(&h, TPM_RH_OWNER, &t, "", "dec", &key, NULL),
 			      TPM_RC_SUCCESS);
 	o = loaded(key);
-	CU_ASSERT_PTR_NULL(o->rsa_priv);
+	CU_ASSERT_PTR_NULL(o->forms);
 	CU_ASSERT_EQUAL_FATAL(rsa_round_trip(key, msg1, sizeof(msg1), &out), TPM_RC_SUCCESS);
 	CU_ASSERT(out.size == sizeof(msg1) && memcmp(out.b, msg1, sizeof(msg1)) == 0);
-	CU_ASSERT_PTR_NOT_NULL_FATAL(o->rsa_priv);
-	first = o->rsa_priv;
+	CU_ASSERT_PTR_NOT_NULL_FATAL(o->forms);
+	first = o->forms;
 	CU_ASSERT_EQUAL_FATAL(rsa_round_trip(key, msg2, sizeof(msg2), &out), TPM_RC_SUCCESS);
 	CU_ASSERT(out.size == sizeof(msg2) && memcmp(out.b, msg2, sizeof(msg2)) == 0);
-	CU_ASSERT_PTR_EQUAL(o->rsa_priv, first);
+	CU_ASSERT_PTR_EQUAL(o->forms, first);
 	flush(&h, key);
 }
 
-/* crypto level: one cache slot for two keys in turn (each use rebuilds for the other key) */
+/* crypto level: one cache for two keys in turn (each use drops the other key's and builds) */
 static void test_crypto_cache_two_keys(void)
 {
-	struct crypto_rsa_cache *cache = NULL;
+	struct crypto_rsa_cache *cache = crypto_rsa_cache_new();
 	struct crypto_kdf_rng k;
 	uint8_t seed[32] = { 7 }, n[2][128], p[2][64], digest[32] = { 1 }, sig[128];
 	size_t len;
 
+	CU_ASSERT_PTR_NOT_NULL_FATAL(cache);
 	for (int i = 0; i < 2; i++) {
 		seed[1] = (uint8_t)i;
 		CU_ASSERT_EQUAL_FATAL(crypto_kdf_rng_init(&k, TPM_ALG_SHA256, seed, sizeof(seed),
@@ -324,7 +325,7 @@ static void test_crypto_cache_two_keys(void)
 				      TPM_RC_SUCCESS);
 		crypto_kdf_rng_wipe(&k);
 	}
-	/* one slot, the keys in turn: each signature verifies under its own key only */
+	/* the keys in turn: each signature verifies under its own key only */
 	for (int round = 0; round < 4; round++) {
 		int i = round & 1;
 		struct crypto_rsa key = { .n = n[i], .nlen = 128, .p = p[i], .plen = 64 };
@@ -332,10 +333,9 @@ static void test_crypto_cache_two_keys(void)
 		struct crypto_rsa other = { .n = n[!i], .nlen = 128 };
 
 		digest[0] = (uint8_t)round;
-		CU_ASSERT_EQUAL(crypto_rsa_sign_cached(&key, &cache, TPM_ALG_RSASSA, TPM_ALG_SHA256,
+		CU_ASSERT_EQUAL(crypto_rsa_sign_cached(&key, cache, TPM_ALG_RSASSA, TPM_ALG_SHA256,
 						       digest, sizeof(digest), sig, &len),
 				TPM_RC_SUCCESS);
-		CU_ASSERT_PTR_NOT_NULL(cache);
 		CU_ASSERT_EQUAL(crypto_rsa_verify(&pub, TPM_ALG_RSASSA, TPM_ALG_SHA256, digest,
 						  sizeof(digest), sig, len),
 				TPM_RC_SUCCESS);
@@ -343,11 +343,11 @@ static void test_crypto_cache_two_keys(void)
 						  sizeof(digest), sig, len),
 				TPM_RC_SIGNATURE);
 	}
-	/* a p that does not divide n is refused, and the slot keeps a good key */
+	/* a p that does not divide n is refused */
 	{
 		struct crypto_rsa bad = { .n = n[0], .nlen = 128, .p = p[1], .plen = 64 };
 
-		CU_ASSERT_EQUAL(crypto_rsa_sign_cached(&bad, &cache, TPM_ALG_RSASSA, TPM_ALG_SHA256,
+		CU_ASSERT_EQUAL(crypto_rsa_sign_cached(&bad, cache, TPM_ALG_RSASSA, TPM_ALG_SHA256,
 						       digest, sizeof(digest), sig, &len),
 				TPM_RC_BINDING);
 	}

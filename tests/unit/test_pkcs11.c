@@ -372,37 +372,6 @@ static void test_lockout(void)
 	CU_ASSERT_EQUAL(f->C_Login(s, CKU_USER, (CK_UTF8CHAR *)"ab", 2), CKR_PIN_INCORRECT);
 }
 
-/* A store that is not a database is refused with CKR_DEVICE_ERROR and left as it was. */
-static void test_damaged_store(void)
-{
-	char path[PATH_MAX + 16];
-	uint8_t junk[4096], after[4096 + 1];
-	CK_SLOT_ID slots[4];
-	CK_ULONG n = 4;
-	size_t i, got;
-	FILE *fp;
-
-	CU_ASSERT_EQUAL_FATAL(init(), CKR_OK);
-	make_token("damaged");
-	CU_ASSERT_EQUAL(f->C_Finalize(NULL), CKR_OK);
-	for (i = 0; i < sizeof(junk); i++)
-		junk[i] = (uint8_t)(i * 131 + 7);
-	snprintf(path, sizeof(path), "%s/pkcs11.db", dir);
-	fp = fopen(path, "wb");
-	CU_ASSERT_PTR_NOT_NULL_FATAL(fp);
-	CU_ASSERT_EQUAL(fwrite(junk, 1, sizeof(junk), fp), sizeof(junk));
-	fclose(fp);
-	CU_ASSERT_EQUAL_FATAL(init(), CKR_OK);
-	CU_ASSERT_EQUAL(f->C_GetSlotList(CK_FALSE, slots, &n), CKR_DEVICE_ERROR);
-	CU_ASSERT_EQUAL(f->C_GetSlotList(CK_FALSE, NULL, &n), CKR_DEVICE_ERROR);
-	fp = fopen(path, "rb");
-	CU_ASSERT_PTR_NOT_NULL_FATAL(fp);
-	got = fread(after, 1, sizeof(after), fp);
-	fclose(fp);
-	CU_ASSERT_EQUAL(got, sizeof(junk));
-	CU_ASSERT_EQUAL(memcmp(after, junk, sizeof(junk)), 0);
-}
-
 static void test_random(void)
 {
 	uint8_t a[100], b[100];
@@ -443,7 +412,6 @@ int main(void)
 		{ "sessions, C_Login / C_Logout / C_InitPIN", test_sessions_login },
 		{ "C_SetPIN of the user and the SO", test_set_pin },
 		{ "wrong PINs: the TPM's lockout in the PIN flags", test_lockout },
-		{ "a damaged store is refused, never emptied", test_damaged_store },
 		{ "C_GenerateRandom", test_random },
 	};
 	int failed;

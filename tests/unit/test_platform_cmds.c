@@ -156,12 +156,17 @@ static TPM_RC pp_commands(const TPM_CC *set, uint32_t nset, const TPM_CC *clear,
 	return harness_run(&h, &b, NULL, NULL);
 }
 
-static TPM_RC clear_by(TPM_HANDLE auth)
+static TPM_RC clear_pw(TPM_HANDLE auth, const char *pw)
 {
 	cmd_begin(&b, TPM_CC_Clear);
 	cmd_handle(&b, auth);
-	cmd_auth_pw(&b, "");
+	cmd_auth_pw(&b, pw);
 	return harness_run(&h, &b, NULL, NULL);
+}
+
+static TPM_RC clear_by(TPM_HANDLE auth)
+{
+	return clear_pw(auth, "");
 }
 
 static void test_pcr_auth_value(void)
@@ -211,7 +216,7 @@ static void test_pp_commands(void)
 	CU_ASSERT_EQUAL(pp_list(list, 8), 1);
 	CU_ASSERT_EQUAL(list[0], TPM_CC_PP_Commands);
 	/* PP_Commands itself needs physical presence */
-	CU_ASSERT_EQUAL(pp_commands(set, 3, clear, 2), TPM_RC_PP);
+	CU_ASSERT_EQUAL(pp_commands(set, 3, clear, 2), RC_S(TPM_RC_PP, 1));
 	CU_ASSERT_EQUAL(pqtpm_engine_signal(h.e, PQTPM_SIGNAL_PHYS_PRES_ON), 0);
 	CU_ASSERT_EQUAL(pp_commands(set, 3, clear, 2), TPM_RC_SUCCESS);
 	/* GetRandom may not require it: ignored; PCR_Allocate set and cleared; PP_Commands stays */
@@ -220,7 +225,9 @@ static void test_pp_commands(void)
 	CU_ASSERT_EQUAL(list[1], TPM_CC_PP_Commands);
 	CU_ASSERT_EQUAL(clear_by(TPM_RH_PLATFORM), TPM_RC_SUCCESS);
 	CU_ASSERT_EQUAL(pqtpm_engine_signal(h.e, PQTPM_SIGNAL_PHYS_PRES_OFF), 0);
-	CU_ASSERT_EQUAL(clear_by(TPM_RH_PLATFORM), TPM_RC_PP);
+	CU_ASSERT_EQUAL(clear_by(TPM_RH_PLATFORM), RC_S(TPM_RC_PP, 1));
+	/* checked before the authorization, as the reference implementation does */
+	CU_ASSERT_EQUAL(clear_pw(TPM_RH_PLATFORM, "wrong"), RC_S(TPM_RC_PP, 1));
 	/* only the platform's authorization needs it */
 	CU_ASSERT_EQUAL(clear_by(TPM_RH_LOCKOUT), TPM_RC_SUCCESS);
 	CU_ASSERT_EQUAL(pqtpm_engine_signal(h.e, PQTPM_SIGNAL_PHYS_PRES_ON), 0);

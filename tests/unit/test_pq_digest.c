@@ -289,12 +289,13 @@ static void test_classical(void)
 	CU_ASSERT_EQUAL(sign_digest(&k, NULL, 0, &d, NULL, &sig), RC_H(TPM_RC_SCHEME, 1));
 }
 
-/* The helper a future Quote/Certify calls: pure ML-DSA, empty context, over the bytes. */
+/* The helper Quote/Certify call: pure ML-DSA, empty context, over the bytes. */
 static void test_sign_message_helper(void)
 {
 	static struct tpmt_signature sig;
 	struct tpmt_scheme scheme, none = { .scheme = TPM_ALG_NULL, .hash_alg = TPM_ALG_NULL,
 					    .kdf = TPM_ALG_NULL };
+	static struct key_material m;
 	uint8_t attest[600];
 	struct object *o;
 	struct pq_key k;
@@ -306,19 +307,23 @@ static void test_sign_message_helper(void)
 	CU_ASSERT_PTR_NOT_NULL_FATAL(o);
 	CU_ASSERT_EQUAL_FATAL(scheme_sign(&o->pub, &none, &scheme), 0);
 	CU_ASSERT_EQUAL(scheme.scheme, TPM_ALG_MLDSA);
-	CU_ASSERT_EQUAL_FATAL(scheme_sign_message(o, &scheme, attest, sizeof(attest), &sig), 0);
+	CU_ASSERT_EQUAL_FATAL(key_material_of(&m, o), 0);
+	CU_ASSERT_EQUAL_FATAL(scheme_sign_message(&m, &scheme, attest, sizeof(attest), &sig), 0);
 	CU_ASSERT_EQUAL(mldsa_verify(2, k.pub.unique.b, attest, sizeof(attest), NULL, 0, sig.sig,
 				     sig.size),
 			0);
-	CU_ASSERT_EQUAL(scheme_verify_message(o, attest, sizeof(attest), &sig), 0);
+	CU_ASSERT_EQUAL(scheme_verify_message(&m, attest, sizeof(attest), &sig), 0);
 	attest[5] ^= 1;
-	CU_ASSERT_EQUAL(scheme_verify_message(o, attest, sizeof(attest), &sig), TPM_RC_SIGNATURE);
+	CU_ASSERT_EQUAL(scheme_verify_message(&m, attest, sizeof(attest), &sig), TPM_RC_SIGNATURE);
+	key_material_drop(&m);
 	/* HashML-DSA: SHA-256 of the bytes, empty context */
 	key_of(TPM_ALG_HASH_MLDSA, TPM_MLDSA_44, 0, TPMA_OBJECT_RESTRICTED, &k);
 	o = object_find(h.c, k.handle);
 	CU_ASSERT_EQUAL_FATAL(scheme_sign(&o->pub, &none, &scheme), 0);
-	CU_ASSERT_EQUAL_FATAL(scheme_sign_message(o, &scheme, attest, sizeof(attest), &sig), 0);
-	CU_ASSERT_EQUAL(scheme_verify_message(o, attest, sizeof(attest), &sig), 0);
+	CU_ASSERT_EQUAL_FATAL(key_material_of(&m, o), 0);
+	CU_ASSERT_EQUAL_FATAL(scheme_sign_message(&m, &scheme, attest, sizeof(attest), &sig), 0);
+	CU_ASSERT_EQUAL(scheme_verify_message(&m, attest, sizeof(attest), &sig), 0);
+	key_material_drop(&m);
 }
 
 /* Public areas: unknown parameter sets, keys of the wrong size, ML-DSA that decrypts. */

@@ -3,9 +3,14 @@
  * handle no two commands are ever in its transport at once (a watch around the transport,
  * which dawdles there to give an overlap every chance, counts them). A
  * forked child that uses its parent's handle gets PQTPM_TSS_RC_FORKED, closes its copy
- * without disturbing the parent, and works with a handle of its own; the parent goes on. */
+ * without disturbing the parent, and works with a handle of its own; the parent goes on.
+ * Embedded connections of one process to one state directory share the engine the process
+ * owns (engine clients of it, in parallel threads), which outlives the connection that opened
+ * it; a forked child reaches the parent's engine through its socket, not a copy of its own. */
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -14,6 +19,7 @@
 
 #include <pqtpm/tss.h>
 
+#include "harness.h"
 #include "tss_int.h"
 #include "unit_main.h"
 
@@ -169,12 +175,60 @@ static void test_fork(void)
 	pqtpm_tss_close(t);
 }
 
+#define DEBUG_PCR 16
+
+static void test_embedded_shared(void)
+{
+	char root[] = "/tmp/pqtpm-test-tss-threads-XXXXXX", tcti[80];
+	uint8_t before[32], after[32], d[32] = { 0x16 };
+	struct pqtpm_tss *handles[THREADS];
+	size_t len = 0;
+	int st = -1;
+	pid_t pid;
+
+	CU_ASSERT_FATAL(mkdtemp(root) != NULL);
+	snprintf(tcti, sizeof(tcti), "embedded:%s/state", root);
+	for (int i = 0; i < THREADS; i++)
+		CU_ASSERT_EQUAL_FATAL(pqtpm_tss_open_tcti(&handles[i], tcti), 0);
+	run(handles);
+	/* the connection that opened the engine goes; the engine stays for the others (a socket
+	 * client of it would lose its connection here) and a new one joins it */
+	pqtpm_tss_close(handles[0]);
+	CU_ASSERT_EQUAL(pqtpm_tss_get_random(handles[1], d, 8), TPM_RC_SUCCESS);
+	CU_ASSERT_EQUAL_FATAL(pqtpm_tss_open_tcti(&handles[0], tcti), 0);
+	CU_ASSERT_EQUAL(pqtpm_tss_pcr_read(handles[0], TPM_ALG_SHA256, 1u << DEBUG_PCR, before,
+					   sizeof(before), &len),
+			TPM_RC_SUCCESS);
+	/* a child's extend reaches the parent's engine */
+	pid = fork();
+	CU_ASSERT_FATAL(pid >= 0);
+	if (pid == 0) {
+		struct pqtpm_tss *t;
+
+		_exit(pqtpm_tss_open_tcti(&t, tcti) == 0 &&
+				      pqtpm_tss_pcr_extend(t, DEBUG_PCR, TPM_ALG_SHA256, d, 32) ==
+					      TPM_RC_SUCCESS
+			      ? 0
+			      : 1);
+	}
+	CU_ASSERT_EQUAL(waitpid(pid, &st, 0), pid);
+	CU_ASSERT(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	CU_ASSERT_EQUAL(pqtpm_tss_pcr_read(handles[2], TPM_ALG_SHA256, 1u << DEBUG_PCR, after,
+					   sizeof(after), &len),
+			TPM_RC_SUCCESS);
+	CU_ASSERT(memcmp(before, after, sizeof(after)) != 0);
+	for (int i = 0; i < THREADS; i++)
+		pqtpm_tss_close(handles[i]);
+	harness_rm_tree(root);
+}
+
 int main(void)
 {
 	static const struct unit_test tests[] = {
 		{ "4 threads on one handle, 500 GetRandom each", test_one_handle },
 		{ "4 handles in parallel, 500 GetRandom each", test_many_handles },
 		{ "a forked child gets PQTPM_TSS_RC_FORKED", test_fork },
+		{ "embedded connections of one process share its engine", test_embedded_shared },
 	};
 
 	return UNIT_RUN("tss_threads", tests, setup, teardown);
