@@ -17,53 +17,71 @@ static const uint64_t round_constants[24] = {
 };
 
 /*
- * One output plane y (lanes e[y5 .. y5 + 4]) of a round: rho and pi pick lane i_x of the input,
- * with theta's d applied and rotated by r_x (lane (x, y) moves to (y, 2x + 3y)), then chi.
- * Working plane by plane keeps only five temporaries alive.
+ * The 25 lanes live in local variables (aXY is lane (x, y) = s[x + 5y]) so that the compiler
+ * keeps as many as it can in registers; a round reads the a lanes and writes the e lanes, the
+ * next one the other way round, so nothing is copied between rounds.
+ *
+ * One output plane y of a round: rho and pi take lane (x, y) to (y, 2x + 3y), so plane y gathers
+ * the input lanes (i, i + y) (indices mod 5) of the five columns i, with theta's d of the column
+ * applied and rotated by r; then chi along the plane.
  */
-#define PLANE(e, a, y5, i0, r0, i1, r1, i2, r2, i3, r3, i4, r4) do { \
-	b0 = ROL(a[i0] ^ d[i0 % 5], r0); \
-	b1 = ROL(a[i1] ^ d[i1 % 5], r1); \
-	b2 = ROL(a[i2] ^ d[i2 % 5], r2); \
-	b3 = ROL(a[i3] ^ d[i3 % 5], r3); \
-	b4 = ROL(a[i4] ^ d[i4 % 5], r4); \
-	e[y5 + 0] = b0 ^ (~b1 & b2); \
-	e[y5 + 1] = b1 ^ (~b2 & b3); \
-	e[y5 + 2] = b2 ^ (~b3 & b4); \
-	e[y5 + 3] = b3 ^ (~b4 & b0); \
-	e[y5 + 4] = b4 ^ (~b0 & b1); \
+#define PLANE(o0, o1, o2, o3, o4, i, x0, y0, r0, x1, y1, r1, x2, y2, r2, x3, y3, r3, x4, y4, r4) do { \
+	b0 = ROL(i##x0##y0 ^ d##x0, r0); \
+	b1 = ROL(i##x1##y1 ^ d##x1, r1); \
+	b2 = ROL(i##x2##y2 ^ d##x2, r2); \
+	b3 = ROL(i##x3##y3 ^ d##x3, r3); \
+	b4 = ROL(i##x4##y4 ^ d##x4, r4); \
+	o0 = b0 ^ (~b1 & b2); \
+	o1 = b1 ^ (~b2 & b3); \
+	o2 = b2 ^ (~b3 & b4); \
+	o3 = b3 ^ (~b4 & b0); \
+	o4 = b4 ^ (~b0 & b1); \
 } while (0)
 
-/* one round from state a into state e; iota last */
-#define ROUND(e, a, rc) do { \
-	c0 = a[0] ^ a[5] ^ a[10] ^ a[15] ^ a[20]; \
-	c1 = a[1] ^ a[6] ^ a[11] ^ a[16] ^ a[21]; \
-	c2 = a[2] ^ a[7] ^ a[12] ^ a[17] ^ a[22]; \
-	c3 = a[3] ^ a[8] ^ a[13] ^ a[18] ^ a[23]; \
-	c4 = a[4] ^ a[9] ^ a[14] ^ a[19] ^ a[24]; \
-	d[0] = c4 ^ ROL(c1, 1); \
-	d[1] = c0 ^ ROL(c2, 1); \
-	d[2] = c1 ^ ROL(c3, 1); \
-	d[3] = c2 ^ ROL(c4, 1); \
-	d[4] = c3 ^ ROL(c0, 1); \
-	PLANE(e, a, 0, 0, 0, 6, 44, 12, 43, 18, 21, 24, 14); \
-	PLANE(e, a, 5, 3, 28, 9, 20, 10, 3, 16, 45, 22, 61); \
-	PLANE(e, a, 10, 1, 1, 7, 6, 13, 25, 19, 8, 20, 18); \
-	PLANE(e, a, 15, 4, 27, 5, 36, 11, 10, 17, 15, 23, 56); \
-	PLANE(e, a, 20, 2, 62, 8, 55, 14, 39, 15, 41, 21, 2); \
-	e[0] ^= (rc); \
+/* one round from the lanes named i.. into the lanes named o..; iota last */
+#define ROUND(o, i, rc) do { \
+	c0 = i##00 ^ i##01 ^ i##02 ^ i##03 ^ i##04; \
+	c1 = i##10 ^ i##11 ^ i##12 ^ i##13 ^ i##14; \
+	c2 = i##20 ^ i##21 ^ i##22 ^ i##23 ^ i##24; \
+	c3 = i##30 ^ i##31 ^ i##32 ^ i##33 ^ i##34; \
+	c4 = i##40 ^ i##41 ^ i##42 ^ i##43 ^ i##44; \
+	d0 = c4 ^ ROL(c1, 1); \
+	d1 = c0 ^ ROL(c2, 1); \
+	d2 = c1 ^ ROL(c3, 1); \
+	d3 = c2 ^ ROL(c4, 1); \
+	d4 = c3 ^ ROL(c0, 1); \
+	PLANE(o##00, o##10, o##20, o##30, o##40, i, 0, 0, 0, 1, 1, 44, 2, 2, 43, 3, 3, 21, 4, 4, 14); \
+	PLANE(o##01, o##11, o##21, o##31, o##41, i, 3, 0, 28, 4, 1, 20, 0, 2, 3, 1, 3, 45, 2, 4, 61); \
+	PLANE(o##02, o##12, o##22, o##32, o##42, i, 1, 0, 1, 2, 1, 6, 3, 2, 25, 4, 3, 8, 0, 4, 18); \
+	PLANE(o##03, o##13, o##23, o##33, o##43, i, 4, 0, 27, 0, 1, 36, 1, 2, 10, 2, 3, 15, 3, 4, 56); \
+	PLANE(o##04, o##14, o##24, o##34, o##44, i, 2, 0, 62, 3, 1, 55, 4, 2, 39, 0, 3, 41, 1, 4, 2); \
+	o##00 ^= (rc); \
 } while (0)
+
+/* the lanes in the order of s[] (x + 5y), for loading and storing */
+#define LANES(f, p) \
+	f(p##00, 0) f(p##10, 1) f(p##20, 2) f(p##30, 3) f(p##40, 4) \
+	f(p##01, 5) f(p##11, 6) f(p##21, 7) f(p##31, 8) f(p##41, 9) \
+	f(p##02, 10) f(p##12, 11) f(p##22, 12) f(p##32, 13) f(p##42, 14) \
+	f(p##03, 15) f(p##13, 16) f(p##23, 17) f(p##33, 18) f(p##43, 19) \
+	f(p##04, 20) f(p##14, 21) f(p##24, 22) f(p##34, 23) f(p##44, 24)
+#define DECLARE(v, n) uint64_t v;
+#define LOAD(v, n) v = s[n];
+#define STORE(v, n) s[n] = v;
 
 void keccak_f1600(uint64_t s[25])
 {
-	uint64_t e[25], d[5], b0, b1, b2, b3, b4, c0, c1, c2, c3, c4;
+	LANES(DECLARE, a)
+	LANES(DECLARE, e)
+	uint64_t b0, b1, b2, b3, b4, c0, c1, c2, c3, c4, d0, d1, d2, d3, d4;
 	int round;
 
-	/* two rounds per pass, state s -> e -> s, so no copying between rounds */
+	LANES(LOAD, a)
 	for (round = 0; round < 24; round += 2) {
-		ROUND(e, s, round_constants[round]);
-		ROUND(s, e, round_constants[round + 1]);
+		ROUND(e, a, round_constants[round]);
+		ROUND(a, e, round_constants[round + 1]);
 	}
+	LANES(STORE, a)
 }
 
 /* written out so that compilers turn them into single loads and stores on little-endian hosts */
@@ -119,22 +137,40 @@ void sha3_512_init(struct keccak_ctx *ctx)
 	init(ctx, SHA3_512_RATE, 0x06);
 }
 
+/* s ^= in at byte offset pos, len bytes within one block: whole lanes where they line up */
+static void xor_bytes(uint64_t *s, unsigned pos, const uint8_t *in, size_t len)
+{
+	for (; len > 0 && pos % 8; len--, pos++)
+		s[pos / 8] ^= (uint64_t)*in++ << (8 * (pos % 8));
+	for (; len >= 8; len -= 8, pos += 8, in += 8)
+		s[pos / 8] ^= load64_le(in);
+	for (; len > 0; len--, pos++)
+		s[pos / 8] ^= (uint64_t)*in++ << (8 * (pos % 8));
+}
+
+static void copy_bytes(uint8_t *out, const uint64_t *s, unsigned pos, size_t len)
+{
+	for (; len > 0 && pos % 8; len--, pos++)
+		*out++ = (uint8_t)(s[pos / 8] >> (8 * (pos % 8)));
+	for (; len >= 8; len -= 8, pos += 8, out += 8)
+		store64_le(out, s[pos / 8]);
+	for (; len > 0; len--, pos++)
+		*out++ = (uint8_t)(s[pos / 8] >> (8 * (pos % 8)));
+}
+
 void keccak_absorb(struct keccak_ctx *ctx, const uint8_t *in, size_t len)
 {
-	unsigned i;
+	size_t n;
 
 	while (len > 0) {
-		if (ctx->pos == 0 && len >= ctx->rate) {
-			for (i = 0; i < ctx->rate / 8; i++)
-				ctx->s[i] ^= load64_le(in + 8 * i);
-			keccak_f1600(ctx->s);
-			in += ctx->rate;
-			len -= ctx->rate;
-			continue;
-		}
-		ctx->s[ctx->pos / 8] ^= (uint64_t)*in++ << (8 * (ctx->pos % 8));
-		len--;
-		if (++ctx->pos == ctx->rate) {
+		n = ctx->rate - ctx->pos;
+		if (n > len)
+			n = len;
+		xor_bytes(ctx->s, ctx->pos, in, n);
+		in += n;
+		len -= n;
+		ctx->pos += (unsigned)n;
+		if (ctx->pos == ctx->rate) {
 			keccak_f1600(ctx->s);
 			ctx->pos = 0;
 		}
@@ -150,24 +186,20 @@ void keccak_finalize(struct keccak_ctx *ctx)
 
 void keccak_squeeze(struct keccak_ctx *ctx, uint8_t *out, size_t len)
 {
-	unsigned i;
+	size_t n;
 
 	while (len > 0) {
 		if (ctx->pos == ctx->rate) {
 			keccak_f1600(ctx->s);
 			ctx->pos = 0;
-			if (len >= ctx->rate) {
-				for (i = 0; i < ctx->rate / 8; i++)
-					store64_le(out + 8 * i, ctx->s[i]);
-				ctx->pos = ctx->rate;
-				out += ctx->rate;
-				len -= ctx->rate;
-				continue;
-			}
 		}
-		*out++ = (uint8_t)(ctx->s[ctx->pos / 8] >> (8 * (ctx->pos % 8)));
-		ctx->pos++;
-		len--;
+		n = ctx->rate - ctx->pos;
+		if (n > len)
+			n = len;
+		copy_bytes(out, ctx->s, ctx->pos, n);
+		out += n;
+		len -= n;
+		ctx->pos += (unsigned)n;
 	}
 }
 

@@ -12,6 +12,8 @@
 
 #include "crypto/keccak.h"
 #include "crypto/mldsa.h"
+#include "crypto/mldsa/params.h"
+#include "crypto/mldsa/poly.h"
 
 #include "unit_main.h"
 #include "vectors.h"
@@ -487,6 +489,96 @@ static void test_round_trips(void)
 	free(exp);
 }
 
+/* ---- rounding against the definitions of FIPS 204 ---- */
+
+#define Q MLDSA_Q
+
+/* Decompose (Alg. 36) as written: r0 = r mod+- 2 gamma2, the top case wrapped to 0 */
+static void decompose_ref(int32_t r, int32_t gamma2, int32_t *r1, int32_t *r0)
+{
+	int32_t lo = r % (2 * gamma2);
+
+	if (lo > gamma2)
+		lo -= 2 * gamma2;
+	if (r - lo == Q - 1) {
+		*r1 = 0;
+		*r0 = lo - 1;
+	} else {
+		*r1 = (r - lo) / (2 * gamma2);
+		*r0 = lo;
+	}
+}
+
+/* every r in [0, q), given as r and as r - q (the inverse NTT's range is (-q, q)) */
+static void test_decompose_all(void)
+{
+	static const int32_t gammas[] = { (Q - 1) / 88, (Q - 1) / 32 };
+	struct mldsa_poly r, r1, r0;
+	unsigned g, i, bad = 0;
+	int32_t base, v, want1, want0;
+
+	for (g = 0; g < 2; g++) {
+		for (base = 0; base < Q; base += MLDSA_N) {
+			for (i = 0; i < MLDSA_N; i++) {
+				v = (base + (int32_t)i) % Q;
+				r.c[i] = i % 2 && v > 0 ? v - Q : v;
+			}
+			mldsa_poly_decompose(&r1, &r0, &r, gammas[g]);
+			for (i = 0; i < MLDSA_N; i++) {
+				decompose_ref((base + (int32_t)i) % Q, gammas[g], &want1, &want0);
+				bad += r1.c[i] != want1 || r0.c[i] != want0;
+			}
+		}
+	}
+	CU_ASSERT_EQUAL(bad, 0);
+}
+
+/*
+ * The hints from LowBits(w - c s2) + c t0 and HighBits(w) against MakeHint(-c t0, w - c s2 + c t0)
+ * as written, for w over [0, q) and pseudo-random c s2, c t0 in their ranges, wherever the
+ * r0 check passes (signing computes hints only then).
+ */
+static void test_make_hint(void)
+{
+	static const struct { int32_t gamma2, beta; } sets[] = { { (Q - 1) / 88, 78 }, { (Q - 1) / 32, 196 } };
+	struct mldsa_poly a0, a1, h;
+	int32_t want[MLDSA_N], w, cs2, ct0, r1, r0, v1, v0, hi_w, lo_w;
+	uint32_t x = 12345;
+	unsigned g, i, n, bad = 0, ones = 0, checked = 0;
+
+	for (g = 0; g < 2; g++) {
+		int32_t gamma2 = sets[g].gamma2, beta = sets[g].beta;
+
+		for (w = 0, n = 0; w < Q; w += 5) {
+			x = x * 1103515245u + 12345u;
+			cs2 = (int32_t)(x >> 8) % (2 * beta + 1) - beta;
+			ct0 = (int32_t)((x * 2654435761u) >> 8) % (2 * gamma2 - 1) - (gamma2 - 1);
+			decompose_ref(w, gamma2, &hi_w, &lo_w);
+			if (lo_w - cs2 >= gamma2 - beta || lo_w - cs2 <= -(gamma2 - beta))
+				continue;
+			/* every other case lands exactly on the boundary that MakeHint treats specially */
+			if (n % 2)
+				ct0 = -gamma2 - (lo_w - cs2);
+			decompose_ref(((w - cs2) % Q + Q) % Q, gamma2, &r1, &r0);
+			decompose_ref(((w - cs2 + ct0) % Q + Q) % Q, gamma2, &v1, &v0);
+			a0.c[n] = lo_w - cs2 + ct0;
+			a1.c[n] = hi_w;
+			want[n] = r1 != v1;
+			if (++n == MLDSA_N || w + 5 >= Q) {
+				ones += mldsa_poly_make_hint(&h, &a0, &a1, gamma2);
+				for (i = 0; i < n; i++)
+					bad += h.c[i] != want[i];
+				checked += n;
+				n = 0;
+			}
+		}
+	}
+	CU_ASSERT_EQUAL(bad, 0);
+	/* both outcomes occurred */
+	CU_ASSERT(ones > 1000);
+	CU_ASSERT(checked - ones > 1000);
+}
+
 int main(void)
 {
 	static const struct unit_test tests[] = {
@@ -496,6 +588,8 @@ int main(void)
 		{ "malformed inputs", test_malformed },
 		{ "malformed hint encodings", test_bad_hints },
 		{ "sign/verify round trips", test_round_trips },
+		{ "Decompose of every r against Alg. 36", test_decompose_all },
+		{ "hints against MakeHint (Alg. 39)", test_make_hint },
 	};
 
 	return UNIT_RUN("mldsa", tests, NULL, NULL);

@@ -32,9 +32,63 @@ static void unpack(struct mldsa_poly *a, const uint8_t *in, unsigned bits, int32
 	}
 }
 
+/* w1Encode's widths, two coefficients per byte or four per three bytes */
+static void pack4(uint8_t *out, const struct mldsa_poly *a)
+{
+	unsigned i;
+
+	for (i = 0; i < MLDSA_N / 2; i++)
+		out[i] = (uint8_t)(a->c[2 * i] | a->c[2 * i + 1] << 4);
+}
+
+static void pack6(uint8_t *out, const struct mldsa_poly *a)
+{
+	const int32_t *c;
+	unsigned i;
+
+	for (i = 0; i < MLDSA_N / 4; i++, out += 3) {
+		c = a->c + 4 * i;
+		out[0] = (uint8_t)(c[0] | c[1] << 6);
+		out[1] = (uint8_t)(c[1] >> 2 | c[2] << 4);
+		out[2] = (uint8_t)(c[2] >> 4 | c[3] << 2);
+	}
+}
+
+/* ExpandMask's widths (gamma1 = 2^17, 2^19): four coefficients from nine bytes, or two from five */
+static void unpack18(struct mldsa_poly *a, const uint8_t *in, int32_t b)
+{
+	int32_t *c;
+	unsigned i;
+
+	for (i = 0; i < MLDSA_N / 4; i++, in += 9) {
+		c = a->c + 4 * i;
+		c[0] = b - (int32_t)(in[0] | (uint32_t)in[1] << 8 | (uint32_t)(in[2] & 0x03) << 16);
+		c[1] = b - (int32_t)(in[2] >> 2 | (uint32_t)in[3] << 6 | (uint32_t)(in[4] & 0x0f) << 14);
+		c[2] = b - (int32_t)(in[4] >> 4 | (uint32_t)in[5] << 4 | (uint32_t)(in[6] & 0x3f) << 12);
+		c[3] = b - (int32_t)(in[6] >> 6 | (uint32_t)in[7] << 2 | (uint32_t)in[8] << 10);
+	}
+}
+
+static void unpack20(struct mldsa_poly *a, const uint8_t *in, int32_t b)
+{
+	int32_t *c;
+	unsigned i;
+
+	for (i = 0; i < MLDSA_N / 2; i++, in += 5) {
+		c = a->c + 2 * i;
+		c[0] = b - (int32_t)(in[0] | (uint32_t)in[1] << 8 | (uint32_t)(in[2] & 0x0f) << 16);
+		c[1] = b - (int32_t)(in[2] >> 4 | (uint32_t)in[3] << 4 | (uint32_t)in[4] << 12);
+	}
+}
+
 void mldsa_simple_bitpack(uint8_t *out, const struct mldsa_poly *a, unsigned bits)
 {
-	pack(out, a, bits, 0, 1);
+	if (bits == 4)
+		pack4(out, a);
+	else if (bits == 6)
+		pack6(out, a);
+	else
+		pack(out, a, bits, 0, 1);
 }
 
 void mldsa_bitpack(uint8_t *out, const struct mldsa_poly *a, unsigned bits, int32_t b)
@@ -49,7 +103,12 @@ void mldsa_simple_bitunpack(struct mldsa_poly *a, const uint8_t *in, unsigned bi
 
 void mldsa_bitunpack(struct mldsa_poly *a, const uint8_t *in, unsigned bits, int32_t b)
 {
-	unpack(a, in, bits, b, -1);
+	if (bits == 18)
+		unpack18(a, in, b);
+	else if (bits == 20)
+		unpack20(a, in, b);
+	else
+		unpack(a, in, bits, b, -1);
 }
 
 void mldsa_sk_layout(struct mldsa_sk_layout *lay, const struct mldsa_params *p, const uint8_t *sk)

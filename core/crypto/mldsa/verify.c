@@ -51,7 +51,6 @@ int mldsa_verify_mu(int set, const uint8_t *pk, const uint8_t mu[64], const uint
 		mldsa_poly_sub(&wk.w, &wk.w, &wk.t);
 		mldsa_poly_reduce(&wk.w);
 		mldsa_poly_invntt(&wk.w);
-		mldsa_poly_caddq(&wk.w);
 		mldsa_poly_use_hint(&wk.w, &wk.w, wk.h[i], p->gamma2);
 		mldsa_simple_bitpack(wk.w1_enc + i * w1_poly_bytes, &wk.w, p->w1_bits);
 	}
