@@ -1,12 +1,15 @@
 /* Number-theoretic transform for ML-DSA (FIPS 204 Alg. 41, 42) with Montgomery multiplication. */
+#include "crypto/cpu.h"
+#include "crypto/mldsa/avx2.h"
 #include "crypto/mldsa/poly.h"
 #include "crypto/mldsa/reduce.h"
 
 /*
  * zetas[m] = 1753^BitRev8(m) * 2^32 mod q, centered: the roots of Alg. 41 in Montgomery form, so
- * that mldsa_montgomery(zeta * a) is the plain product. zetas[0] is not used.
+ * that mldsa_montgomery(zeta * a) is the plain product. zetas[0] is not used. Shared with the
+ * AVX2 code (avx2.h).
  */
-static const int32_t zetas[MLDSA_N] = {
+const int32_t mldsa_zetas[MLDSA_N] = {
 	-4186625, 25847, -2608894, -518909, 237124, -777960, -876248, 466468,
 	1826347, 2353451, -359251, -2091905, 3119733, -2884855, 3111497, 2680103,
 	2725464, 1024112, -1079900, 3585928, -549488, -1119584, 2619752, -2108549,
@@ -82,18 +85,18 @@ static inline __attribute__((always_inline)) void ntt_3layers(int32_t *c, const 
 			p = c + 8 * L * s + j;
 			x0 = p[0]; x1 = p[L]; x2 = p[2 * L]; x3 = p[3 * L];
 			x4 = p[4 * L]; x5 = p[5 * L]; x6 = p[6 * L]; x7 = p[7 * L];
-			ct(&x0, &x4, zetas[m + s]);
-			ct(&x1, &x5, zetas[m + s]);
-			ct(&x2, &x6, zetas[m + s]);
-			ct(&x3, &x7, zetas[m + s]);
-			ct(&x0, &x2, zetas[2 * m + 2 * s]);
-			ct(&x1, &x3, zetas[2 * m + 2 * s]);
-			ct(&x4, &x6, zetas[2 * m + 2 * s + 1]);
-			ct(&x5, &x7, zetas[2 * m + 2 * s + 1]);
-			ct(&x0, &x1, zetas[4 * m + 4 * s]);
-			ct(&x2, &x3, zetas[4 * m + 4 * s + 1]);
-			ct(&x4, &x5, zetas[4 * m + 4 * s + 2]);
-			ct(&x6, &x7, zetas[4 * m + 4 * s + 3]);
+			ct(&x0, &x4, mldsa_zetas[m + s]);
+			ct(&x1, &x5, mldsa_zetas[m + s]);
+			ct(&x2, &x6, mldsa_zetas[m + s]);
+			ct(&x3, &x7, mldsa_zetas[m + s]);
+			ct(&x0, &x2, mldsa_zetas[2 * m + 2 * s]);
+			ct(&x1, &x3, mldsa_zetas[2 * m + 2 * s]);
+			ct(&x4, &x6, mldsa_zetas[2 * m + 2 * s + 1]);
+			ct(&x5, &x7, mldsa_zetas[2 * m + 2 * s + 1]);
+			ct(&x0, &x1, mldsa_zetas[4 * m + 4 * s]);
+			ct(&x2, &x3, mldsa_zetas[4 * m + 4 * s + 1]);
+			ct(&x4, &x5, mldsa_zetas[4 * m + 4 * s + 2]);
+			ct(&x6, &x7, mldsa_zetas[4 * m + 4 * s + 3]);
 			p[0] = x0; p[L] = x1; p[2 * L] = x2; p[3 * L] = x3;
 			p[4 * L] = x4; p[5 * L] = x5; p[6 * L] = x6; p[7 * L] = x7;
 		}
@@ -104,7 +107,7 @@ static inline __attribute__((always_inline)) void ntt_3layers(int32_t *c, const 
  * Cooley-Tukey butterflies, layers len = 128..32, 16..4, then 2 and 1. Each layer adds less
  * than q to the coefficient bound, so inputs with |c| < q leave with |c| < 9q.
  */
-void mldsa_poly_ntt(struct mldsa_poly *a)
+static void ntt(struct mldsa_poly *a)
 {
 	int32_t x0, x1, x2, x3, *p;
 	unsigned s;
@@ -114,10 +117,10 @@ void mldsa_poly_ntt(struct mldsa_poly *a)
 	for (s = 0; s < MLDSA_N / 4; s++) {
 		p = a->c + 4 * s;
 		x0 = p[0]; x1 = p[1]; x2 = p[2]; x3 = p[3];
-		ct(&x0, &x2, zetas[64 + s]);
-		ct(&x1, &x3, zetas[64 + s]);
-		ct(&x0, &x1, zetas[128 + 2 * s]);
-		ct(&x2, &x3, zetas[128 + 2 * s + 1]);
+		ct(&x0, &x2, mldsa_zetas[64 + s]);
+		ct(&x1, &x3, mldsa_zetas[64 + s]);
+		ct(&x0, &x1, mldsa_zetas[128 + 2 * s]);
+		ct(&x2, &x3, mldsa_zetas[128 + 2 * s + 1]);
 		p[0] = x0; p[1] = x1; p[2] = x2; p[3] = x3;
 	}
 }
@@ -136,18 +139,18 @@ static inline __attribute__((always_inline)) void invntt_3layers(int32_t *c, con
 			p = c + 8 * L * s + j;
 			x0 = p[0]; x1 = p[L]; x2 = p[2 * L]; x3 = p[3 * L];
 			x4 = p[4 * L]; x5 = p[5 * L]; x6 = p[6 * L]; x7 = p[7 * L];
-			gs(&x0, &x1, -zetas[m - 1 - 4 * s]);
-			gs(&x2, &x3, -zetas[m - 2 - 4 * s]);
-			gs(&x4, &x5, -zetas[m - 3 - 4 * s]);
-			gs(&x6, &x7, -zetas[m - 4 - 4 * s]);
-			gs(&x0, &x2, -zetas[m / 2 - 1 - 2 * s]);
-			gs(&x1, &x3, -zetas[m / 2 - 1 - 2 * s]);
-			gs(&x4, &x6, -zetas[m / 2 - 2 - 2 * s]);
-			gs(&x5, &x7, -zetas[m / 2 - 2 - 2 * s]);
-			gs(&x0, &x4, -zetas[m / 4 - 1 - s]);
-			gs(&x1, &x5, -zetas[m / 4 - 1 - s]);
-			gs(&x2, &x6, -zetas[m / 4 - 1 - s]);
-			gs(&x3, &x7, -zetas[m / 4 - 1 - s]);
+			gs(&x0, &x1, -mldsa_zetas[m - 1 - 4 * s]);
+			gs(&x2, &x3, -mldsa_zetas[m - 2 - 4 * s]);
+			gs(&x4, &x5, -mldsa_zetas[m - 3 - 4 * s]);
+			gs(&x6, &x7, -mldsa_zetas[m - 4 - 4 * s]);
+			gs(&x0, &x2, -mldsa_zetas[m / 2 - 1 - 2 * s]);
+			gs(&x1, &x3, -mldsa_zetas[m / 2 - 1 - 2 * s]);
+			gs(&x4, &x6, -mldsa_zetas[m / 2 - 2 - 2 * s]);
+			gs(&x5, &x7, -mldsa_zetas[m / 2 - 2 - 2 * s]);
+			gs(&x0, &x4, -mldsa_zetas[m / 4 - 1 - s]);
+			gs(&x1, &x5, -mldsa_zetas[m / 4 - 1 - s]);
+			gs(&x2, &x6, -mldsa_zetas[m / 4 - 1 - s]);
+			gs(&x3, &x7, -mldsa_zetas[m / 4 - 1 - s]);
 			p[0] = x0; p[L] = x1; p[2 * L] = x2; p[3 * L] = x3;
 			p[4 * L] = x4; p[5 * L] = x5; p[6 * L] = x6; p[7 * L] = x7;
 		}
@@ -160,7 +163,7 @@ static inline __attribute__((always_inline)) void invntt_3layers(int32_t *c, con
  * double per layer: inputs with |c| < q stay below 256q < 2^31, and every product is reduced.
  * Outputs satisfy |c| < q.
  */
-void mldsa_poly_invntt(struct mldsa_poly *a)
+static void invntt(struct mldsa_poly *a)
 {
 	int32_t x0, x1, x2, x3, *p;
 	unsigned j;
@@ -170,8 +173,8 @@ void mldsa_poly_invntt(struct mldsa_poly *a)
 	for (j = 0; j < 64; j++) {
 		p = a->c + j;
 		x0 = p[0]; x1 = p[64]; x2 = p[128]; x3 = p[192];
-		gs(&x0, &x1, -zetas[3]);
-		gs(&x2, &x3, -zetas[2]);
+		gs(&x0, &x1, -mldsa_zetas[3]);
+		gs(&x2, &x3, -mldsa_zetas[2]);
 		gs(&x0, &x2, INVNTT_F_ZETA);
 		gs(&x1, &x3, INVNTT_F_ZETA);
 		p[0] = mldsa_montgomery((int64_t)INVNTT_F * x0);
@@ -182,7 +185,7 @@ void mldsa_poly_invntt(struct mldsa_poly *a)
 }
 
 /* products of NTT outputs (|c| < 9q) stay below q * 2^31 */
-void mldsa_poly_pointwise(struct mldsa_poly *r, const struct mldsa_poly *a, const struct mldsa_poly *b)
+static void pointwise(struct mldsa_poly *r, const struct mldsa_poly *a, const struct mldsa_poly *b)
 {
 	unsigned i;
 
@@ -191,7 +194,7 @@ void mldsa_poly_pointwise(struct mldsa_poly *r, const struct mldsa_poly *a, cons
 }
 
 /* up to 8 accumulated products stay below 8q < 2^31 */
-void mldsa_poly_pointwise_acc(struct mldsa_poly *r, const struct mldsa_poly *a, const struct mldsa_poly *b)
+static void pointwise_acc(struct mldsa_poly *r, const struct mldsa_poly *a, const struct mldsa_poly *b)
 {
 	unsigned i;
 
@@ -203,7 +206,7 @@ void mldsa_poly_pointwise_acc(struct mldsa_poly *r, const struct mldsa_poly *a, 
  * r = sum of a[j] * b[j] * 2^-32 for j < n, one reduction per coefficient: with |a| < q (A, sampled
  * in [0, q)), |b| < 9q (an NTT output) and n <= 7 the sum of products stays below 63 q^2 < q * 2^31.
  */
-void mldsa_poly_dot(struct mldsa_poly *r, const struct mldsa_poly *a, const struct mldsa_poly *b, unsigned n)
+static void dot(struct mldsa_poly *r, const struct mldsa_poly *a, const struct mldsa_poly *b, unsigned n)
 {
 	unsigned i, j;
 	int64_t acc;
@@ -214,4 +217,60 @@ void mldsa_poly_dot(struct mldsa_poly *r, const struct mldsa_poly *a, const stru
 			acc += (int64_t)a[j].c[i] * b[j].c[i];
 		r->c[i] = mldsa_montgomery(acc);
 	}
+}
+
+/* the entry points: AVX2 where the CPU has it (avx2.h), the code above otherwise */
+void mldsa_poly_ntt(struct mldsa_poly *a)
+{
+#ifdef MLDSA_AVX2
+	if (crypto_cpu_avx2()) {
+		mldsa_ntt_avx2(a->c);
+		return;
+	}
+#endif
+	ntt(a);
+}
+
+void mldsa_poly_invntt(struct mldsa_poly *a)
+{
+#ifdef MLDSA_AVX2
+	if (crypto_cpu_avx2()) {
+		mldsa_invntt_avx2(a->c);
+		return;
+	}
+#endif
+	invntt(a);
+}
+
+void mldsa_poly_pointwise(struct mldsa_poly *r, const struct mldsa_poly *a, const struct mldsa_poly *b)
+{
+#ifdef MLDSA_AVX2
+	if (crypto_cpu_avx2()) {
+		mldsa_pointwise_avx2(r->c, a->c, b->c);
+		return;
+	}
+#endif
+	pointwise(r, a, b);
+}
+
+void mldsa_poly_pointwise_acc(struct mldsa_poly *r, const struct mldsa_poly *a, const struct mldsa_poly *b)
+{
+#ifdef MLDSA_AVX2
+	if (crypto_cpu_avx2()) {
+		mldsa_pointwise_acc_avx2(r->c, a->c, b->c);
+		return;
+	}
+#endif
+	pointwise_acc(r, a, b);
+}
+
+void mldsa_poly_dot(struct mldsa_poly *r, const struct mldsa_poly *a, const struct mldsa_poly *b, unsigned n)
+{
+#ifdef MLDSA_AVX2
+	if (crypto_cpu_avx2()) {
+		mldsa_dot_avx2(r->c, a, b, n);
+		return;
+	}
+#endif
+	dot(r, a, b, n);
 }
