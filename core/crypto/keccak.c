@@ -1,87 +1,28 @@
 /* Keccak-f[1600] on 64-bit lanes (lane (x, y) is s[x + 5y], bytes little-endian) and the FIPS 202 sponge. */
 #include <string.h>
 
+#include "crypto/cpu.h"
 #include "crypto/keccak.h"
+#include "crypto/keccak_rounds.h"
 
-/* rotation left by a constant 0..63 (the mask keeps n = 0 defined) */
-#define ROL(v, n) (((v) << (n)) | ((v) >> ((64 - (n)) & 63)))
-
-/* RC[i] for round i, from the rc(t) LFSR of FIPS 202 Alg. 5/6 */
-static const uint64_t round_constants[24] = {
-	0x0000000000000001ULL, 0x0000000000008082ULL, 0x800000000000808aULL, 0x8000000080008000ULL,
-	0x000000000000808bULL, 0x0000000080000001ULL, 0x8000000080008081ULL, 0x8000000000008009ULL,
-	0x000000000000008aULL, 0x0000000000000088ULL, 0x0000000080008009ULL, 0x000000008000000aULL,
-	0x000000008000808bULL, 0x800000000000008bULL, 0x8000000000008089ULL, 0x8000000000008003ULL,
-	0x8000000000008002ULL, 0x8000000000000080ULL, 0x000000000000800aULL, 0x800000008000000aULL,
-	0x8000000080008081ULL, 0x8000000000008080ULL, 0x0000000080000001ULL, 0x8000000080008008ULL,
-};
-
-/*
- * The 25 lanes live in local variables (aXY is lane (x, y) = s[x + 5y]) so that the compiler
- * keeps as many as it can in registers; a round reads the a lanes and writes the e lanes, the
- * next one the other way round, so nothing is copied between rounds.
- *
- * One output plane y of a round: rho and pi take lane (x, y) to (y, 2x + 3y), so plane y gathers
- * the input lanes (i, i + y) (indices mod 5) of the five columns i, with theta's d of the column
- * applied and rotated by r; then chi along the plane.
- */
-#define PLANE(o0, o1, o2, o3, o4, i, x0, y0, r0, x1, y1, r1, x2, y2, r2, x3, y3, r3, x4, y4, r4) do { \
-	b0 = ROL(i##x0##y0 ^ d##x0, r0); \
-	b1 = ROL(i##x1##y1 ^ d##x1, r1); \
-	b2 = ROL(i##x2##y2 ^ d##x2, r2); \
-	b3 = ROL(i##x3##y3 ^ d##x3, r3); \
-	b4 = ROL(i##x4##y4 ^ d##x4, r4); \
-	o0 = b0 ^ (~b1 & b2); \
-	o1 = b1 ^ (~b2 & b3); \
-	o2 = b2 ^ (~b3 & b4); \
-	o3 = b3 ^ (~b4 & b0); \
-	o4 = b4 ^ (~b0 & b1); \
-} while (0)
-
-/* one round from the lanes named i.. into the lanes named o..; iota last */
-#define ROUND(o, i, rc) do { \
-	c0 = i##00 ^ i##01 ^ i##02 ^ i##03 ^ i##04; \
-	c1 = i##10 ^ i##11 ^ i##12 ^ i##13 ^ i##14; \
-	c2 = i##20 ^ i##21 ^ i##22 ^ i##23 ^ i##24; \
-	c3 = i##30 ^ i##31 ^ i##32 ^ i##33 ^ i##34; \
-	c4 = i##40 ^ i##41 ^ i##42 ^ i##43 ^ i##44; \
-	d0 = c4 ^ ROL(c1, 1); \
-	d1 = c0 ^ ROL(c2, 1); \
-	d2 = c1 ^ ROL(c3, 1); \
-	d3 = c2 ^ ROL(c4, 1); \
-	d4 = c3 ^ ROL(c0, 1); \
-	PLANE(o##00, o##10, o##20, o##30, o##40, i, 0, 0, 0, 1, 1, 44, 2, 2, 43, 3, 3, 21, 4, 4, 14); \
-	PLANE(o##01, o##11, o##21, o##31, o##41, i, 3, 0, 28, 4, 1, 20, 0, 2, 3, 1, 3, 45, 2, 4, 61); \
-	PLANE(o##02, o##12, o##22, o##32, o##42, i, 1, 0, 1, 2, 1, 6, 3, 2, 25, 4, 3, 8, 0, 4, 18); \
-	PLANE(o##03, o##13, o##23, o##33, o##43, i, 4, 0, 27, 0, 1, 36, 1, 2, 10, 2, 3, 15, 3, 4, 56); \
-	PLANE(o##04, o##14, o##24, o##34, o##44, i, 2, 0, 62, 3, 1, 55, 4, 2, 39, 0, 3, 41, 1, 4, 2); \
-	o##00 ^= (rc); \
-} while (0)
-
-/* the lanes in the order of s[] (x + 5y), for loading and storing */
-#define LANES(f, p) \
-	f(p##00, 0) f(p##10, 1) f(p##20, 2) f(p##30, 3) f(p##40, 4) \
-	f(p##01, 5) f(p##11, 6) f(p##21, 7) f(p##31, 8) f(p##41, 9) \
-	f(p##02, 10) f(p##12, 11) f(p##22, 12) f(p##32, 13) f(p##42, 14) \
-	f(p##03, 15) f(p##13, 16) f(p##23, 17) f(p##33, 18) f(p##43, 19) \
-	f(p##04, 20) f(p##14, 21) f(p##24, 22) f(p##34, 23) f(p##44, 24)
-#define DECLARE(v, n) uint64_t v;
 #define LOAD(v, n) v = s[n];
 #define STORE(v, n) s[n] = v;
 
+static void permute(uint64_t s[25])
+{
+	KECCAK_PERMUTE(uint64_t, LOAD, STORE);
+}
+
+/* the same rounds compiled for BMI (and-not and three-operand rotations) where the CPU has it */
 void keccak_f1600(uint64_t s[25])
 {
-	LANES(DECLARE, a)
-	LANES(DECLARE, e)
-	uint64_t b0, b1, b2, b3, b4, c0, c1, c2, c3, c4, d0, d1, d2, d3, d4;
-	int round;
-
-	LANES(LOAD, a)
-	for (round = 0; round < 24; round += 2) {
-		ROUND(e, a, round_constants[round]);
-		ROUND(a, e, round_constants[round + 1]);
+#ifdef KECCAK_AVX2
+	if (crypto_cpu_avx2()) {
+		keccak_f1600_bmi(s);
+		return;
 	}
-	LANES(STORE, a)
+#endif
+	permute(s);
 }
 
 /* written out so that compilers turn them into single loads and stores on little-endian hosts */
@@ -202,6 +143,57 @@ void keccak_squeeze(struct keccak_ctx *ctx, uint8_t *out, size_t len)
 		ctx->pos += (unsigned)n;
 	}
 }
+
+#ifdef KECCAK_AVX2
+static void x4_absorb(struct keccak_x4 *ctx, unsigned rate, const uint8_t *const in[4], size_t len)
+{
+	uint64_t last[25];
+	size_t off, i;
+	unsigned j;
+
+	memset(ctx->s, 0, sizeof(ctx->s));
+	ctx->rate = rate;
+	for (off = 0; len - off >= rate; off += rate) {
+		for (j = 0; j < 4; j++)
+			for (i = 0; i < rate / 8; i++)
+				ctx->s[4 * i + j] ^= load64_le(in[j] + off + 8 * i);
+		keccak_f1600_x4_avx2(ctx->s);
+	}
+	/* the rest of each input and the SHAKE padding (0x1f ... 0x80), lane by lane */
+	for (j = 0; j < 4; j++) {
+		memset(last, 0, sizeof(last));
+		xor_bytes(last, 0, in[j] + off, len - off);
+		last[(len - off) / 8] ^= 0x1fULL << (8 * ((len - off) % 8));
+		last[(rate - 1) / 8] ^= 0x80ULL << (8 * ((rate - 1) % 8));
+		for (i = 0; i < rate / 8; i++)
+			ctx->s[4 * i + j] ^= last[i];
+	}
+	keccak_wipe(last, sizeof(last));
+}
+
+void shake128_x4_absorb(struct keccak_x4 *ctx, const uint8_t *const in[4], size_t len)
+{
+	x4_absorb(ctx, SHAKE128_RATE, in, len);
+}
+
+void shake256_x4_absorb(struct keccak_x4 *ctx, const uint8_t *const in[4], size_t len)
+{
+	x4_absorb(ctx, SHAKE256_RATE, in, len);
+}
+
+void keccak_x4_squeeze_blocks(struct keccak_x4 *ctx, uint8_t *const out[4], size_t nblocks)
+{
+	size_t b, i;
+	unsigned j;
+
+	for (b = 0; b < nblocks; b++) {
+		keccak_f1600_x4_avx2(ctx->s);
+		for (j = 0; j < 4; j++)
+			for (i = 0; i < ctx->rate / 8; i++)
+				store64_le(out[j] + b * ctx->rate + 8 * i, ctx->s[4 * i + j]);
+	}
+}
+#endif
 
 static void oneshot(struct keccak_ctx *ctx, uint8_t *out, size_t outlen, const uint8_t *in, size_t inlen)
 {

@@ -212,43 +212,49 @@ static inline void transpose(__m256i v[8])
 	v[7] = _mm256_permute2x128_si256(u3, u7, 0x31);
 }
 
-/* x[t] = vectors first, first + stride, ... */
+/* x[t] = vectors first, first + stride, ... (written out, so that x stays in registers) */
 static inline void load8(__m256i x[8], const int32_t *c, unsigned first, unsigned stride)
 {
-	for (unsigned t = 0; t < 8; t++)
-		x[t] = _mm256_loadu_si256((const __m256i *)(c + 8 * (first + t * stride)));
+#define LD(t) x[t] = _mm256_loadu_si256((const __m256i *)(c + 8 * (first + (t) * stride)))
+	LD(0); LD(1); LD(2); LD(3); LD(4); LD(5); LD(6); LD(7);
+#undef LD
 }
 
 static inline void store8(int32_t *c, const __m256i x[8], unsigned first, unsigned stride)
 {
-	for (unsigned t = 0; t < 8; t++)
-		_mm256_storeu_si256((__m256i *)(c + 8 * (first + t * stride)), x[t]);
+#define ST(t) _mm256_storeu_si256((__m256i *)(c + 8 * (first + (t) * stride)), x[t])
+	ST(0); ST(1); ST(2); ST(3); ST(4); ST(5); ST(6); ST(7);
+#undef ST
 }
+
+/* one layer's butterflies on the pairs (x[i], x[j]) with roots r0..r3 */
+#define LAYER(op, i0, j0, r0, i1, j1, r1, i2, j2, r2, i3, j3, r3) do { \
+	op(&x[i0], &x[j0], r0); \
+	op(&x[i1], &x[j1], r1); \
+	op(&x[i2], &x[j2], r2); \
+	op(&x[i3], &x[j3], r3); \
+} while (0)
 
 void mldsa_ntt_avx2(int32_t c[MLDSA_N])
 {
 	const int32_t *zetas = mldsa_zetas;
-	struct root r[8], a, b;
+	struct root r1, r2, r3, r4, r5, r6, r7, a, b, d, e;
 	__m256i x[8];
 	unsigned j, g;
 
 	/* lengths 128, 64, 32: vectors j, j + 4, ..., j + 28 */
-	for (j = 1; j < 8; j++)
-		r[j] = root_of(zetas[j]);
+	r1 = root_of(zetas[1]);
+	r2 = root_of(zetas[2]);
+	r3 = root_of(zetas[3]);
+	r4 = root_of(zetas[4]);
+	r5 = root_of(zetas[5]);
+	r6 = root_of(zetas[6]);
+	r7 = root_of(zetas[7]);
 	for (j = 0; j < 4; j++) {
 		load8(x, c, j, 4);
-		ct(&x[0], &x[4], &r[1]);
-		ct(&x[1], &x[5], &r[1]);
-		ct(&x[2], &x[6], &r[1]);
-		ct(&x[3], &x[7], &r[1]);
-		ct(&x[0], &x[2], &r[2]);
-		ct(&x[1], &x[3], &r[2]);
-		ct(&x[4], &x[6], &r[3]);
-		ct(&x[5], &x[7], &r[3]);
-		ct(&x[0], &x[1], &r[4]);
-		ct(&x[2], &x[3], &r[5]);
-		ct(&x[4], &x[5], &r[6]);
-		ct(&x[6], &x[7], &r[7]);
+		LAYER(ct, 0, 4, &r1, 1, 5, &r1, 2, 6, &r1, 3, 7, &r1);
+		LAYER(ct, 0, 2, &r2, 1, 3, &r2, 4, 6, &r3, 5, 7, &r3);
+		LAYER(ct, 0, 1, &r4, 2, 3, &r5, 4, 5, &r6, 6, 7, &r7);
 		store8(c, x, j, 4);
 	}
 	/* lengths 16 and 8 on the eight vectors of group g, then 4, 2, 1 transposed */
@@ -256,28 +262,23 @@ void mldsa_ntt_avx2(int32_t c[MLDSA_N])
 		load8(x, c, 8 * g, 1);
 		a = root_of(zetas[8 + 2 * g]);
 		b = root_of(zetas[9 + 2 * g]);
-		ct(&x[0], &x[2], &a);
-		ct(&x[1], &x[3], &a);
-		ct(&x[4], &x[6], &b);
-		ct(&x[5], &x[7], &b);
-		for (j = 0; j < 4; j++) {
-			a = root_of(zetas[16 + 4 * g + j]);
-			ct(&x[2 * j], &x[2 * j + 1], &a);
-		}
+		LAYER(ct, 0, 2, &a, 1, 3, &a, 4, 6, &b, 5, 7, &b);
+		a = root_of(zetas[16 + 4 * g]);
+		b = root_of(zetas[17 + 4 * g]);
+		d = root_of(zetas[18 + 4 * g]);
+		e = root_of(zetas[19 + 4 * g]);
+		LAYER(ct, 0, 1, &a, 2, 3, &b, 4, 5, &d, 6, 7, &e);
 		transpose(x);
 		a = roots_of(zetas + 32 + 8 * g);
-		for (j = 0; j < 4; j++)
-			ct(&x[j], &x[j + 4], &a);
+		LAYER(ct, 0, 4, &a, 1, 5, &a, 2, 6, &a, 3, 7, &a);
 		a = roots_of(fwd_lane_zetas[g][0]);
 		b = roots_of(fwd_lane_zetas[g][1]);
-		ct(&x[0], &x[2], &a);
-		ct(&x[1], &x[3], &a);
-		ct(&x[4], &x[6], &b);
-		ct(&x[5], &x[7], &b);
-		for (j = 0; j < 4; j++) {
-			a = roots_of(fwd_lane_zetas[g][2 + j]);
-			ct(&x[2 * j], &x[2 * j + 1], &a);
-		}
+		LAYER(ct, 0, 2, &a, 1, 3, &a, 4, 6, &b, 5, 7, &b);
+		a = roots_of(fwd_lane_zetas[g][2]);
+		b = roots_of(fwd_lane_zetas[g][3]);
+		d = roots_of(fwd_lane_zetas[g][4]);
+		e = roots_of(fwd_lane_zetas[g][5]);
+		LAYER(ct, 0, 1, &a, 2, 3, &b, 4, 5, &d, 6, 7, &e);
 		transpose(x);
 		store8(c, x, 8 * g, 1);
 	}
@@ -286,7 +287,7 @@ void mldsa_ntt_avx2(int32_t c[MLDSA_N])
 void mldsa_invntt_avx2(int32_t c[MLDSA_N])
 {
 	const int32_t *zetas = mldsa_zetas;
-	struct root a, b, r[4], f, fz;
+	struct root a, b, d, e, f, fz;
 	__m256i x[8];
 	unsigned j, g;
 
@@ -294,53 +295,45 @@ void mldsa_invntt_avx2(int32_t c[MLDSA_N])
 	for (g = 0; g < 4; g++) {
 		load8(x, c, 8 * g, 1);
 		transpose(x);
-		for (j = 0; j < 4; j++) {
-			a = roots_of(inv_lane_zetas[g][j]);
-			gs(&x[2 * j], &x[2 * j + 1], &a);
-		}
+		a = roots_of(inv_lane_zetas[g][0]);
+		b = roots_of(inv_lane_zetas[g][1]);
+		d = roots_of(inv_lane_zetas[g][2]);
+		e = roots_of(inv_lane_zetas[g][3]);
+		LAYER(gs, 0, 1, &a, 2, 3, &b, 4, 5, &d, 6, 7, &e);
 		a = roots_of(inv_lane_zetas[g][4]);
 		b = roots_of(inv_lane_zetas[g][5]);
-		gs(&x[0], &x[2], &a);
-		gs(&x[1], &x[3], &a);
-		gs(&x[4], &x[6], &b);
-		gs(&x[5], &x[7], &b);
+		LAYER(gs, 0, 2, &a, 1, 3, &a, 4, 6, &b, 5, 7, &b);
 		a = roots_of(inv_lane_zetas[g][6]);
-		for (j = 0; j < 4; j++)
-			gs(&x[j], &x[j + 4], &a);
+		LAYER(gs, 0, 4, &a, 1, 5, &a, 2, 6, &a, 3, 7, &a);
 		transpose(x);
-		for (j = 0; j < 4; j++) {
-			a = root_of(-zetas[31 - 4 * g - j]);
-			gs(&x[2 * j], &x[2 * j + 1], &a);
-		}
+		a = root_of(-zetas[31 - 4 * g]);
+		b = root_of(-zetas[30 - 4 * g]);
+		d = root_of(-zetas[29 - 4 * g]);
+		e = root_of(-zetas[28 - 4 * g]);
+		LAYER(gs, 0, 1, &a, 2, 3, &b, 4, 5, &d, 6, 7, &e);
 		a = root_of(-zetas[15 - 2 * g]);
 		b = root_of(-zetas[14 - 2 * g]);
-		gs(&x[0], &x[2], &a);
-		gs(&x[1], &x[3], &a);
-		gs(&x[4], &x[6], &b);
-		gs(&x[5], &x[7], &b);
+		LAYER(gs, 0, 2, &a, 1, 3, &a, 4, 6, &b, 5, 7, &b);
 		store8(c, x, 8 * g, 1);
 	}
 	/* lengths 32, 64, 128 on vectors j, j + 4, ..., j + 28, with the scaling by f folded in */
-	for (j = 0; j < 4; j++)
-		r[j] = root_of(-zetas[7 - j]);
-	a = root_of(-zetas[3]);
-	b = root_of(-zetas[2]);
-	f = root_of(INVNTT_F);
-	fz = root_of(INVNTT_F_ZETA);
 	for (j = 0; j < 4; j++) {
 		load8(x, c, j, 4);
-		gs(&x[0], &x[1], &r[0]);
-		gs(&x[2], &x[3], &r[1]);
-		gs(&x[4], &x[5], &r[2]);
-		gs(&x[6], &x[7], &r[3]);
-		gs(&x[0], &x[2], &a);
-		gs(&x[1], &x[3], &a);
-		gs(&x[4], &x[6], &b);
-		gs(&x[5], &x[7], &b);
-		for (g = 0; g < 4; g++) {
-			gs(&x[g], &x[g + 4], &fz);
-			x[g] = mont_mul(x[g], &f);
-		}
+		a = root_of(-zetas[7]);
+		b = root_of(-zetas[6]);
+		d = root_of(-zetas[5]);
+		e = root_of(-zetas[4]);
+		LAYER(gs, 0, 1, &a, 2, 3, &b, 4, 5, &d, 6, 7, &e);
+		a = root_of(-zetas[3]);
+		b = root_of(-zetas[2]);
+		LAYER(gs, 0, 2, &a, 1, 3, &a, 4, 6, &b, 5, 7, &b);
+		fz = root_of(INVNTT_F_ZETA);
+		LAYER(gs, 0, 4, &fz, 1, 5, &fz, 2, 6, &fz, 3, 7, &fz);
+		f = root_of(INVNTT_F);
+		x[0] = mont_mul(x[0], &f);
+		x[1] = mont_mul(x[1], &f);
+		x[2] = mont_mul(x[2], &f);
+		x[3] = mont_mul(x[3], &f);
 		store8(c, x, j, 4);
 	}
 }

@@ -43,6 +43,12 @@ void mldsa_poly_use_hint(struct mldsa_poly *r1, const struct mldsa_poly *r, cons
 void mldsa_poly_uniform(struct mldsa_poly *a, const uint8_t rho[32], uint8_t col, uint8_t row);
 void mldsa_poly_eta(struct mldsa_poly *a, const uint8_t rhoprime[64], uint16_t nonce, unsigned eta);
 void mldsa_poly_mask(struct mldsa_poly *y, const uint8_t rhopp[64], uint16_t nonce, const struct mldsa_params *p);
+/* the same for n <= 4 polynomials at once: a[i] from nonce[i] (256 row + col for A) */
+void mldsa_poly_uniform_x4(struct mldsa_poly *const a[], const uint8_t rho[32], const uint16_t nonce[], unsigned n);
+void mldsa_poly_eta_x4(struct mldsa_poly *const a[], const uint8_t rhoprime[64], const uint16_t nonce[], unsigned n,
+	unsigned eta);
+void mldsa_poly_mask_x4(struct mldsa_poly *const y[], const uint8_t rhopp[64], const uint16_t nonce[], unsigned n,
+	const struct mldsa_params *p);
 void mldsa_poly_challenge(struct mldsa_poly *c, const uint8_t *ctilde, unsigned len, unsigned tau);
 
 #endif

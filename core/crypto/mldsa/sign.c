@@ -33,8 +33,20 @@ static size_t commit(struct sign_work *wk, const struct mldsa_expanded *k, uint1
 	const struct mldsa_params *p = k->p;
 	unsigned i, j;
 
+	struct mldsa_poly *y[4];
+	uint16_t nonce[4];
+	unsigned n;
+
+	/* ExpandMask, four polynomials at a time */
+	for (j = 0; j < p->l; j += n) {
+		n = p->l - j < 4 ? p->l - j : 4;
+		for (i = 0; i < n; i++) {
+			y[i] = &wk->y[j + i];
+			nonce[i] = (uint16_t)(kappa + j + i);
+		}
+		mldsa_poly_mask_x4(y, wk->rhopp, nonce, n, p);
+	}
 	for (j = 0; j < p->l; j++) {
-		mldsa_poly_mask(&wk->y[j], wk->rhopp, (uint16_t)(kappa + j), p);
 		wk->z[j] = wk->y[j];
 		mldsa_poly_ntt(&wk->z[j]);
 	}
