@@ -183,14 +183,18 @@ void shake256_x4_absorb(struct keccak_x4 *ctx, const uint8_t *const in[4], size_
 
 void keccak_x4_squeeze_blocks(struct keccak_x4 *ctx, uint8_t *const out[4], size_t nblocks)
 {
+	const size_t words = ctx->rate / 8;
 	size_t b, i;
 	unsigned j;
+	uint8_t *o;
 
 	for (b = 0; b < nblocks; b++) {
 		keccak_f1600_x4_avx2(ctx->s);
-		for (j = 0; j < 4; j++)
-			for (i = 0; i < ctx->rate / 8; i++)
-				store64_le(out[j] + b * ctx->rate + 8 * i, ctx->s[4 * i + j]);
+		for (j = 0; j < 4; j++) {
+			o = out[j] + b * 8 * words;
+			for (i = 0; i < words; i++)
+				store64_le(o + 8 * i, ctx->s[4 * i + j]);
+		}
 	}
 }
 #endif

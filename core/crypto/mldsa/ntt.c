@@ -1,5 +1,4 @@
 /* Number-theoretic transform for ML-DSA (FIPS 204 Alg. 41, 42) with Montgomery multiplication. */
-#include "crypto/cpu.h"
 #include "crypto/mldsa/avx2.h"
 #include "crypto/mldsa/poly.h"
 #include "crypto/mldsa/reduce.h"
@@ -222,55 +221,25 @@ static void dot(struct mldsa_poly *r, const struct mldsa_poly *a, const struct m
 /* the entry points: AVX2 where the CPU has it (avx2.h), the code above otherwise */
 void mldsa_poly_ntt(struct mldsa_poly *a)
 {
-#ifdef MLDSA_AVX2
-	if (crypto_cpu_avx2()) {
-		mldsa_ntt_avx2(a->c);
-		return;
-	}
-#endif
-	ntt(a);
+	MLDSA_AVX2_OR(mldsa_ntt_avx2(a->c), ntt(a));
 }
 
 void mldsa_poly_invntt(struct mldsa_poly *a)
 {
-#ifdef MLDSA_AVX2
-	if (crypto_cpu_avx2()) {
-		mldsa_invntt_avx2(a->c);
-		return;
-	}
-#endif
-	invntt(a);
+	MLDSA_AVX2_OR(mldsa_invntt_avx2(a->c), invntt(a));
 }
 
 void mldsa_poly_pointwise(struct mldsa_poly *r, const struct mldsa_poly *a, const struct mldsa_poly *b)
 {
-#ifdef MLDSA_AVX2
-	if (crypto_cpu_avx2()) {
-		mldsa_pointwise_avx2(r->c, a->c, b->c);
-		return;
-	}
-#endif
-	pointwise(r, a, b);
+	MLDSA_AVX2_OR(mldsa_pointwise_avx2(r->c, a->c, b->c), pointwise(r, a, b));
 }
 
 void mldsa_poly_pointwise_acc(struct mldsa_poly *r, const struct mldsa_poly *a, const struct mldsa_poly *b)
 {
-#ifdef MLDSA_AVX2
-	if (crypto_cpu_avx2()) {
-		mldsa_pointwise_acc_avx2(r->c, a->c, b->c);
-		return;
-	}
-#endif
-	pointwise_acc(r, a, b);
+	MLDSA_AVX2_OR(mldsa_pointwise_acc_avx2(r->c, a->c, b->c), pointwise_acc(r, a, b));
 }
 
 void mldsa_poly_dot(struct mldsa_poly *r, const struct mldsa_poly *a, const struct mldsa_poly *b, unsigned n)
 {
-#ifdef MLDSA_AVX2
-	if (crypto_cpu_avx2()) {
-		mldsa_dot_avx2(r->c, a, b, n);
-		return;
-	}
-#endif
-	dot(r, a, b, n);
+	MLDSA_AVX2_OR(mldsa_dot_avx2(r->c, a, b, n), dot(r, a, b, n));
 }

@@ -54,30 +54,79 @@ static void pack6(uint8_t *out, const struct mldsa_poly *a)
 	}
 }
 
-/* ExpandMask's widths (gamma1 = 2^17, 2^19): four coefficients from nine bytes, or two from five */
+/* eight bytes little-endian (compilers make it one load on little-endian hosts) */
+static inline uint64_t le64(const uint8_t *p)
+{
+	return (uint64_t)p[0] | (uint64_t)p[1] << 8 | (uint64_t)p[2] << 16 | (uint64_t)p[3] << 24
+		| (uint64_t)p[4] << 32 | (uint64_t)p[5] << 40 | (uint64_t)p[6] << 48 | (uint64_t)p[7] << 56;
+}
+
+/* ExpandMask's widths (gamma1 = 2^17, 2^19): four coefficients from nine or ten bytes */
 static void unpack18(struct mldsa_poly *a, const uint8_t *in, int32_t b)
 {
+	const uint64_t m = (1u << 18) - 1;
 	int32_t *c;
+	uint64_t v;
 	unsigned i;
 
 	for (i = 0; i < MLDSA_N / 4; i++, in += 9) {
 		c = a->c + 4 * i;
-		c[0] = b - (int32_t)(in[0] | (uint32_t)in[1] << 8 | (uint32_t)(in[2] & 0x03) << 16);
-		c[1] = b - (int32_t)(in[2] >> 2 | (uint32_t)in[3] << 6 | (uint32_t)(in[4] & 0x0f) << 14);
-		c[2] = b - (int32_t)(in[4] >> 4 | (uint32_t)in[5] << 4 | (uint32_t)(in[6] & 0x3f) << 12);
-		c[3] = b - (int32_t)(in[6] >> 6 | (uint32_t)in[7] << 2 | (uint32_t)in[8] << 10);
+		v = le64(in);
+		c[0] = b - (int32_t)(v & m);
+		c[1] = b - (int32_t)(v >> 18 & m);
+		c[2] = b - (int32_t)(v >> 36 & m);
+		c[3] = b - (int32_t)((v >> 54 | (uint64_t)in[8] << 10) & m);
 	}
 }
 
 static void unpack20(struct mldsa_poly *a, const uint8_t *in, int32_t b)
 {
+	const uint64_t m = (1u << 20) - 1;
 	int32_t *c;
+	uint64_t v;
 	unsigned i;
 
-	for (i = 0; i < MLDSA_N / 2; i++, in += 5) {
-		c = a->c + 2 * i;
-		c[0] = b - (int32_t)(in[0] | (uint32_t)in[1] << 8 | (uint32_t)(in[2] & 0x0f) << 16);
-		c[1] = b - (int32_t)(in[2] >> 4 | (uint32_t)in[3] << 4 | (uint32_t)in[4] << 12);
+	for (i = 0; i < MLDSA_N / 4; i++, in += 10) {
+		c = a->c + 4 * i;
+		v = le64(in);
+		c[0] = b - (int32_t)(v & m);
+		c[1] = b - (int32_t)(v >> 20 & m);
+		c[2] = b - (int32_t)(v >> 40 & m);
+		c[3] = b - (int32_t)((v >> 60 | (uint64_t)in[8] << 4 | (uint64_t)in[9] << 12) & m);
+	}
+}
+
+/* z's widths, the inverse of unpack18 and unpack20 */
+static void pack18(uint8_t *out, const struct mldsa_poly *a, int32_t b)
+{
+	const int32_t *c;
+	uint64_t v;
+	unsigned i, j;
+
+	for (i = 0; i < MLDSA_N / 4; i++, out += 9) {
+		c = a->c + 4 * i;
+		v = (uint64_t)(uint32_t)(b - c[0]) | (uint64_t)(uint32_t)(b - c[1]) << 18
+			| (uint64_t)(uint32_t)(b - c[2]) << 36 | (uint64_t)(uint32_t)(b - c[3]) << 54;
+		for (j = 0; j < 8; j++)
+			out[j] = (uint8_t)(v >> (8 * j));
+		out[8] = (uint8_t)((uint32_t)(b - c[3]) >> 10);
+	}
+}
+
+static void pack20(uint8_t *out, const struct mldsa_poly *a, int32_t b)
+{
+	const int32_t *c;
+	uint64_t v;
+	unsigned i, j;
+
+	for (i = 0; i < MLDSA_N / 4; i++, out += 10) {
+		c = a->c + 4 * i;
+		v = (uint64_t)(uint32_t)(b - c[0]) | (uint64_t)(uint32_t)(b - c[1]) << 20
+			| (uint64_t)(uint32_t)(b - c[2]) << 40 | (uint64_t)(uint32_t)(b - c[3]) << 60;
+		for (j = 0; j < 8; j++)
+			out[j] = (uint8_t)(v >> (8 * j));
+		out[8] = (uint8_t)((uint32_t)(b - c[3]) >> 4);
+		out[9] = (uint8_t)((uint32_t)(b - c[3]) >> 12);
 	}
 }
 
@@ -93,7 +142,12 @@ void mldsa_simple_bitpack(uint8_t *out, const struct mldsa_poly *a, unsigned bit
 
 void mldsa_bitpack(uint8_t *out, const struct mldsa_poly *a, unsigned bits, int32_t b)
 {
-	pack(out, a, bits, b, -1);
+	if (bits == 18)
+		pack18(out, a, b);
+	else if (bits == 20)
+		pack20(out, a, b);
+	else
+		pack(out, a, bits, b, -1);
 }
 
 void mldsa_simple_bitunpack(struct mldsa_poly *a, const uint8_t *in, unsigned bits)

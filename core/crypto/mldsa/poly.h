@@ -43,7 +43,10 @@ void mldsa_poly_use_hint(struct mldsa_poly *r1, const struct mldsa_poly *r, cons
 void mldsa_poly_uniform(struct mldsa_poly *a, const uint8_t rho[32], uint8_t col, uint8_t row);
 void mldsa_poly_eta(struct mldsa_poly *a, const uint8_t rhoprime[64], uint16_t nonce, unsigned eta);
 void mldsa_poly_mask(struct mldsa_poly *y, const uint8_t rhopp[64], uint16_t nonce, const struct mldsa_params *p);
-/* the same for n <= 4 polynomials at once: a[i] from nonce[i] (256 row + col for A) */
+/* the same for n <= 4 polynomials at once: a[i] from nonce[i] (256 row + col for A); four at
+ * once cost about what one does where mldsa_sample_batch() is 4 (AVX2), and four times that
+ * where it is 1 */
+unsigned mldsa_sample_batch(void);
 void mldsa_poly_uniform_x4(struct mldsa_poly *const a[], const uint8_t rho[32], const uint16_t nonce[], unsigned n);
 void mldsa_poly_eta_x4(struct mldsa_poly *const a[], const uint8_t rhoprime[64], const uint16_t nonce[], unsigned n,
 	unsigned eta);

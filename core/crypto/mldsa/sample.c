@@ -231,6 +231,15 @@ static void mask_x4(struct mldsa_poly *const y[], const uint8_t rhopp[64], const
 }
 #endif
 
+unsigned mldsa_sample_batch(void)
+{
+#ifdef KECCAK_AVX2
+	if (crypto_cpu_avx2())
+		return 4;
+#endif
+	return 1;
+}
+
 void mldsa_poly_uniform_x4(struct mldsa_poly *const a[], const uint8_t rho[32], const uint16_t nonce[], unsigned n)
 {
 	unsigned i;

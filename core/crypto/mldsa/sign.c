@@ -25,28 +25,39 @@ struct sign_work {
 	struct mldsa_poly h[MLDSA_K_MAX];	/* the hints */
 	struct mldsa_poly c, t;
 	struct keccak_ctx h_ctx;
+	/* ExpandMask's polynomials in nonce order, made a batch at a time: attempt kappa / l takes
+	 * the next l of them (nonces kappa .. kappa + l - 1), so no batch is left part empty */
+	struct mldsa_poly masks[4];
+	unsigned mask_pos, mask_have;
+	uint16_t mask_nonce;	/* of masks[mask_have], the next to make */
 };
 
-/* w = NTT^-1(A NTT(y)) split into its high and low bits; returns the length of w1Encode(w1) */
-static size_t commit(struct sign_work *wk, const struct mldsa_expanded *k, uint16_t kappa)
+static void next_mask(struct sign_work *wk, struct mldsa_poly *y, const struct mldsa_params *p)
+{
+	struct mldsa_poly *out[4] = { &wk->masks[0], &wk->masks[1], &wk->masks[2], &wk->masks[3] };
+	uint16_t nonce[4];
+	unsigned i;
+
+	if (wk->mask_pos == wk->mask_have) {
+		wk->mask_have = mldsa_sample_batch();
+		for (i = 0; i < wk->mask_have; i++)
+			nonce[i] = (uint16_t)(wk->mask_nonce + i);
+		mldsa_poly_mask_x4(out, wk->rhopp, nonce, wk->mask_have, p);
+		wk->mask_nonce = (uint16_t)(wk->mask_nonce + wk->mask_have);
+		wk->mask_pos = 0;
+	}
+	*y = wk->masks[wk->mask_pos++];
+}
+
+/* y = ExpandMask(rho'', kappa) and w = NTT^-1(A NTT(y)) split into its high and low bits;
+ * returns the length of w1Encode(w1) */
+static size_t commit(struct sign_work *wk, const struct mldsa_expanded *k)
 {
 	const struct mldsa_params *p = k->p;
 	unsigned i, j;
 
-	struct mldsa_poly *y[4];
-	uint16_t nonce[4];
-	unsigned n;
-
-	/* ExpandMask, four polynomials at a time */
-	for (j = 0; j < p->l; j += n) {
-		n = p->l - j < 4 ? p->l - j : 4;
-		for (i = 0; i < n; i++) {
-			y[i] = &wk->y[j + i];
-			nonce[i] = (uint16_t)(kappa + j + i);
-		}
-		mldsa_poly_mask_x4(y, wk->rhopp, nonce, n, p);
-	}
 	for (j = 0; j < p->l; j++) {
+		next_mask(wk, &wk->y[j], p);
 		wk->z[j] = wk->y[j];
 		mldsa_poly_ntt(&wk->z[j]);
 	}
@@ -121,7 +132,6 @@ int mldsa_sign_mu_expanded(const struct mldsa_expanded *k, const uint8_t mu[64],
 	const struct mldsa_params *p;
 	struct sign_work wk;
 	unsigned attempt;
-	uint16_t kappa = 0;
 	size_t w1_len;
 	int ret = -1;
 
@@ -135,8 +145,10 @@ int mldsa_sign_mu_expanded(const struct mldsa_expanded *k, const uint8_t mu[64],
 	keccak_absorb(&wk.h_ctx, mu, MLDSA_MU_BYTES);
 	keccak_finalize(&wk.h_ctx);
 	keccak_squeeze(&wk.h_ctx, wk.rhopp, sizeof(wk.rhopp));
-	for (attempt = 0; attempt < MAX_ATTEMPTS; attempt++, kappa = (uint16_t)(kappa + p->l)) {
-		w1_len = commit(&wk, k, kappa);
+	wk.mask_pos = wk.mask_have = 0;
+	wk.mask_nonce = 0;	/* kappa of the first attempt */
+	for (attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+		w1_len = commit(&wk, k);
 		/* ctilde = H(mu || w1Encode(w1), lambda / 4), written in place */
 		shake256_init(&wk.h_ctx);
 		keccak_absorb(&wk.h_ctx, mu, MLDSA_MU_BYTES);
