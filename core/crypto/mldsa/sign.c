@@ -82,24 +82,11 @@ static int respond(struct sign_work *wk, const struct mldsa_expanded *k)
 	unsigned i, j, hints = 0;
 	int reject = 0;
 
-	/* z = y + c s1 */
-	for (j = 0; j < p->l; j++) {
-		mldsa_poly_pointwise(&wk->z[j], &wk->c, &k->s1[j]);
-		mldsa_poly_invntt(&wk->z[j]);
-		mldsa_poly_add(&wk->z[j], &wk->z[j], &wk->y[j]);
-		mldsa_poly_reduce(&wk->z[j]);
-		reject |= mldsa_poly_exceeds(&wk->z[j], p->gamma1 - p->beta);
-	}
-	/* whether a candidate is rejected, and at which check, may show: ML-DSA's rejection
-	 * sampling (Fiat-Shamir with aborts) treats the attempts as public, only the values of a
-	 * rejected candidate must not leak */
-	CT_DECLASSIFY(&reject, sizeof(reject));
-	if (reject)
-		return -1;
 	/*
 	 * r0 = LowBits(w - c s2) = LowBits(w) - c s2 when that stays in (-gamma2 + beta, gamma2 - beta),
 	 * and when it does not, the true r0 fails the check as well (it is the same value shifted by
-	 * 2 gamma2, with |c s2| <= beta)
+	 * 2 gamma2, with |c s2| <= beta). This check comes first: it fails more often than the one on
+	 * z (about 2/3 of the attempts against 1/3 to 1/2), so fewer products are computed in vain.
 	 */
 	for (i = 0; i < p->k; i++) {
 		mldsa_poly_pointwise(&wk->t, &wk->c, &k->s2[i]);
@@ -107,6 +94,20 @@ static int respond(struct sign_work *wk, const struct mldsa_expanded *k)
 		mldsa_poly_sub(&wk->w0[i], &wk->w0[i], &wk->t);
 		mldsa_poly_reduce(&wk->w0[i]);
 		reject |= mldsa_poly_exceeds(&wk->w0[i], p->gamma2 - p->beta);
+	}
+	/* whether a candidate is rejected, and at which check, may show: ML-DSA's rejection
+	 * sampling (Fiat-Shamir with aborts) treats the attempts as public, only the values of a
+	 * rejected candidate must not leak */
+	CT_DECLASSIFY(&reject, sizeof(reject));
+	if (reject)
+		return -1;
+	/* z = y + c s1 */
+	for (j = 0; j < p->l; j++) {
+		mldsa_poly_pointwise(&wk->z[j], &wk->c, &k->s1[j]);
+		mldsa_poly_invntt(&wk->z[j]);
+		mldsa_poly_add(&wk->z[j], &wk->z[j], &wk->y[j]);
+		mldsa_poly_reduce(&wk->z[j]);
+		reject |= mldsa_poly_exceeds(&wk->z[j], p->gamma1 - p->beta);
 	}
 	CT_DECLASSIFY(&reject, sizeof(reject));
 	if (reject)
