@@ -2,6 +2,7 @@
 #include <string.h>
 
 #include "attest.h"
+#include "commit.h"
 #include "compute.h"
 #include "object/object.h"
 #include "scheme.h"
@@ -111,6 +112,18 @@ static TPM_RC write_header(struct cmd *c, const struct object *key,
 	return wr_u64(w, fw);
 }
 
+/* ECDAA: the structure's digest signed with the commit the scheme's count names (commit.h),
+ * which is used up, as Sign does; TPM_RC_VALUE when there is no such commit. */
+static TPM_RC sign_ecdaa(struct cmd *c, const struct object *key, const struct tpmt_scheme *scheme,
+			 const uint8_t *data, size_t len, struct tpmt_signature *sig)
+{
+	struct tpm2b_digest digest;
+
+	digest.size = (uint16_t)crypto_hash_size(scheme->hash_alg);
+	TRY(crypto_hash(scheme->hash_alg, data, len, digest.b));
+	return commit_sign_ecdaa(c->e, key, scheme, &digest, sig);
+}
+
 TPM_RC attest_sign(struct cmd *c, unsigned slot, const struct tpmt_scheme *in_scheme,
 		   unsigned scheme_param, const struct attest_data *qualifying, uint16_t type,
 		   const uint8_t *attested, size_t attested_len)
@@ -147,6 +160,11 @@ TPM_RC attest_sign_at(struct cmd *c, unsigned slot, const struct tpmt_scheme *in
 	TRY(wr_tpm2b(&c->out, buf, (uint16_t)w.off));
 	if (!key) /* TPMT_SIGNATURE with sigAlg NULL: nothing follows */
 		return wr_u16(&c->out, TPM_ALG_NULL);
+	/* ECDAA uses up a commit, engine state: under the lock, as Sign does */
+	if (scheme.scheme == TPM_ALG_ECDAA) {
+		TRYP(scheme_param, sign_ecdaa(c, key, &scheme, buf, w.off, &sig));
+		return wr_signature(&c->out, &sig);
+	}
 	rc = sign_unlocked(c, slot, &scheme, buf, w.off, &sig);
 	if (rc == TPM_RC_KEY)
 		return rc_handle(rc, slot + 1);

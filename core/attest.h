@@ -39,7 +39,8 @@ TPM_ALG_ID attest_hash(const struct object *key, const struct tpmt_scheme *schem
 /* Write TPM2B_ATTEST (a TPMS_ATTEST of type with extraData qualifying and the attested union
  * given marshalled, attested_len bytes) and its TPMT_SIGNATURE to c->out. The scheme is chosen
  * as attest_scheme does. ML-DSA keys sign the marshalled TPMS_ATTEST with pure ML-DSA and an
- * empty context; the other schemes sign its digest with the scheme's hash. */
+ * empty context; the other schemes sign its digest with the scheme's hash, ECDAA with the
+ * commit its count names (commit.h; TPM_RC_VALUE for parameter scheme_param without one). */
 TPM_RC attest_sign(struct cmd *c, unsigned slot, const struct tpmt_scheme *in_scheme,
 		   unsigned scheme_param, const struct attest_data *qualifying, uint16_t type,
 		   const uint8_t *attested, size_t attested_len);

@@ -36,7 +36,8 @@ static void commit_changed(struct pqtpm_engine *e)
 	engine_dirty(e);
 }
 
-/* r = KDFa(nonce, label, Name, count || attempt) until it lies in [1, n - 1]. */
+/* r = KDFa(nonce, label, Name, count || attempt) of the order's bits until it lies in
+ * [1, n - 1]. */
 static TPM_RC derive_r(struct commit_state *s, uint16_t curve, const struct tpm2b_name *name,
 		       uint64_t count, uint8_t *r)
 {
@@ -55,7 +56,7 @@ static TPM_RC derive_r(struct commit_state *s, uint16_t curve, const struct tpm2
 		TRY(wr_u32(&w, attempt));
 		TRY(crypto_kdfa(TPM_ALG_SHA256, s->nonce, sizeof(s->nonce), COMMIT_LABEL,
 				name ? name->b : NULL, name ? name->size : 0, ctx, sizeof(ctx),
-				(uint32_t)(8 * p.len), r));
+				p.key_bits, r));
 		if (memcmp(r, p.n, p.len) < 0 && memcmp(r, zero, p.len) != 0)
 			return TPM_RC_SUCCESS;
 	}
@@ -128,7 +129,7 @@ TPM_RC commit_sign_ecdaa(struct pqtpm_engine *e, const struct object *key,
 	uint16_t curve = key->pub.curve_id;
 	size_t len = crypto_ecc_bytes(curve);
 	uint8_t r[CRYPTO_MAX_ECC_BYTES], d[CRYPTO_MAX_ECC_BYTES], k[CRYPTO_MAX_ECC_BYTES];
-	uint8_t t[CRYPTO_MAX_DIGEST], sv[CRYPTO_MAX_ECC_BYTES];
+	uint8_t t[CRYPTO_MAX_DIGEST], tn[CRYPTO_MAX_ECC_BYTES], sv[CRYPTO_MAX_ECC_BYTES];
 	struct crypto_hash_ctx h;
 	TPM_RC rc;
 
@@ -149,9 +150,9 @@ TPM_RC commit_sign_ecdaa(struct pqtpm_engine *e, const struct object *key,
 	if (rc == TPM_RC_SUCCESS)
 		rc = crypto_hash_finish(&h, t);
 	if (rc == TPM_RC_SUCCESS)
-		rc = crypto_ecc_scalar_reduce(curve, t, crypto_hash_size(scheme->hash_alg), t);
+		rc = crypto_ecc_scalar_reduce(curve, t, crypto_hash_size(scheme->hash_alg), tn);
 	if (rc == TPM_RC_SUCCESS)
-		rc = crypto_ecc_scalar_muladd(curve, r, t, d, sv);
+		rc = crypto_ecc_scalar_muladd(curve, r, tn, d, sv);
 	if (rc == TPM_RC_SUCCESS) {
 		memset(sig, 0, sizeof(*sig));
 		sig->sig_alg = TPM_ALG_ECDAA;

@@ -256,15 +256,16 @@ TPM_RC session_crypt(const struct session *s, const struct tpm2b_digest *auth, b
 				data[i] ^= mask[i];
 		}
 		crypto_wipe(mask, sizeof(mask));
-	} else if (s->sym.alg == TPM_ALG_AES) {
-		uint8_t kiv[MAX_SYM_KEY_BYTES + CRYPTO_AES_BLOCK];
-		size_t kbytes = s->sym.key_bits / 8u;
+	} else if (crypto_sym_block(s->sym.alg) != 0) {
+		/* key and iv of the session's block cipher (Part 1 §21.4) */
+		uint8_t kiv[MAX_SYM_KEY_BYTES + CRYPTO_MAX_SYM_BLOCK];
+		size_t kbytes = s->sym.key_bits / 8u, bs = crypto_sym_block(s->sym.alg);
 
 		rc = crypto_kdfa(s->auth_hash, key, klen, "CFB", newer->b, newer->size, older->b,
-				 older->size, (uint32_t)(kbytes + CRYPTO_AES_BLOCK) * 8, kiv);
+				 older->size, (uint32_t)(kbytes + bs) * 8, kiv);
 		if (rc == TPM_RC_SUCCESS)
-			rc = crypto_aes(TPM_ALG_CFB, encrypt, kiv, kbytes, kiv + kbytes, data, data,
-					len);
+			rc = crypto_sym(s->sym.alg, TPM_ALG_CFB, encrypt, kiv, kbytes, kiv + kbytes,
+					data, data, len);
 		crypto_wipe(kiv, sizeof(kiv));
 	} else {
 		rc = TPM_RC_SYMMETRIC;

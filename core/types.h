@@ -15,7 +15,7 @@
 #define MAX_SYM_DATA 128	/* TPM2B_SENSITIVE_DATA, sealed data */
 #define MAX_SYM_KEY_BYTES 32
 #define MAX_RSA_KEY_BYTES 512
-#define MAX_ECC_KEY_BYTES 48
+#define MAX_ECC_KEY_BYTES 66	/* P-521 */
 #define MAX_PQ_PUBLIC 2592	/* ML-DSA-87 public key; ML-KEM-1024 ek is 1568 */
 #define MAX_PQ_SIGNATURE 4627	/* ML-DSA-87 */
 #define MAX_PQ_CIPHERTEXT 1568	/* ML-KEM-1024 */
@@ -191,6 +191,10 @@ TPM_RC wr_sym_def(struct wr *w, const struct tpmt_sym_def *s);
 TPM_RC rd_sig_scheme(struct rd *r, struct tpmt_scheme *s, bool allow_null); /* TPMT_SIG_SCHEME */
 TPM_RC rd_rsa_decrypt_scheme(struct rd *r, struct tpmt_scheme *s, bool allow_null); /* TPMT_RSA_DECRYPT */
 TPM_RC rd_ecc_scheme(struct rd *r, struct tpmt_scheme *s, bool allow_null);
+/* TPMI_ALG_KDF: MGF1, KDF1_SP800_56A, KDF2, KDF1_SP800_108 (Part 2 §9.32) */
+bool alg_is_kdf(TPM_ALG_ID alg);
+/* TPMT_KDF_SCHEME: one of them and its hash (TPM_RC_KDF for another selector) */
+TPM_RC rd_kdf_scheme(struct rd *r, struct tpmt_scheme *s, bool allow_null);
 TPM_RC wr_scheme(struct wr *w, const struct tpmt_scheme *s);
 /* TPMT_PUBLIC and TPM2B_PUBLIC. TPM2B_PUBLIC with size 0 gives TPM_RC_SIZE. */
 TPM_RC rd_public(struct rd *r, struct tpmt_public *p);

@@ -4,6 +4,7 @@
  * inside a sub-reader: running out inside, or leaving bytes over, is TPM_RC_SIZE. */
 #include <string.h>
 
+#include "crypto/crypto.h"
 #include "types.h"
 
 #define MLDSA_SEED_BYTES 32 /* TPM2B_PRIVATE_KEY_MLDSA: the seed xi */
@@ -182,10 +183,11 @@ static TPM_RC sized_end(TPM_RC rc, const struct rd *sub)
 
 /* ---- symmetric definitions ---- */
 
-static TPM_RC rd_aes_rest(struct rd *r, struct tpmt_sym_def *s)
+/* AES, Camellia, TDES: the key bits this build has (TPMI_*_KEY_BITS), then the mode */
+static TPM_RC rd_block_rest(struct rd *r, struct tpmt_sym_def *s)
 {
 	TRY(rd_u16(r, &s->key_bits));
-	if (s->key_bits != 128 && s->key_bits != 192 && s->key_bits != 256)
+	if (!crypto_sym_supported(s->alg, s->key_bits))
 		return TPM_RC_VALUE;
 	TRY(rd_u16(r, &s->mode));
 	switch (s->mode) {
@@ -205,9 +207,9 @@ TPM_RC rd_sym_def(struct rd *r, struct tpmt_sym_def *s, bool allow_null)
 {
 	memset(s, 0, sizeof(*s));
 	TRY(rd_u16(r, &s->alg));
+	if (crypto_sym_block(s->alg) != 0)
+		return rd_block_rest(r, s);
 	switch (s->alg) {
-	case TPM_ALG_AES:
-		return rd_aes_rest(r, s);
 	case TPM_ALG_XOR:
 		s->mode = TPM_ALG_NULL;
 		return rd_hash_alg(r, &s->key_bits, false);
@@ -224,8 +226,8 @@ TPM_RC rd_sym_def_object(struct rd *r, struct tpmt_sym_def *s, bool allow_null)
 {
 	memset(s, 0, sizeof(*s));
 	TRY(rd_u16(r, &s->alg));
-	if (s->alg == TPM_ALG_AES)
-		return rd_aes_rest(r, s);
+	if (crypto_sym_block(s->alg) != 0)
+		return rd_block_rest(r, s);
 	if (s->alg == TPM_ALG_NULL && allow_null)
 		return TPM_RC_SUCCESS;
 	return TPM_RC_SYMMETRIC;
@@ -259,10 +261,7 @@ static TPM_RC rd_scheme_details(struct rd *r, struct tpmt_scheme *s)
 	case TPM_ALG_XOR:
 		TRY(rd_hash_alg(r, &s->hash_alg, false));
 		TRY(rd_u16(r, &s->kdf));
-		if (s->kdf == TPM_ALG_KDF1_SP800_108 || s->kdf == TPM_ALG_KDF1_SP800_56A ||
-		    s->kdf == TPM_ALG_NULL)
-			return TPM_RC_SUCCESS;
-		return TPM_RC_KDF;
+		return alg_is_kdf(s->kdf) || s->kdf == TPM_ALG_NULL ? TPM_RC_SUCCESS : TPM_RC_KDF;
 	default:
 		return rd_hash_alg(r, &s->hash_alg, false);
 	}
@@ -331,12 +330,25 @@ static TPM_RC rd_keyedhash_scheme(struct rd *r, struct tpmt_scheme *s)
 	return rd_scheme_of(r, s, true, ok, N(ok), TPM_RC_VALUE);
 }
 
-/* TPMT_KDF_SCHEME+ (TPMS_ECC_PARMS) */
-static TPM_RC rd_kdf_scheme(struct rd *r, struct tpmt_scheme *s)
+bool alg_is_kdf(TPM_ALG_ID alg)
 {
-	static const TPM_ALG_ID ok[] = { TPM_ALG_KDF1_SP800_56A, TPM_ALG_KDF1_SP800_108 };
+	switch (alg) {
+	case TPM_ALG_MGF1:
+	case TPM_ALG_KDF1_SP800_56A:
+	case TPM_ALG_KDF2:
+	case TPM_ALG_KDF1_SP800_108:
+		return true;
+	default:
+		return false;
+	}
+}
 
-	return rd_scheme_of(r, s, true, ok, N(ok), TPM_RC_KDF);
+TPM_RC rd_kdf_scheme(struct rd *r, struct tpmt_scheme *s, bool allow_null)
+{
+	static const TPM_ALG_ID ok[] = { TPM_ALG_MGF1, TPM_ALG_KDF1_SP800_56A, TPM_ALG_KDF2,
+					 TPM_ALG_KDF1_SP800_108 };
+
+	return rd_scheme_of(r, s, allow_null, ok, N(ok), TPM_RC_KDF);
 }
 
 TPM_RC wr_scheme(struct wr *w, const struct tpmt_scheme *s)
@@ -377,9 +389,7 @@ static TPM_RC rd_rsa_key_bits(struct rd *r, uint16_t *bits)
 static TPM_RC rd_curve(struct rd *r, uint16_t *curve)
 {
 	TRY(rd_u16(r, curve));
-	if (*curve == TPM_ECC_NIST_P256 || *curve == TPM_ECC_NIST_P384)
-		return TPM_RC_SUCCESS;
-	return TPM_RC_CURVE;
+	return crypto_ecc_bytes(*curve) != 0 ? TPM_RC_SUCCESS : TPM_RC_CURVE;
 }
 
 static TPM_RC rd_unique(struct rd *r, struct tpm2b_unique *u, uint16_t max)
@@ -401,7 +411,7 @@ static TPM_RC rd_public_rest(struct rd *r, struct tpmt_public *p)
 		TRY(rd_sym_def_object(r, &p->symmetric, true));
 		TRY(rd_ecc_scheme(r, &p->scheme, true));
 		TRY(rd_curve(r, &p->curve_id));
-		TRY(rd_kdf_scheme(r, &p->kdf));
+		TRY(rd_kdf_scheme(r, &p->kdf, true));
 		TRY(rd_ecc_param(r, &p->x));
 		return rd_ecc_param(r, &p->y);
 	case TPM_ALG_KEYEDHASH:

@@ -18,13 +18,16 @@
 # No autotools: the compiler flags below are those that wolfSSL 5.5.4's configure produces for
 #   --enable-cryptonly --enable-static --disable-shared --with-pic --enable-sp=yes
 #   --enable-sp-asm --enable-sp-math-all --enable-intelasm --enable-keygen --enable-aescfb
-#   --enable-aesofb --enable-aesctr --enable-rsapss --enable-fpecc --enable-harden
-#   --enable-compkey --enable-sha3 --enable-shake256 --disable-chacha --disable-poly1305
-#   --disable-dh --disable-aesgcm --disable-pwdbased --disable-pkcs12 --disable-md5
-#   CFLAGS="-DWOLFSSL_PUBLIC_MP -DWC_RSA_NO_PADDING -DWOLFSSL_PSS_LONG_SALT -DHAVE_AES_ECB"
+#   --enable-aesofb --enable-aesctr --enable-camellia --enable-des3 --enable-rsapss
+#   --enable-fpecc --enable-harden --enable-compkey --enable-sha3 --enable-shake256
+#   --disable-chacha --disable-poly1305 --disable-dh --disable-aesgcm --disable-pwdbased
+#   --disable-pkcs12 --disable-md5
+#   CFLAGS="-DWOLFSSL_PUBLIC_MP -DWC_RSA_NO_PADDING -DWOLFSSL_PSS_LONG_SALT -DHAVE_AES_ECB
+#           -DWOLFSSL_DES_ECB"
 # (what core/crypto uses: public mp_* API, key generation, raw RSA, PSS, AES direct/ECB/CFB/
-# OFB/CTR, SHA-1/2, Hash_DRBG, wc_ecc_fp_free, wc_ecc_point_is_on_curve (compkey); the unit
-# tests cross-check our Keccak against SHA-3/SHAKE256), and the same wolfcrypt/src files that its
+# OFB/CTR, Camellia and TDES blocks (TPM_ALG_CAMELLIA, TPM_ALG_TDES: the modes are ours),
+# SHA-1/2, Hash_DRBG, wc_ecc_fp_free, wc_ecc_point_is_on_curve (compkey); the unit tests
+# cross-check our Keccak against SHA-3/SHAKE256), and the same wolfcrypt/src files that its
 # Makefile compiles. autogen + configure alone take ~2.5 minutes here; this build needs ~20 s of
 # CPU (about 15 s on an idle 2-core machine, with the download).
 #
@@ -51,9 +54,9 @@ die() { log "$*"; exit 1; }
 DEFINES="HAVE_THREAD_LS NO_DO178 WOLFSSL_X86_64_BUILD ERROR_QUEUE_PER_THREAD
 TFM_TIMING_RESISTANT ECC_TIMING_RESISTANT WC_RSA_BLINDING
 WOLFSSL_AES_OFB WOLFSSL_AES_DIRECT WOLFSSL_AES_CFB WOLFSSL_AES_COUNTER HAVE_AES_ECB
-WOLFSSL_AESNI USE_INTEL_SPEEDUP WOLFSSL_USE_ALIGN
+WOLFSSL_AESNI USE_INTEL_SPEEDUP WOLFSSL_USE_ALIGN HAVE_CAMELLIA WOLFSSL_DES_ECB
 WOLFSSL_SHA224 WOLFSSL_SHA512 WOLFSSL_SHA384 WOLFSSL_SHA3 WOLFSSL_NO_SHAKE128 WOLFSSL_SHAKE256
-NO_DSA NO_DH NO_MD4 NO_MD5 NO_RC4 NO_DES3 NO_PSK NO_PKCS12 NO_PWDBASED NO_OLD_TLS
+NO_DSA NO_DH NO_MD4 NO_MD5 NO_RC4 NO_PSK NO_PKCS12 NO_PWDBASED NO_OLD_TLS
 WOLFSSL_NO_TLS12 WOLFCRYPT_ONLY HAVE_TLS_EXTENSIONS HAVE_SUPPORTED_CURVES
 HAVE_ENCRYPT_THEN_MAC WOLFSSL_BASE64_ENCODE HAVE_DH_DEFAULT_PARAMS
 HAVE_ECC TFM_ECC256 ECC_SHAMIR FP_ECC HAVE_COMP_KEY HAVE_ECC384 HAVE_ECC521
@@ -66,8 +69,9 @@ WOLFSSL_SP_ASM WOLFSSL_SP_X86_64_ASM"
 AS_DEFINES="NDEBUG WOLFSSL_X86_64_BUILD WOLFSSL_HAVE_SP_RSA WOLFSSL_SP_4096 WOLFSSL_HAVE_SP_ECC
 WOLFSSL_SP_384 WOLFSSL_SP_521 WOLFSSL_SP_ASM WOLFSSL_SP_X86_64_ASM WOLFSSL_PUBLIC_MP
 WC_RSA_NO_PADDING WOLFSSL_PSS_LONG_SALT HAVE_AES_ECB"
-SOURCES="aes.c aes_asm.S aes_gcm_asm.S asn.c coding.c cpuid.c ecc.c error.c hash.c hmac.c kdf.c
-logging.c memory.c random.c rsa.c sha.c sha256.c sha256_asm.S sha3.c sha3_asm.S sha512.c sha512_asm.S
+SOURCES="aes.c aes_asm.S aes_gcm_asm.S asn.c camellia.c coding.c cpuid.c des3.c ecc.c error.c
+hash.c hmac.c kdf.c logging.c memory.c random.c rsa.c sha.c sha256.c sha256_asm.S sha3.c sha3_asm.S
+sha512.c sha512_asm.S
 signature.c sp_int.c sp_x86_64.c sp_x86_64_asm.S wc_encrypt.c wc_port.c wolfmath.c"
 # -maes: configure's, for the AES-NI intrinsics in aes.c (used only when CPUID says so).
 # No HAVE_VISIBILITY: WOLFSSL_API stays empty, so with -fvisibility=hidden every symbol is

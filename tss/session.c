@@ -40,11 +40,9 @@ static TPM_RC check_params(const struct pqtpm_tss_session_params *p, TPM_ALG_ID 
 	case TPM_ALG_NULL:
 	case TPM_ALG_XOR:
 		return TPM_RC_SUCCESS;
-	case TPM_ALG_AES:
-		return p->sym_bits == 128 || p->sym_bits == 256 ? TPM_RC_SUCCESS
-								: PQTPM_TSS_RC_BAD_VALUE;
-	default:
-		return PQTPM_TSS_RC_BAD_VALUE;
+	default: /* a block cipher in CFB: AES, Camellia, TDES */
+		return crypto_sym_supported(p->sym, p->sym_bits) ? TPM_RC_SUCCESS
+								 : PQTPM_TSS_RC_BAD_VALUE;
 	}
 }
 
@@ -99,7 +97,7 @@ static TPM_RC start(struct pqtpm_tss_session *s, const struct pqtpm_tss_session_
 		tss_u16(&c, s->sym);
 		if (s->sym != TPM_ALG_NULL)
 			tss_u16(&c, s->sym_bits);
-		if (s->sym == TPM_ALG_AES)
+		if (crypto_sym_block(s->sym) != 0)
 			tss_u16(&c, TPM_ALG_CFB);
 		tss_u16(&c, s->hash);
 		rc = tss_run(&c, &r, &s->handle);

@@ -174,7 +174,7 @@ struct pqtpm_tss_session {
 	uint8_t attrs;	   /* TPMA_SESSION_* for the next use */
 	TPM_ALG_ID hash;
 	uint16_t dsize;
-	TPM_ALG_ID sym; /* TPM_ALG_NULL, TPM_ALG_AES (CFB), TPM_ALG_XOR */
+	TPM_ALG_ID sym; /* TPM_ALG_NULL, _AES, _CAMELLIA, _TDES (CFB), _XOR */
 	uint16_t sym_bits;
 	struct pqtpm_tss_digest key, nonce_tpm, nonce_caller;
 	bool bound;

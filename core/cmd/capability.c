@@ -57,12 +57,14 @@
 #define ENC TPMA_ALGORITHM_ENCRYPTING
 #define METHOD TPMA_ALGORITHM_METHOD
 
-/* Sorted by id. TestParms accepts exactly the object types listed here. */
+/* Sorted by id. TestParms accepts exactly the object types listed here. The block ciphers
+ * other than AES are listed when the wolfSSL built against has them (alg_present). */
 static const struct {
 	TPM_ALG_ID alg;
 	uint32_t attrs;
 } algs[] = {
 	{ TPM_ALG_RSA, ASYM | OBJ },
+	{ TPM_ALG_TDES, SYM },
 	{ TPM_ALG_SHA1, HASH },
 	{ TPM_ALG_HMAC, HASH | SIGN },
 	{ TPM_ALG_AES, SYM },
@@ -83,9 +85,11 @@ static const struct {
 	{ TPM_ALG_ECSCHNORR, ASYM | SIGN },
 	{ TPM_ALG_ECMQV, ASYM | METHOD },
 	{ TPM_ALG_KDF1_SP800_56A, HASH | METHOD },
+	{ TPM_ALG_KDF2, HASH | METHOD },
 	{ TPM_ALG_KDF1_SP800_108, HASH | METHOD },
 	{ TPM_ALG_ECC, ASYM | OBJ },
 	{ TPM_ALG_SYMCIPHER, OBJ },
+	{ TPM_ALG_CAMELLIA, SYM },
 	{ TPM_ALG_CMAC, SYM | SIGN },
 	{ TPM_ALG_CTR, SYM | ENC },
 	{ TPM_ALG_OFB, SYM | ENC },
@@ -104,13 +108,36 @@ static const struct {
 	 TPMA_ML_PARAMETER_SET_MLDSA_65 | TPMA_ML_PARAMETER_SET_MLDSA_87 |                  \
 	 TPMA_ML_PARAMETER_SET_EXT_MU)
 
-static const uint16_t curves[] = { TPM_ECC_NIST_P256, TPM_ECC_NIST_P384 };
+/* The curves this TPM may have: listed when the wolfSSL linked has them (crypto_ecc_bytes).
+ * wolfSSL 5.5.4 has no BN or SM2 curve. */
+static const uint16_t curves[] = { TPM_ECC_NIST_P256, TPM_ECC_NIST_P384, TPM_ECC_NIST_P521 };
+
+static uint32_t curve_count(void)
+{
+	uint32_t n = 0;
+
+	for (size_t i = 0; i < N(curves); i++)
+		n += crypto_ecc_bytes(curves[i]) != 0;
+	return n;
+}
+
+/* Whether this build has an algorithm of the table */
+static bool alg_present(TPM_ALG_ID alg)
+{
+	switch (alg) {
+	case TPM_ALG_TDES:
+	case TPM_ALG_CAMELLIA:
+		return crypto_sym_block(alg) != 0;
+	default:
+		return true;
+	}
+}
 
 /* TPMA_ALGORITHM of an implemented algorithm; *attrs untouched and false otherwise. */
 static bool alg_attributes(TPM_ALG_ID alg, uint32_t *attrs)
 {
 	for (size_t i = 0; i < N(algs); i++) {
-		if (algs[i].alg == alg) {
+		if (algs[i].alg == alg && alg_present(alg)) {
 			*attrs = algs[i].attrs;
 			return true;
 		}
@@ -247,7 +274,7 @@ static bool v185_hidden(const struct cmd *c, uint32_t from, uint32_t first_v185)
 static TPM_RC cap_algs(struct cmd *c, uint32_t from, struct list *l)
 {
 	for (size_t i = 0; i < N(algs); i++) {
-		if (algs[i].alg < from)
+		if (algs[i].alg < from || !alg_present(algs[i].alg))
 			continue;
 		if (algs[i].alg >= ALG_FIRST_V185 && v185_hidden(c, from, ALG_FIRST_V185))
 			continue;
@@ -523,7 +550,7 @@ static bool tpm_property(struct cmd *c, uint32_t pt, uint32_t *v)
 	case TPM_PT_NV_COUNTERS: *v = nv_count(e->ps.nv, TPM_NT_COUNTER); break;
 	case TPM_PT_NV_COUNTERS_AVAIL: *v = counters_avail(e); break;
 	case TPM_PT_ALGORITHM_SET: *v = e->ps.algorithm_set; break;
-	case TPM_PT_LOADED_CURVES: *v = N(curves); break;
+	case TPM_PT_LOADED_CURVES: *v = curve_count(); break;
 	case TPM_PT_LOCKOUT_COUNTER: *v = da_failed_tries(c->e); break;
 	case TPM_PT_MAX_AUTH_FAIL: *v = da_max_tries(e); break;
 	case TPM_PT_LOCKOUT_INTERVAL: *v = da_recovery_time(e); break;
@@ -603,7 +630,7 @@ static TPM_RC cap_pcr_properties(struct cmd *c, uint32_t from, struct list *l)
 static TPM_RC cap_ecc_curves(struct cmd *c, uint32_t from, struct list *l)
 {
 	for (size_t i = 0; i < N(curves); i++) {
-		if (curves[i] < from)
+		if (curves[i] < from || crypto_ecc_bytes(curves[i]) == 0)
 			continue;
 		if (!list_room(l))
 			break;
@@ -712,10 +739,7 @@ static TPM_RC rd_scheme_in(struct rd *r, struct tpmt_scheme *s, const TPM_ALG_ID
 	if (s->scheme != TPM_ALG_XOR)
 		return TPM_RC_SUCCESS;
 	TRY(rd_u16(r, &s->kdf));
-	if (s->kdf == TPM_ALG_NULL || s->kdf == TPM_ALG_KDF1_SP800_56A ||
-	    s->kdf == TPM_ALG_KDF1_SP800_108)
-		return TPM_RC_SUCCESS;
-	return TPM_RC_KDF;
+	return s->kdf == TPM_ALG_NULL || alg_is_kdf(s->kdf) ? TPM_RC_SUCCESS : TPM_RC_KDF;
 }
 
 /* TPMI_MLDSA_PARAMETER_SET, TPMI_MLKEM_PARAMETER_SET: 1..3 (TPM_RC_PARMS otherwise) */
@@ -732,7 +756,6 @@ static TPM_RC rd_public_parms(struct rd *r, struct tpmt_public *p)
 	static const TPM_ALG_ID rsa[] = { TPM_ALG_RSASSA, TPM_ALG_RSAPSS, TPM_ALG_RSAES,
 					  TPM_ALG_OAEP };
 	static const TPM_ALG_ID keyedhash[] = { TPM_ALG_HMAC, TPM_ALG_XOR };
-	static const TPM_ALG_ID kdf[] = { TPM_ALG_KDF1_SP800_56A, TPM_ALG_KDF1_SP800_108 };
 
 	memset(p, 0, sizeof(*p));
 	TRY(rd_u16(r, &p->type));
@@ -748,7 +771,7 @@ static TPM_RC rd_public_parms(struct rd *r, struct tpmt_public *p)
 		TRY(rd_sym_def_object(r, &p->symmetric, true));
 		TRY(rd_ecc_scheme(r, &p->scheme, true));
 		TRY(rd_u16(r, &p->curve_id));
-		return rd_scheme_in(r, &p->kdf, kdf, N(kdf), TPM_RC_KDF);
+		return rd_kdf_scheme(r, &p->kdf, true);
 	case TPM_ALG_KEYEDHASH:
 		return rd_scheme_in(r, &p->scheme, keyedhash, N(keyedhash), TPM_RC_VALUE);
 	case TPM_ALG_SYMCIPHER:
@@ -784,10 +807,7 @@ static TPM_RC parms_supported(const struct tpmt_public *p)
 			return TPM_RC_VALUE; /* not a TPMI_RSA_KEY_BITS */
 		}
 	case TPM_ALG_ECC:
-		for (size_t i = 0; i < N(curves); i++)
-			if (curves[i] == p->curve_id)
-				return TPM_RC_SUCCESS;
-		return TPM_RC_CURVE;
+		return crypto_ecc_bytes(p->curve_id) ? TPM_RC_SUCCESS : TPM_RC_CURVE;
 	case TPM_ALG_HASH_MLDSA: /* FIPS 204 names no OID for SHA-1 */
 		return p->pre_hash == TPM_ALG_SHA1 ? TPM_RC_HASH : TPM_RC_SUCCESS;
 	default:

@@ -3,7 +3,8 @@
  * decryption key (an EK, a storage key); a seed is shared with it (pq_secret.h, label
  * "IDENTITY") and protects the credential as a parent's seed protects a child:
  *   symKey       = KDFa(nameAlg, seed, "STORAGE", objectName, -, symmetric keyBits)
- *   encIdentity  = AES-CFB(symKey, IV = 0, TPM2B_DIGEST credential)
+ *   encIdentity  = CFB(symKey, IV = 0, TPM2B_DIGEST credential), the key's cipher (AES,
+ *                  Camellia, TDES)
  *   hmacKey      = KDFa(nameAlg, seed, "INTEGRITY", -, -, digest bits)
  *   credentialBlob = TPM2B_ID_OBJECT(TPM2B(HMAC(hmacKey, encIdentity || objectName)) ||
  *                                    encIdentity)
@@ -16,6 +17,7 @@
 #define MAX_ID_OBJECT (2 + MAX_DIGEST_SIZE + 2 + MAX_DIGEST_SIZE) /* sizeof(TPMS_ID_OBJECT) */
 
 struct keys {
+	TPM_ALG_ID alg;
 	uint8_t sym[MAX_SYM_KEY_BYTES];
 	size_t symlen;
 	uint8_t hmac[MAX_DIGEST_SIZE];
@@ -34,7 +36,8 @@ static bool protector(const struct object *key)
 		return false;
 	if (!(a & TPMA_OBJECT_DECRYPT) || !(a & TPMA_OBJECT_RESTRICTED))
 		return false;
-	return key->pub.symmetric.alg == TPM_ALG_AES && crypto_hash_size(key->pub.name_alg);
+	return crypto_sym_block(key->pub.symmetric.alg) != 0 &&
+	       crypto_hash_size(key->pub.name_alg);
 }
 
 static TPM_RC derive(const struct key_material *key, const uint8_t *seed, size_t slen,
@@ -43,6 +46,7 @@ static TPM_RC derive(const struct key_material *key, const uint8_t *seed, size_t
 	TPM_ALG_ID alg = key->pub.name_alg;
 
 	k->hlen = crypto_hash_size(alg);
+	k->alg = key->pub.symmetric.alg;
 	k->symlen = key->pub.symmetric.key_bits / 8u;
 	if (k->symlen == 0 || k->symlen > sizeof(k->sym))
 		return TPM_RC_TYPE;
@@ -72,9 +76,9 @@ static TPM_RC integrity(const struct keys *k, TPM_ALG_ID alg, const uint8_t *enc
 static TPM_RC cfb(const struct keys *k, bool encrypt, const uint8_t *in, uint8_t *out,
 		  size_t len)
 {
-	uint8_t iv[CRYPTO_AES_BLOCK] = { 0 };
+	uint8_t iv[CRYPTO_MAX_SYM_BLOCK] = { 0 };
 
-	return crypto_aes(TPM_ALG_CFB, encrypt, k->sym, k->symlen, iv, in, out, len);
+	return crypto_sym(k->alg, TPM_ALG_CFB, encrypt, k->sym, k->symlen, iv, in, out, len);
 }
 
 /* credentialBlob content (without its own size) into blob */

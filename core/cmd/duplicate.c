@@ -1,8 +1,8 @@
 /* Duplication commands (Part 3 §13): Duplicate, Rewrap, Import. The blobs are object/
  * duplicate.c's; the seed of an outer wrapper travels to the new parent with the secret
  * sharing of cmd/pq_secret.h under the label "DUPLICATE". Checks follow Part 3's order (and
- * the reference implementation's where Part 3 leaves it open). The inner wrapper is always
- * AES-CFB (Part 1 §23.3.2.3): symmetricAlg gives the key size, its mode is not used. */
+ * the reference implementation's where Part 3 leaves it open). The inner wrapper is CFB
+ * (Part 1 §23.3.2.3): symmetricAlg gives the cipher and key size, its mode is not used. */
 #include <string.h>
 
 #include "cmd/pq_secret.h"

@@ -141,14 +141,16 @@ static TPM_RC commit(struct cmd *c)
 	return rc;
 }
 
-/* SP 800-56A avf(Q) = (Q.x mod 2^h) + 2^h, h = ceil(f / 2) for an order of f = 8 * len bits. */
-static void avf(const uint8_t *qx, size_t len, uint8_t *out)
+/* SP 800-56A avf(Q) = (Q.x mod 2^h) + 2^h, h = ceil(f / 2) for an order of f bits (261 for
+ * P-521, whose h is no whole number of bytes). */
+static void avf(const uint8_t *qx, size_t len, unsigned f, uint8_t *out)
 {
-	size_t h = len / 2;
+	unsigned h = (f + 1) / 2, rem = h % 8;
+	size_t whole = h / 8, at = len - whole - 1;
 
 	memset(out, 0, len);
-	memcpy(out + len - h, qx + len - h, h);
-	out[len - h - 1] = 1;
+	memcpy(out + len - whole, qx + len - whole, whole);
+	out[at] = (uint8_t)((qx[at] & ((1u << rem) - 1)) | (1u << rem));
 }
 
 /* ECMQV: Z = [sA](QeB + [avf(QeB)]QsB) with sA = (r + avf(QeA) dsA) mod n, QeA = [r]G. */
@@ -156,13 +158,14 @@ static TPM_RC ecmqv(uint16_t curve, const uint8_t *d, const uint8_t *r, const ui
 		    const uint8_t *sy, const uint8_t *ex, const uint8_t *ey, uint8_t *zx,
 		    uint8_t *zy)
 {
-	size_t len = crypto_ecc_bytes(curve);
 	uint8_t qx[ECC_MAX], qy[ECC_MAX], va[ECC_MAX], vb[ECC_MAX], sa[ECC_MAX], tx[ECC_MAX], ty[ECC_MAX];
+	struct crypto_ecc_params p;
 	TPM_RC rc;
 
+	TRY(crypto_ecc_params(curve, &p));
 	TRY(crypto_ecc_mul(curve, r, NULL, NULL, qx, qy));
-	avf(qx, len, va);
-	avf(ex, len, vb);
+	avf(qx, p.len, p.key_bits, va);
+	avf(ex, p.len, p.key_bits, vb);
 	rc = crypto_ecc_scalar_muladd(curve, r, va, d, sa);
 	if (rc == TPM_RC_SUCCESS)
 		rc = crypto_ecc_mul(curve, vb, sx, sy, tx, ty);

@@ -106,7 +106,7 @@ static TPM_RC start_auth_session(struct cmd *c)
 	TRY(cmd_params_done(c));
 	if (type != TPM_SE_HMAC && type != TPM_SE_POLICY && type != TPM_SE_TRIAL)
 		return rc_param(TPM_RC_VALUE, 3);
-	if (sym.alg == TPM_ALG_AES && sym.mode != TPM_ALG_CFB)
+	if (crypto_sym_block(sym.alg) != 0 && sym.mode != TPM_ALG_CFB)
 		return rc_param(TPM_RC_SYMMETRIC, 4);
 	if (nonce_caller.size < MIN_NONCE)
 		return rc_param(TPM_RC_SIZE, 1);

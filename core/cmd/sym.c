@@ -7,7 +7,7 @@
 struct sym_op {
 	uint8_t decrypt;
 	TPM_ALG_ID mode;
-	uint8_t iv[CRYPTO_AES_BLOCK];
+	uint8_t iv[CRYPTO_MAX_SYM_BLOCK];
 	uint16_t iv_size;
 	struct tpm2b_max_buffer data;
 };
@@ -60,7 +60,8 @@ static TPM_RC encrypt_decrypt(struct cmd *c, struct sym_op *op, const struct sym
 	const struct object *key = c->obj[0];
 	uint32_t need = op->decrypt ? TPMA_OBJECT_DECRYPT : TPMA_OBJECT_SIGN_ENCRYPT;
 	TPM_ALG_ID mode = key->pub.symmetric.mode;
-	uint8_t iv[CRYPTO_AES_BLOCK] = { 0 };
+	size_t bs = crypto_sym_block(key->pub.symmetric.alg);
+	uint8_t iv[CRYPTO_MAX_SYM_BLOCK] = { 0 };
 	struct tpm2b_max_buffer out;
 	TPM_RC rc;
 
@@ -77,18 +78,19 @@ static TPM_RC encrypt_decrypt(struct cmd *c, struct sym_op *op, const struct sym
 		return rc_param(TPM_RC_MODE, pos->mode);
 	if (mode == TPM_ALG_NULL)
 		return rc_param(TPM_RC_MODE, pos->mode);
-	if (mode != TPM_ALG_ECB && op->iv_size != CRYPTO_AES_BLOCK)
+	/* the iv is one block of the key's cipher */
+	if (mode != TPM_ALG_ECB && op->iv_size != bs)
 		return rc_param(TPM_RC_SIZE, pos->iv);
-	if ((mode == TPM_ALG_CBC || mode == TPM_ALG_ECB) && op->data.size % CRYPTO_AES_BLOCK)
+	if ((mode == TPM_ALG_CBC || mode == TPM_ALG_ECB) && op->data.size % bs)
 		return rc_param(TPM_RC_SIZE, pos->data);
 	if (!key->has_sensitive)
 		return TPM_RC_AUTH_UNAVAILABLE;
 
 	/* ECB has no chaining value: ivOut is ivIn as given */
 	if (mode != TPM_ALG_ECB)
-		memcpy(iv, op->iv, sizeof(iv));
-	rc = crypto_aes(mode, !op->decrypt, key->sens.sensitive.b, key->sens.sensitive.size, iv,
-			op->data.b, out.b, op->data.size);
+		memcpy(iv, op->iv, bs);
+	rc = crypto_sym(key->pub.symmetric.alg, mode, !op->decrypt, key->sens.sensitive.b,
+			key->sens.sensitive.size, iv, op->data.b, out.b, op->data.size);
 	if (rc == TPM_RC_SUCCESS)
 		rc = wr_tpm2b(&c->out, out.b, op->data.size);
 	if (rc == TPM_RC_SUCCESS)

@@ -12,7 +12,7 @@
 	X(nv_define) X(nv_readpublic) X(nv_read) X(nv_write) X(nv_increment) X(nv_extend) \
 	X(nv_setbits) X(nv_lock) X(nv_changeauth) X(policy_nv)                                       \
 	X(pq_sequence) X(pq_digest) X(pq_kem) X(credential) X(duplicate) X(attest) X(nv_certify) \
-	X(audit) X(command_audit) X(pcr_auth) X(pp) X(ecc_commit)
+	X(audit) X(command_audit) X(pcr_auth) X(pp) X(ecc_commit) X(ecc_encrypt)
 
 #define DECLARE(f) extern const struct cmd_def cmds_##f[];
 FAMILIES(DECLARE)

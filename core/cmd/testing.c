@@ -106,7 +106,31 @@ static TPM_RC test_aes(void)
 	return check(memcmp(out, in, sizeof(in)) == 0);
 }
 
-/* ---- ECC: the RFC 6979 A.2.5/A.2.6 keys; public point known, ECDSA round trip ---- */
+/* ---- Camellia: RFC 3713 A (128-bit key); TDES: SP 800-67 Rev. 2 B, where built ---- */
+static TPM_RC test_block(TPM_ALG_ID alg, const char *key_hex, const char *in_hex,
+			 const char *out_hex)
+{
+	uint8_t key[24], in[24], out[24];
+	size_t klen = unhex(key_hex, key, sizeof(key)), n = unhex(in_hex, in, sizeof(in));
+
+	if (crypto_sym_block(alg) == 0)
+		return TPM_RC_SUCCESS;
+	TRY(crypto_sym(alg, TPM_ALG_ECB, true, key, klen, NULL, in, out, n));
+	TRY(check(matches(out, n, out_hex)));
+	TRY(crypto_sym(alg, TPM_ALG_ECB, false, key, klen, NULL, out, out, n));
+	return check(memcmp(out, in, n) == 0);
+}
+
+static TPM_RC test_camellia_tdes(void)
+{
+	TRY(test_block(TPM_ALG_CAMELLIA, "0123456789abcdeffedcba9876543210",
+		       "0123456789abcdeffedcba9876543210", "67673138549669730857065648eabe43"));
+	return test_block(TPM_ALG_TDES, "0123456789abcdef23456789abcdef01456789abcdef0123",
+			  "54686520717566636b2062726f776e20666f78206a756d70",
+			  "a826fd8ce53b855fcce21c8112256fe668d5c05dd9b6b900");
+}
+
+/* ---- ECC: the RFC 6979 A.2.5/A.2.6/A.2.7 keys; public point known, ECDSA round trip ---- */
 static TPM_RC test_ecdsa_curve(uint16_t curve, const char *d_hex, const char *x_hex,
 			       const char *y_hex)
 {
@@ -136,13 +160,25 @@ static TPM_RC test_ecc(void)
 			     "c9afa9d845ba75166b5c215767b1d6934e50c3db36e89b127b8a622b120f6721",
 			     "60fed4ba255a9d31c961eb74c6356d68c049b8923b61fa6ce669622e60f29fb6",
 			     "7903fe1008b8bc99a41ae9e95628bc64f2f1b20c2d7e9f5177a3c294d4462299"));
-	return test_ecdsa_curve(TPM_ECC_NIST_P384,
-				"6b9d3dad2e1b8c1c05b19875b6659f4de23c3b667bf297ba"
-				"9aa47740787137d896d5724e4c70a825f872c9ea60d2edf5",
-				"ec3a4e415b4e19a4568618029f427fa5da9a8bc4ae92e02e"
-				"06aae5286b300c64def8f0ea9055866064a254515480bc13",
-				"8015d9b72d7d57244ea8ef9ac0c621896708a59367f9dfb9"
-				"f54ca84b3f1c9db1288b231c3ae0d4fe7344fd2533264720");
+	TRY(test_ecdsa_curve(TPM_ECC_NIST_P384,
+			     "6b9d3dad2e1b8c1c05b19875b6659f4de23c3b667bf297ba"
+			     "9aa47740787137d896d5724e4c70a825f872c9ea60d2edf5",
+			     "ec3a4e415b4e19a4568618029f427fa5da9a8bc4ae92e02e"
+			     "06aae5286b300c64def8f0ea9055866064a254515480bc13",
+			     "8015d9b72d7d57244ea8ef9ac0c621896708a59367f9dfb9"
+			     "f54ca84b3f1c9db1288b231c3ae0d4fe7344fd2533264720"));
+	if (crypto_ecc_bytes(TPM_ECC_NIST_P521) == 0)
+		return TPM_RC_SUCCESS;
+	return test_ecdsa_curve(TPM_ECC_NIST_P521,
+				"00fad06daa62ba3b25d2fb40133da757205de67f5bb0018fee8c86e1b68c"
+				"7e75caa896eb32f1f47c70855836a6d16fcc1466f6d8fbec67db89ec0c08"
+				"b0e996b83538",
+				"01894550d0785932e00eaa23b694f213f8c3121f86dc97a04e5a7167db4e"
+				"5bcd371123d46e45db6b5d5370a7f20fb633155d38ffa16d2bd761dcac47"
+				"4b9a2f5023a4",
+				"00493101c962cd4d2fddf782285e64584139c2f91b47f87ff82354d6630f"
+				"746a28a0db25741b5b34a828008b22acc23f924faafbd4d33f81ea66956d"
+				"feaa2bfdfcf5");
 }
 
 /* ---- RSA: a 2048-bit key from a constant seed, made once; sign/verify and OAEP ---- */
@@ -193,8 +229,9 @@ static const struct {
 	const char *name;
 	TPM_RC (*run)(void);
 } tests[] = {
-	{ "hash", test_hashes }, { "hmac", test_hmac }, { "aes", test_aes },
-	{ "ecc", test_ecc },	 { "rsa", test_rsa },
+	{ "hash", test_hashes }, { "hmac", test_hmac },	 { "aes", test_aes },
+	{ "camellia, tdes", test_camellia_tdes },	 { "ecc", test_ecc },
+	{ "rsa", test_rsa },
 };
 
 static TPM_RC run_all(struct pqtpm_engine *e)

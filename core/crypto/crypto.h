@@ -19,7 +19,7 @@
 #define CRYPTO_MAX_DIGEST 64	   /* SHA-512 */
 #define CRYPTO_MAX_HASH_BLOCK 128  /* SHA-384/512 block */
 #define CRYPTO_MAX_RSA_BYTES 512   /* modulus up to 4096 bits (LoadExternal); we create 2048/3072 */
-#define CRYPTO_MAX_ECC_BYTES 48	   /* P-384 */
+#define CRYPTO_MAX_ECC_BYTES 66	   /* P-521 */
 #define CRYPTO_MAX_SYM_KEY 32	   /* AES-256 */
 #define CRYPTO_AES_BLOCK 16
 
@@ -73,6 +73,10 @@ TPM_RC crypto_kdfa(TPM_ALG_ID hash, const uint8_t *key, size_t keylen, const cha
 TPM_RC crypto_kdfe(TPM_ALG_ID hash, const uint8_t *z, size_t zlen, const char *label,
 		   const uint8_t *party_u, size_t ulen, const uint8_t *party_v, size_t vlen,
 		   uint32_t bits, uint8_t *out);
+
+/* KDF2 (IEEE 1363a, ISO/IEC 18033-2) with no other input: T(i) = H(Z || [i]32) from i = 1,
+ * len bytes (TPM2_ECC_Encrypt / ECC_Decrypt's mask, TPM_ALG_KDF2). */
+TPM_RC crypto_kdf2(TPM_ALG_ID hash, const uint8_t *z, size_t zlen, uint8_t *out, size_t len);
 
 /* ---- random sources ----
  * Key generation takes a source so that primary keys come from a deterministic stream
@@ -152,7 +156,7 @@ void crypto_rsa_cache_free(struct crypto_rsa_cache *c);
 TPM_RC crypto_rsa_verify(const struct crypto_rsa *key, TPM_ALG_ID scheme, TPM_ALG_ID hash,
 			 const uint8_t *digest, size_t dlen, const uint8_t *sig, size_t siglen);
 
-/* ---- ECC: TPM_ECC_NIST_P256, TPM_ECC_NIST_P384 ----
+/* ---- ECC: TPM_ECC_NIST_P256, _P384, and _P521 when the wolfSSL linked has it ----
  * Scalars and coordinates are big-endian, exactly crypto_ecc_bytes(curve) long. */
 size_t crypto_ecc_bytes(uint16_t curve); /* 0 if not supported */
 /* d = (c mod (n - 1)) + 1 with c read from rng, 64 bits longer than n (FIPS 186 B.4.1). */
@@ -199,9 +203,24 @@ struct crypto_ecc_params {
 };
 TPM_RC crypto_ecc_params(uint16_t curve, struct crypto_ecc_params *out);
 
-/* ---- AES: TPM_ALG_CFB, CBC, CTR, OFB, ECB with 128/192/256-bit keys ----
- * iv (16 bytes) is updated in place so that calls chain as TPM2_EncryptDecrypt's ivOut says.
- * CFB, CTR and OFB accept any length; CBC and ECB need a multiple of 16 (TPM_RC_SIZE). */
+/* ---- block ciphers (sym.c): TPM_ALG_AES, and TPM_ALG_CAMELLIA and TPM_ALG_TDES where the
+ * wolfSSL built against has them; modes TPM_ALG_CFB, CBC, CTR, OFB, ECB ----
+ * Key sizes: AES and Camellia 128/192/256 bits, TDES 128 (two keys) and 192 (three keys).
+ * iv (one block) is updated in place so that calls chain as TPM2_EncryptDecrypt's ivOut says.
+ * CFB, CTR and OFB accept any length; CBC and ECB need whole blocks (TPM_RC_SIZE). Errors:
+ * TPM_RC_SYMMETRIC (algorithm), TPM_RC_KEY_SIZE, TPM_RC_MODE, TPM_RC_VALUE (no iv). */
+#define CRYPTO_MAX_SYM_BLOCK 16
+/* The block size of alg, 0 if this build does not have it. */
+size_t crypto_sym_block(TPM_ALG_ID alg);
+/* Whether this build has alg with keys of key_bits. */
+bool crypto_sym_supported(TPM_ALG_ID alg, uint16_t key_bits);
+TPM_RC crypto_sym(TPM_ALG_ID alg, TPM_ALG_ID mode, bool encrypt, const uint8_t *key,
+		  size_t keylen, uint8_t *iv, const uint8_t *in, uint8_t *out, size_t len);
+/* TDES keys as the TPM makes them (SP 800-67 §3.3): set_parity gives every byte odd parity;
+ * key_ok: 16 or 24 bytes, no part weak or semi-weak, K1 != K2, K2 != K3 (parity ignored). */
+void crypto_tdes_set_parity(uint8_t *key, size_t len);
+bool crypto_tdes_key_ok(const uint8_t *key, size_t len);
+/* crypto_sym with TPM_ALG_AES */
 TPM_RC crypto_aes(TPM_ALG_ID mode, bool encrypt, const uint8_t *key, size_t keylen,
 		  uint8_t *iv, const uint8_t *in, uint8_t *out, size_t len);
 

@@ -1,6 +1,6 @@
-/* ECC over wolfSSL for NIST P-256 and P-384: key generation from a random source, public key
- * derivation, point checks, ECDSA and the ECDH point multiplication. Private keys are imported
- * into wolfSSL per call and the key structs wiped afterwards. */
+/* ECC over wolfSSL for NIST P-256, P-384 and P-521: key generation from a random source,
+ * public key derivation, point checks, ECDSA and the ECDH point multiplication. Private keys
+ * are imported into wolfSSL per call and the key structs wiped afterwards. */
 #include <string.h>
 
 #include "ecc_params.h"
@@ -13,6 +13,8 @@ static int wolf_curve_id(uint16_t curve)
 		return ECC_SECP256R1;
 	case TPM_ECC_NIST_P384:
 		return ECC_SECP384R1;
+	case TPM_ECC_NIST_P521:
+		return ECC_SECP521R1;
 	default:
 		return ECC_CURVE_INVALID;
 	}
@@ -115,7 +117,8 @@ TPM_RC crypto_ecc_public(uint16_t curve, const uint8_t *d, uint8_t *x, uint8_t *
 	return rc;
 }
 
-/* FIPS 186-4 B.4.1: d = (c mod (n - 1)) + 1, c read from the source 64 bits longer than n. */
+/* FIPS 186-4 B.4.1: d = (c mod (n - 1)) + 1, c read from the source 64 bits longer than n
+ * (rounded up to whole bytes: 74 for P-521). */
 TPM_RC crypto_ecc_generate(struct crypto_rng *rng, uint16_t curve, uint8_t *d, uint8_t *x,
 			   uint8_t *y)
 {
@@ -127,7 +130,7 @@ TPM_RC crypto_ecc_generate(struct crypto_rng *rng, uint16_t curve, uint8_t *d, u
 
 	if (!c)
 		return TPM_RC_CURVE;
-	clen = (c->key_bits + 64) / 8;
+	clen = (c->key_bits + 64 + 7) / 8;
 	rc = rng->read(rng, extra, clen);
 	if (rc != TPM_RC_SUCCESS)
 		return rc;
@@ -230,7 +233,7 @@ TPM_RC crypto_ecdsa_verify(uint16_t curve, const uint8_t *x, const uint8_t *y,
 	return rc;
 }
 
-/* With SP math compiled in, call its constant-time P-256/P-384 code directly: wc_ecc_mulmod
+/* With SP math compiled in, call its constant-time P-256/384/521 code directly: wc_ecc_mulmod
  * takes the generic FP_ECC path for a point it has not cached (~6x slower), and every salt
  * point is new. */
 static int mulmod(const struct crypto_ecc_params *c, mp_int *d, ecc_point *q, ecc_point *z,
@@ -241,6 +244,10 @@ static int mulmod(const struct crypto_ecc_params *c, mp_int *d, ecc_point *q, ec
 		return sp_ecc_mulmod_256(d, q, z, 1, NULL);
 	if (c->len == 48)
 		return sp_ecc_mulmod_384(d, q, z, 1, NULL);
+#ifdef WOLFSSL_SP_521
+	if (c->len == 66)
+		return sp_ecc_mulmod_521(d, q, z, 1, NULL);
+#endif
 #endif
 	(void)c;
 	return wc_ecc_mulmod(d, q, z, a, p, 1);

@@ -1,5 +1,6 @@
 /* KDFa and KDFe (TPM 2.0 Part 1, 11.4.10). Both fill the output block by block and mask the
- * excess high bits of the first byte when bits is not a multiple of 8. */
+ * excess high bits of the first byte when bits is not a multiple of 8. KDF2 (IEEE 1363a) as
+ * the TPM's ECC_Encrypt uses it: whole bytes, no other input. */
 #include <string.h>
 
 #include "wolf.h"
@@ -127,4 +128,37 @@ TPM_RC crypto_kdfe(TPM_ALG_ID hash, const uint8_t *z, size_t zlen, const char *l
 	if (outlen)
 		mask_first_byte(out, bits);
 	return TPM_RC_SUCCESS;
+}
+
+/* T(i) = H(Z || [i]32), i = 1, 2 ... (the reference implementation's CryptMGF_KDF with its
+ * counter starting at 1) */
+TPM_RC crypto_kdf2(TPM_ALG_ID hash, const uint8_t *z, size_t zlen, uint8_t *out, size_t len)
+{
+	uint8_t block[CRYPTO_MAX_DIGEST], counter[4];
+	size_t dsize = crypto_hash_size(hash), done = 0;
+	struct crypto_hash_ctx h;
+	TPM_RC rc = TPM_RC_SUCCESS;
+
+	if (dsize == 0)
+		return TPM_RC_HASH;
+	for (uint32_t i = 1; rc == TPM_RC_SUCCESS && done < len; i++) {
+		size_t n = len - done < dsize ? len - done : dsize;
+
+		crypto_put_be32(counter, i);
+		rc = crypto_hash_start(&h, hash);
+		if (rc == TPM_RC_SUCCESS)
+			rc = crypto_hash_update(&h, z, zlen);
+		if (rc == TPM_RC_SUCCESS)
+			rc = crypto_hash_update(&h, counter, sizeof(counter));
+		if (rc == TPM_RC_SUCCESS)
+			rc = crypto_hash_finish(&h, block);
+		if (rc == TPM_RC_SUCCESS)
+			memcpy(out + done, block, n);
+		done += n;
+	}
+	crypto_wipe(&h, sizeof(h));
+	crypto_wipe(block, sizeof(block));
+	if (rc != TPM_RC_SUCCESS)
+		crypto_wipe(out, len);
+	return rc;
 }

@@ -45,12 +45,12 @@ static TPM_RC check_attributes(const struct tpmt_public *pub)
 }
 
 /* The symmetric definition of RSA, ECC and ML-KEM keys: a storage key protects its children
- * with AES-CFB; any other key has none. */
+ * with a block cipher (AES, Camellia, TDES) in CFB; any other key has none. */
 static TPM_RC check_storage_sym(const struct tpmt_public *pub)
 {
 	if (!is_storage(pub->attributes))
 		return pub->symmetric.alg == TPM_ALG_NULL ? TPM_RC_SUCCESS : TPM_RC_SYMMETRIC;
-	if (pub->symmetric.alg != TPM_ALG_AES)
+	if (crypto_sym_block(pub->symmetric.alg) == 0)
 		return TPM_RC_SYMMETRIC;
 	if (pub->symmetric.mode != TPM_ALG_CFB)
 		return TPM_RC_MODE;
@@ -272,5 +272,5 @@ bool object_is_storage_parent(const struct object *o)
 		return false;
 	if (o->pub.type == TPM_ALG_KEYEDHASH) /* a derivation parent, which we do not support */
 		return false;
-	return o->pub.symmetric.alg == TPM_ALG_AES && o->sens.seed_value.size > 0;
+	return crypto_sym_block(o->pub.symmetric.alg) != 0 && o->sens.seed_value.size > 0;
 }

@@ -1,8 +1,10 @@
 /* Duplication blobs (Part 1 §23.3, Part 3 Duplicate / Import / Rewrap). A duplicate is the
  * TPM2B_SENSITIVE of the object, optionally under an inner and an outer wrapper:
- *   inner  = AES-CFB(encryptionKey, IV = 0, TPM2B(H_nameAlg(sens || Name)) || sens)
+ *   inner  = CFB(encryptionKey, IV = 0, TPM2B(H_nameAlg(sens || Name)) || sens) with the
+ *            cipher of symmetricAlg
  *   outer  = TPM2B(integrity) || encDup
- *            encDup    = AES-CFB(KDFa(pNameAlg, seed, "STORAGE", Name, -, pKeyBits), IV = 0, inner)
+ *            encDup    = CFB(KDFa(pNameAlg, seed, "STORAGE", Name, -, pKeyBits), IV = 0, inner)
+ *                        with the new parent's cipher (AES, Camellia, TDES)
  *            integrity = HMAC(KDFa(pNameAlg, seed, "INTEGRITY", -, -, digest bits), encDup || Name)
  * pNameAlg / pKeyBits are the new parent's. The outer wrapper is object_wrap's construction
  * with a seed shared with the new parent instead of the parent's own seedValue. */
@@ -26,7 +28,7 @@ static TPM_RC outer_derive(const struct object *parent, const struct tpm2b_name 
 
 	k->hlen = crypto_hash_size(alg);
 	k->symlen = parent->pub.symmetric.key_bits / 8u;
-	if (k->hlen == 0 || parent->pub.symmetric.alg != TPM_ALG_AES || k->symlen == 0 ||
+	if (k->hlen == 0 || crypto_sym_block(parent->pub.symmetric.alg) == 0 || k->symlen == 0 ||
 	    k->symlen > sizeof(k->sym))
 		return TPM_RC_TYPE;
 	TRY(crypto_kdfa(alg, seed, seed_len, "STORAGE", name->b, name->size, NULL, 0,
@@ -52,12 +54,12 @@ static TPM_RC outer_hmac(const struct outer_keys *k, TPM_ALG_ID alg, const uint8
 	return rc;
 }
 
-static TPM_RC cfb(const uint8_t *key, size_t keylen, bool encrypt, const uint8_t *in,
-		  uint8_t *out, size_t len)
+static TPM_RC cfb(TPM_ALG_ID alg, const uint8_t *key, size_t keylen, bool encrypt,
+		  const uint8_t *in, uint8_t *out, size_t len)
 {
-	uint8_t iv[CRYPTO_AES_BLOCK] = { 0 };
+	uint8_t iv[CRYPTO_MAX_SYM_BLOCK] = { 0 };
 
-	return crypto_aes(TPM_ALG_CFB, encrypt, key, keylen, iv, in, out, len);
+	return crypto_sym(alg, TPM_ALG_CFB, encrypt, key, keylen, iv, in, out, len);
 }
 
 static TPM_RC outer_wrap(const struct object *parent, const struct tpm2b_name *name,
@@ -72,7 +74,7 @@ static TPM_RC outer_wrap(const struct object *parent, const struct tpm2b_name *n
 		return TPM_RC_SIZE;
 	out->b[0] = (uint8_t)(k->hlen >> 8);
 	out->b[1] = (uint8_t)k->hlen;
-	TRY(cfb(k->sym, k->symlen, true, in, out->b + hoff, len));
+	TRY(cfb(parent->pub.symmetric.alg, k->sym, k->symlen, true, in, out->b + hoff, len));
 	TRY(outer_hmac(k, parent->pub.name_alg, out->b + hoff, len, name, out->b + 2));
 	out->size = (uint16_t)(hoff + len);
 	return TPM_RC_SUCCESS;
@@ -113,7 +115,7 @@ static TPM_RC outer_unwrap(const struct object *parent, const struct tpm2b_name 
 	TRY(outer_hmac(k, parent->pub.name_alg, enc, elen, name, mac));
 	if (hsize != k->hlen || !crypto_ct_equal(mac, given, hsize))
 		return TPM_RC_INTEGRITY;
-	TRY(cfb(k->sym, k->symlen, false, enc, out, elen));
+	TRY(cfb(parent->pub.symmetric.alg, k->sym, k->symlen, false, enc, out, elen));
 	*len = elen;
 	return TPM_RC_SUCCESS;
 }
@@ -153,8 +155,8 @@ static TPM_RC inner_digest(TPM_ALG_ID alg, const uint8_t *sens, size_t len,
 /* buf holds 2 + digest bytes of room, then the TPM2B_SENSITIVE (len bytes): fill in the
  * integrity and encrypt the whole into out. *total gets its size. */
 static TPM_RC inner_wrap(TPM_ALG_ID name_alg, const struct tpm2b_name *name,
-			 const struct tpm2b_data *key, uint8_t *buf, size_t len, uint8_t *out,
-			 size_t *total)
+			 const struct tpmt_sym_def *sym, const struct tpm2b_data *key, uint8_t *buf,
+			 size_t len, uint8_t *out, size_t *total)
 {
 	size_t hlen = crypto_hash_size(name_alg);
 
@@ -162,20 +164,20 @@ static TPM_RC inner_wrap(TPM_ALG_ID name_alg, const struct tpm2b_name *name,
 	buf[1] = (uint8_t)hlen;
 	TRY(inner_digest(name_alg, buf + 2 + hlen, len, name, buf + 2));
 	*total = 2 + hlen + len;
-	return cfb(key->b, key->size, true, buf, out, *total);
+	return cfb(sym->alg, key->b, key->size, true, buf, out, *total);
 }
 
 /* Decrypt in into out and check the integrity; *off: where the TPM2B_SENSITIVE begins. The
  * integrity field is only known after decryption, so one that does not even parse (a wrong
  * encryptionKey gives noise) is an integrity failure too, not a size error. */
 static TPM_RC inner_unwrap(TPM_ALG_ID name_alg, const struct tpm2b_name *name,
-			   const struct tpm2b_data *key, const uint8_t *in, size_t len,
-			   uint8_t *out, size_t *off)
+			   const struct tpmt_sym_def *sym, const struct tpm2b_data *key,
+			   const uint8_t *in, size_t len, uint8_t *out, size_t *off)
 {
 	size_t hlen = crypto_hash_size(name_alg);
 	uint8_t d[MAX_DIGEST_SIZE];
 
-	TRY(cfb(key->b, key->size, false, in, out, len));
+	TRY(cfb(sym->alg, key->b, key->size, false, in, out, len));
 	if (len < 2 + hlen || ((size_t)out[0] << 8 | out[1]) != hlen)
 		return TPM_RC_INTEGRITY;
 	TRY(inner_digest(name_alg, out + 2 + hlen, len - 2 - hlen, name, d));
@@ -213,7 +215,7 @@ static TPM_RC dup_wrap(const struct tpmt_public *pub, const struct tpmt_sensitiv
 	TRY(wr_size_end(&w, mark));
 	len = w.off;
 	if (inner) {
-		TRY(inner_wrap(pub->name_alg, &name, key, t->a, len, t->b, &len));
+		TRY(inner_wrap(pub->name_alg, &name, sym, key, t->a, len, t->b, &len));
 		blob = t->b;
 	}
 	if (seed_len)
@@ -272,7 +274,7 @@ static TPM_RC dup_unwrap(const struct object *parent, const struct tpmt_public *
 		p = t->a;
 	}
 	if (sym->alg != TPM_ALG_NULL) {
-		TRY(inner_unwrap(pub->name_alg, &name, key, p, len, t->b, &off));
+		TRY(inner_unwrap(pub->name_alg, &name, sym, key, p, len, t->b, &off));
 		p = t->b + off;
 		len -= off;
 	}

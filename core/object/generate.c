@@ -73,22 +73,44 @@ static TPM_ALG_ID keyedhash_alg(const struct tpmt_public *pub)
 	return pub->scheme.scheme == TPM_ALG_NULL ? pub->name_alg : pub->scheme.hash_alg;
 }
 
+/* A TDES key the TPM makes: odd parity, drawn again while weak (as the reference
+ * implementation's CryptGenerateKeyDes; a weak draw has odds of about 2^-52). */
+#define TDES_DRAWS 8
+
+static TPM_RC gen_tdes(struct crypto_rng *rng, size_t len, struct tpmt_sensitive *s)
+{
+	for (int i = 0; i < TDES_DRAWS; i++) {
+		TRY(rng->read(rng, s->sensitive.b, len));
+		crypto_tdes_set_parity(s->sensitive.b, len);
+		if (crypto_tdes_key_ok(s->sensitive.b, len)) {
+			s->sensitive.size = (uint16_t)len;
+			return TPM_RC_SUCCESS;
+		}
+	}
+	return TPM_RC_NO_RESULT;
+}
+
 /* keyedHash and symCipher: the caller's data, or a fresh key when the TPM is the origin. */
 static TPM_RC gen_secret(struct crypto_rng *rng, const struct tpmt_public *pub,
 			 const struct tpms_sensitive_create *sc, struct tpmt_sensitive *s)
 {
+	bool tdes = pub->type == TPM_ALG_SYMCIPHER && pub->symmetric.alg == TPM_ALG_TDES;
 	size_t want = pub->type == TPM_ALG_SYMCIPHER ? pub->symmetric.key_bits / 8u
 						     : crypto_hash_size(keyedhash_alg(pub));
 
 	if (!(pub->attributes & TPMA_OBJECT_SENSITIVEDATAORIGIN)) {
 		if (pub->type == TPM_ALG_SYMCIPHER && sc->data.size != want)
 			return TPM_RC_KEY_SIZE;
+		if (tdes && !crypto_tdes_key_ok(sc->data.b, sc->data.size))
+			return TPM_RC_KEY;
 		memcpy(s->sensitive.b, sc->data.b, sc->data.size);
 		s->sensitive.size = sc->data.size;
 		return TPM_RC_SUCCESS;
 	}
 	if (want == 0 || want > sizeof(s->sensitive.b))
 		return TPM_RC_KEY_SIZE;
+	if (tdes)
+		return gen_tdes(rng, want, s);
 	TRY(rng->read(rng, s->sensitive.b, want));
 	s->sensitive.size = (uint16_t)want;
 	return TPM_RC_SUCCESS;

@@ -83,6 +83,9 @@ static TPM_RC pair_symmetric(const struct tpmt_public *pub, const struct tpmt_se
 
 	if (pub->type == TPM_ALG_SYMCIPHER && s->sensitive.size != pub->symmetric.key_bits / 8u)
 		return TPM_RC_KEY_SIZE;
+	if (pub->type == TPM_ALG_SYMCIPHER && pub->symmetric.alg == TPM_ALG_TDES &&
+	    !crypto_tdes_key_ok(s->sensitive.b, s->sensitive.size))
+		return TPM_RC_KEY;
 	rc = crypto_hash_start(&h, pub->name_alg);
 	if (rc == TPM_RC_SUCCESS)
 		rc = crypto_hash_update(&h, s->seed_value.b, s->seed_value.size);

@@ -1,7 +1,7 @@
 /* Protection of an ordinary object's sensitive area under its parent (Part 1 §23.3, §24):
  *   symKey     = KDFa(parent nameAlg, parent seed, "STORAGE", Name, -, parent keyBits)
- *   iv         = 16 random bytes
- *   encSens    = AES-CFB(symKey, iv, TPM2B(TPMT_SENSITIVE))
+ *   iv         = random bytes, one block of the parent's cipher (AES, Camellia: 16; TDES: 8)
+ *   encSens    = CFB(symKey, iv, TPM2B(TPMT_SENSITIVE)) with the parent's cipher
  *   hmacKey    = KDFa(parent nameAlg, parent seed, "INTEGRITY", -, -, digest bits)
  *   integrity  = HMAC(hmacKey, TPM2B_IV(iv) || encSens || Name)
  *   TPM2B_PRIVATE = TPM2B(integrity) || TPM2B_IV(iv) || encSens
@@ -15,6 +15,7 @@
 #include "object.h"
 
 struct keys {
+	TPM_ALG_ID alg;
 	uint8_t sym[MAX_SYM_KEY_BYTES];
 	size_t symlen;
 	uint8_t hmac[MAX_DIGEST_SIZE];
@@ -28,8 +29,9 @@ static TPM_RC derive(const struct object *parent, const struct tpm2b_name *name,
 	TPM_ALG_ID alg = parent->pub.name_alg;
 
 	k->hlen = crypto_hash_size(alg);
+	k->alg = parent->pub.symmetric.alg;
 	k->symlen = parent->pub.symmetric.key_bits / 8u;
-	if (k->hlen == 0 || parent->pub.symmetric.alg != TPM_ALG_AES || k->symlen == 0 ||
+	if (k->hlen == 0 || crypto_sym_block(k->alg) == 0 || k->symlen == 0 ||
 	    k->symlen > sizeof(k->sym))
 		return TPM_RC_TYPE;
 	TRY(crypto_kdfa(alg, seed->b, seed->size, "STORAGE", name->b, name->size, NULL, 0,
@@ -59,14 +61,12 @@ static TPM_RC integrity(const struct keys *k, TPM_ALG_ID alg, const uint8_t *enc
 static TPM_RC cfb(const struct keys *k, bool encrypt, const uint8_t *iv, const uint8_t *in,
 		  uint8_t *out, size_t len)
 {
-	uint8_t v[CRYPTO_AES_BLOCK] = { 0 };
+	uint8_t v[CRYPTO_MAX_SYM_BLOCK] = { 0 };
 
 	if (iv)
-		memcpy(v, iv, sizeof(v));
-	return crypto_aes(TPM_ALG_CFB, encrypt, k->sym, k->symlen, v, in, out, len);
+		memcpy(v, iv, crypto_sym_block(k->alg));
+	return crypto_sym(k->alg, TPM_ALG_CFB, encrypt, k->sym, k->symlen, v, in, out, len);
 }
-
-#define IV_FIELD (2 + CRYPTO_AES_BLOCK) /* TPM2B_IV of one AES block */
 
 static TPM_RC wrap(const struct object *parent, const struct tpmt_public *pub,
 		   const struct tpmt_sensitive *sens, struct tpm2b_private *out, struct keys *k,
@@ -74,26 +74,28 @@ static TPM_RC wrap(const struct object *parent, const struct tpmt_public *pub,
 {
 	struct tpm2b_name name;
 	struct wr w;
-	size_t mark, hoff;
+	size_t mark, hoff, bs, iv_field;
 
 	TRY(object_name(pub, &name));
 	TRY(derive(parent, &name, k));
+	bs = crypto_sym_block(k->alg);
+	iv_field = 2 + bs; /* TPM2B_IV of one block */
 	wr_init(&w, plain, cap);
 	TRY(wr_size_begin(&w, &mark));
 	TRY(wr_sensitive(&w, sens));
 	TRY(wr_size_end(&w, mark));
 	hoff = 2 + k->hlen;
-	if (hoff + IV_FIELD + w.off > sizeof(out->b))
+	if (hoff + iv_field + w.off > sizeof(out->b))
 		return TPM_RC_SIZE;
 	out->b[0] = (uint8_t)(k->hlen >> 8);
 	out->b[1] = (uint8_t)k->hlen;
 	out->b[hoff] = 0;
-	out->b[hoff + 1] = CRYPTO_AES_BLOCK;
-	TRY(crypto_random(out->b + hoff + 2, CRYPTO_AES_BLOCK));
-	TRY(cfb(k, true, out->b + hoff + 2, plain, out->b + hoff + IV_FIELD, w.off));
-	TRY(integrity(k, parent->pub.name_alg, out->b + hoff, IV_FIELD + w.off, &name,
+	out->b[hoff + 1] = (uint8_t)bs;
+	TRY(crypto_random(out->b + hoff + 2, bs));
+	TRY(cfb(k, true, out->b + hoff + 2, plain, out->b + hoff + iv_field, w.off));
+	TRY(integrity(k, parent->pub.name_alg, out->b + hoff, iv_field + w.off, &name,
 		      out->b + 2));
-	out->size = (uint16_t)(hoff + IV_FIELD + w.off);
+	out->size = (uint16_t)(hoff + iv_field + w.off);
 	return TPM_RC_SUCCESS;
 }
 
@@ -131,12 +133,14 @@ static TPM_RC unwrap(const struct object *parent, const struct tpmt_public *pub,
 	uint8_t mac[MAX_DIGEST_SIZE];
 	struct tpm2b_name name;
 	const uint8_t *enc;
-	size_t hsize, elen;
+	size_t hsize, elen, bs, iv_field;
 
 	if (in->size == 0)
 		return TPM_RC_SIZE;
 	TRY(object_name(pub, &name));
 	TRY(derive(parent, &name, k));
+	bs = crypto_sym_block(k->alg);
+	iv_field = 2 + bs;
 	if (in->size < 2)
 		return TPM_RC_INTEGRITY;
 	hsize = (size_t)in->b[0] << 8 | in->b[1];
@@ -147,9 +151,9 @@ static TPM_RC unwrap(const struct object *parent, const struct tpmt_public *pub,
 	TRY(integrity(k, parent->pub.name_alg, enc, elen, &name, mac));
 	if (!crypto_ct_equal(mac, in->b + 2, hsize))
 		return TPM_RC_INTEGRITY;
-	if (elen > IV_FIELD && enc[0] == 0 && enc[1] == CRYPTO_AES_BLOCK) {
-		TRY(cfb(k, false, enc + 2, enc + IV_FIELD, plain, elen - IV_FIELD));
-		if (parse(plain, elen - IV_FIELD, pub, sens) == TPM_RC_SUCCESS)
+	if (elen > iv_field && enc[0] == 0 && enc[1] == bs) {
+		TRY(cfb(k, false, enc + 2, enc + iv_field, plain, elen - iv_field));
+		if (parse(plain, elen - iv_field, pub, sens) == TPM_RC_SUCCESS)
 			return TPM_RC_SUCCESS;
 	}
 	TRY(cfb(k, false, NULL, enc, plain, elen));

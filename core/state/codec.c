@@ -439,11 +439,9 @@ static bool session_ok(const struct session *s)
 		return true;
 	case TPM_ALG_XOR:
 		return crypto_hash_size(s->sym.key_bits) != 0;
-	case TPM_ALG_AES:
-		return s->sym.mode == TPM_ALG_CFB &&
-		       (s->sym.key_bits == 128 || s->sym.key_bits == 192 || s->sym.key_bits == 256);
 	default:
-		return false;
+		return s->sym.mode == TPM_ALG_CFB &&
+		       crypto_sym_supported(s->sym.alg, s->sym.key_bits);
 	}
 }
 

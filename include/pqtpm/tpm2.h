@@ -177,6 +177,8 @@ typedef uint16_t TPM_ALG_ID;
 #define TPM_CC_Policy_AC_SendSelect              0x00000196
 #define TPM_CC_CertifyX509                       0x00000197
 #define TPM_CC_ACT_SetTimeout                    0x00000198
+#define TPM_CC_ECC_Encrypt                       0x00000199
+#define TPM_CC_ECC_Decrypt                       0x0000019A
 #define TPM_CC_Vendor_TCG_Test                   0x20000000
 #define TPM_GENERATED_VALUE                      0xFF544347
 #define TPM_RC_SUCCESS                           0

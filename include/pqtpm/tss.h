@@ -542,13 +542,13 @@ struct pqtpm_tss_session;
 struct pqtpm_tss_session_params {
 	uint8_t type;	 /* TPM_SE_HMAC, TPM_SE_POLICY, TPM_SE_TRIAL */
 	TPM_ALG_ID hash; /* authHash: SHA-1/256/384/512; 0: SHA-256 */
-	/* salt: tpmKey and its public area (RSA, ECC P-256/P-384, ML-KEM); 0: unsalted */
+	/* salt: tpmKey and its public area (RSA, ECC P-256/384/521, ML-KEM); 0: unsalted */
 	TPM_HANDLE salt_key;
 	const struct pqtpm_tss_public *salt_pub;
 	TPM_HANDLE bind;       /* 0: unbound */
 	const char *bind_auth; /* the bind entity's authValue (NULL: empty) */
-	TPM_ALG_ID sym;	       /* 0 / TPM_ALG_NULL, TPM_ALG_AES (CFB), TPM_ALG_XOR */
-	uint16_t sym_bits;     /* AES: 128 or 256 */
+	TPM_ALG_ID sym;	       /* 0 / TPM_ALG_NULL, TPM_ALG_AES, _CAMELLIA, _TDES (CFB), _XOR */
+	uint16_t sym_bits;     /* AES, Camellia: 128, 192, 256; TDES: 128, 192 */
 	uint8_t attrs;	       /* TPMA_SESSION_*: continueSession, decrypt, encrypt, audit */
 };
 TPM_RC pqtpm_tss_session_start(struct pqtpm_tss *t, const struct pqtpm_tss_session_params *p,

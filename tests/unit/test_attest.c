@@ -15,6 +15,7 @@
 #include "object/object.h"
 #include "pq_util.h"
 #include "scheme.h"
+#include "sessions.h"
 
 #define SIGN TPMA_OBJECT_SIGN_ENCRYPT
 #define RESTRICTED TPMA_OBJECT_RESTRICTED
@@ -79,6 +80,19 @@ static void key_of(TPM_HANDLE hierarchy, TPM_ALG_ID type, uint16_t set, uint32_t
 	struct tpmt_public t;
 
 	pq_tmpl(&t, type, set, attrs);
+	t.scheme.scheme = scheme;
+	t.scheme.hash_alg = hash;
+	CU_ASSERT_EQUAL_FATAL(make_key(hierarchy, &t, k), TPM_RC_SUCCESS);
+}
+
+/* The same for an ECC key on curve */
+static void ecc_key_of(TPM_HANDLE hierarchy, uint16_t curve, uint32_t attrs, TPM_ALG_ID scheme,
+		       TPM_ALG_ID hash, struct akey *k)
+{
+	struct tpmt_public t;
+
+	pq_tmpl(&t, TPM_ALG_ECC, 0, attrs);
+	t.curve_id = curve;
 	t.scheme.scheme = scheme;
 	t.scheme.hash_alg = hash;
 	CU_ASSERT_EQUAL_FATAL(make_key(hierarchy, &t, k), TPM_RC_SUCCESS);
@@ -213,7 +227,8 @@ static void certify_cmd(struct cmdbuf *b, TPM_HANDLE obj, TPM_HANDLE key,
 }
 
 static void certify_creation_cmd(struct cmdbuf *b, TPM_HANDLE key, const struct akey *obj,
-				 const struct tpm2b_digest *hash, const struct tpmt_ticket *t)
+				 const struct tpm2b_digest *hash, const struct tpmt_ticket *t,
+				 const struct tpmt_scheme *s)
 {
 	cmd_begin(b, TPM_CC_CertifyCreation);
 	cmd_handle(b, key);
@@ -221,11 +236,12 @@ static void certify_creation_cmd(struct cmdbuf *b, TPM_HANDLE key, const struct 
 	cmd_auth_pw(b, "");
 	wr_data(&b->params, nonce, sizeof(nonce));
 	wr_tpm2b_digest(&b->params, hash);
-	wr_scheme(&b->params, &null_scheme);
+	wr_scheme(&b->params, s);
 	wr_ticket(&b->params, t);
 }
 
-static void get_time_cmd(struct cmdbuf *b, TPM_HANDLE privacy, TPM_HANDLE key)
+static void get_time_cmd(struct cmdbuf *b, TPM_HANDLE privacy, TPM_HANDLE key,
+			 const struct tpmt_scheme *s)
 {
 	cmd_begin(b, TPM_CC_GetTime);
 	cmd_handle(b, privacy);
@@ -233,7 +249,7 @@ static void get_time_cmd(struct cmdbuf *b, TPM_HANDLE privacy, TPM_HANDLE key)
 	cmd_auth_pw(b, "");
 	cmd_auth_pw(b, "");
 	wr_data(&b->params, nonce, sizeof(nonce));
-	wr_scheme(&b->params, &null_scheme);
+	wr_scheme(&b->params, s);
 }
 
 /* ---- checks ---- */
@@ -394,7 +410,7 @@ static void test_quote_classical(void)
 {
 	struct tpmt_scheme pss = { .scheme = TPM_ALG_RSAPSS, .hash_alg = TPM_ALG_SHA256,
 				   .kdf = TPM_ALG_NULL };
-	struct akey rsa, rsa_open, ecc;
+	struct akey rsa, rsa_open, ecc, p521;
 
 	pcr_extend16(0x5a);
 	/* an RSA AK of the endorsement hierarchy: RSASSA-SHA256, nothing obfuscated */
@@ -404,11 +420,16 @@ static void test_quote_classical(void)
 	 * scheme's hash; counts obfuscated */
 	key_of(TPM_RH_OWNER, TPM_ALG_ECC, 0, AK, TPM_ALG_ECDSA, TPM_ALG_SHA384, &ecc);
 	quote_with(&ecc, &null_scheme, TPM_ALG_SHA384, TPM_ALG_ECDSA);
+	/* P-521 with ECDSA-SHA512 */
+	ecc_key_of(TPM_RH_OWNER, TPM_ECC_NIST_P521, AK, TPM_ALG_ECDSA, TPM_ALG_SHA512, &p521);
+	CU_ASSERT_EQUAL(p521.pub.x.size, 66);
+	quote_with(&p521, &null_scheme, TPM_ALG_SHA512, TPM_ALG_ECDSA);
 	/* an unrestricted RSA key without a scheme takes the inScheme */
 	key_of(TPM_RH_OWNER, TPM_ALG_RSA, 0, SIGN, TPM_ALG_NULL, TPM_ALG_NULL, &rsa_open);
 	quote_with(&rsa_open, &pss, TPM_ALG_SHA256, TPM_ALG_RSAPSS);
 	flush(rsa.handle);
 	flush(ecc.handle);
+	flush(p521.handle);
 	flush(rsa_open.handle);
 }
 
@@ -509,7 +530,7 @@ static void test_null_signer(void)
 	certify_cmd(&b, obj.handle, TPM_RH_NULL, &ecdsa);
 	CU_ASSERT_EQUAL_FATAL(run_attest_unsigned(&b, &a), TPM_RC_SUCCESS);
 	check_header(&a, TPM_ST_ATTEST_CERTIFY, &qn, TPM_ALG_SHA256, true);
-	get_time_cmd(&b, TPM_RH_ENDORSEMENT, TPM_RH_NULL);
+	get_time_cmd(&b, TPM_RH_ENDORSEMENT, TPM_RH_NULL, &null_scheme);
 	CU_ASSERT_EQUAL_FATAL(run_attest_unsigned(&b, &a), TPM_RC_SUCCESS);
 	check_header(&a, TPM_ST_ATTEST_TIME, &qn, TPM_ALG_SHA256, true);
 	/* Quote's signHandle takes no TPM_RH_NULL (TPMI_DH_OBJECT without +) */
@@ -532,7 +553,8 @@ static void test_certify_creation(void)
 	storage_key(TPM_RH_OWNER, &obj);
 	key_of(TPM_RH_ENDORSEMENT, TPM_ALG_MLDSA, TPM_MLDSA_44, AK, TPM_ALG_NULL, TPM_ALG_NULL,
 	       &k);
-	certify_creation_cmd(&b, k.handle, &obj, &obj.creation_hash, &obj.creation_ticket);
+	certify_creation_cmd(&b, k.handle, &obj, &obj.creation_hash, &obj.creation_ticket,
+			     &null_scheme);
 	CU_ASSERT_EQUAL_FATAL(run_attest(&b, &a), TPM_RC_SUCCESS);
 	check_key_header(&a, TPM_ST_ATTEST_CREATION, &k);
 	CU_ASSERT_EQUAL(rd_tpm2b_name(&a.body, &name), 0);
@@ -545,26 +567,27 @@ static void test_certify_creation(void)
 
 	t = obj.creation_ticket;
 	t.digest.b[3] ^= 0x40;
-	certify_creation_cmd(&b, k.handle, &obj, &obj.creation_hash, &t);
+	certify_creation_cmd(&b, k.handle, &obj, &obj.creation_hash, &t, &null_scheme);
 	CU_ASSERT_EQUAL(harness_run(&h, &b, NULL, NULL), RC_P(TPM_RC_TICKET, 4));
 	hash = obj.creation_hash;
 	hash.b[0] ^= 1;
-	certify_creation_cmd(&b, k.handle, &obj, &hash, &obj.creation_ticket);
+	certify_creation_cmd(&b, k.handle, &obj, &hash, &obj.creation_ticket, &null_scheme);
 	CU_ASSERT_EQUAL(harness_run(&h, &b, NULL, NULL), RC_P(TPM_RC_TICKET, 4));
 	t = obj.creation_ticket;
 	t.hierarchy = TPM_RH_ENDORSEMENT;
-	certify_creation_cmd(&b, k.handle, &obj, &obj.creation_hash, &t);
+	certify_creation_cmd(&b, k.handle, &obj, &obj.creation_hash, &t, &null_scheme);
 	CU_ASSERT_EQUAL(harness_run(&h, &b, NULL, NULL), RC_P(TPM_RC_TICKET, 4));
 	t.hierarchy = TPM_RH_NULL;
 	t.digest.size = 0;
-	certify_creation_cmd(&b, k.handle, &obj, &obj.creation_hash, &t);
+	certify_creation_cmd(&b, k.handle, &obj, &obj.creation_hash, &t, &null_scheme);
 	CU_ASSERT_EQUAL(harness_run(&h, &b, NULL, NULL), RC_P(TPM_RC_TICKET, 4));
 	t = obj.creation_ticket;
 	t.tag = TPM_ST_HASHCHECK;
-	certify_creation_cmd(&b, k.handle, &obj, &obj.creation_hash, &t);
+	certify_creation_cmd(&b, k.handle, &obj, &obj.creation_hash, &t, &null_scheme);
 	CU_ASSERT_EQUAL(harness_run(&h, &b, NULL, NULL), RC_P(TPM_RC_TAG, 4));
 	/* the ticket of one object does not certify another */
-	certify_creation_cmd(&b, k.handle, &k, &obj.creation_hash, &obj.creation_ticket);
+	certify_creation_cmd(&b, k.handle, &k, &obj.creation_hash, &obj.creation_ticket,
+			     &null_scheme);
 	CU_ASSERT_EQUAL(harness_run(&h, &b, NULL, NULL), RC_P(TPM_RC_TICKET, 4));
 	flush(obj.handle);
 	flush(k.handle);
@@ -586,7 +609,7 @@ static void test_get_time(void)
 	for (int i = 0; i < 2; i++) {
 		const struct akey *k = i ? &o : &e;
 
-		get_time_cmd(&b, TPM_RH_ENDORSEMENT, k->handle);
+		get_time_cmd(&b, TPM_RH_ENDORSEMENT, k->handle, &null_scheme);
 		CU_ASSERT_EQUAL_FATAL(run_attest(&b, &a), TPM_RC_SUCCESS);
 		check_key_header(&a, TPM_ST_ATTEST_TIME, k);
 		CU_ASSERT_EQUAL(rd_u64(&a.body, &time), 0);
@@ -605,7 +628,7 @@ static void test_get_time(void)
 		verify(k, &a);
 	}
 	/* privacyAdminHandle is the endorsement hierarchy only */
-	get_time_cmd(&b, TPM_RH_OWNER, e.handle);
+	get_time_cmd(&b, TPM_RH_OWNER, e.handle, &null_scheme);
 	CU_ASSERT_NOT_EQUAL(harness_run(&h, &b, NULL, NULL), TPM_RC_SUCCESS);
 	flush(e.handle);
 	flush(o.handle);
@@ -640,7 +663,7 @@ static void test_errors(void)
 	CU_ASSERT_EQUAL(a.extra.size, ATTEST_MAX_DATA);
 	quote_cmd(&b, rsa.handle, big, sizeof(big), &null_scheme);
 	CU_ASSERT_EQUAL(harness_run(&h, &b, NULL, NULL), RC_P(TPM_RC_SIZE, 1));
-	get_time_cmd(&b, TPM_RH_ENDORSEMENT, rsa.handle);
+	get_time_cmd(&b, TPM_RH_ENDORSEMENT, rsa.handle, &null_scheme);
 	b.params.off = 0;
 	wr_data(&b.params, big, sizeof(big));
 	wr_scheme(&b.params, &null_scheme);
@@ -651,10 +674,10 @@ static void test_errors(void)
 	CU_ASSERT_EQUAL(harness_run(&h, &b, NULL, NULL), RC_H(TPM_RC_KEY, 1));
 	certify_cmd(&b, rsa.handle, store.handle, &null_scheme);
 	CU_ASSERT_EQUAL(harness_run(&h, &b, NULL, NULL), RC_H(TPM_RC_KEY, 2));
-	get_time_cmd(&b, TPM_RH_ENDORSEMENT, store.handle);
+	get_time_cmd(&b, TPM_RH_ENDORSEMENT, store.handle, &null_scheme);
 	CU_ASSERT_EQUAL(harness_run(&h, &b, NULL, NULL), RC_H(TPM_RC_KEY, 2));
 	certify_creation_cmd(&b, store.handle, &store, &store.creation_hash,
-			     &store.creation_ticket);
+			     &store.creation_ticket, &null_scheme);
 	CU_ASSERT_EQUAL(harness_run(&h, &b, NULL, NULL), RC_H(TPM_RC_KEY, 1));
 
 	/* schemes: another scheme or hash than the key's, one for another key type, none at all */
@@ -758,7 +781,7 @@ static TPM_RC nv_write(const uint8_t *data, uint16_t len)
 }
 
 static void nv_certify_cmd(struct cmdbuf *b, TPM_HANDLE key, TPM_HANDLE auth, const char *pw,
-			   uint16_t size, uint16_t offset)
+			   uint16_t size, uint16_t offset, const struct tpmt_scheme *s)
 {
 	cmd_begin(b, TPM_CC_NV_Certify);
 	cmd_handle(b, key);
@@ -767,7 +790,7 @@ static void nv_certify_cmd(struct cmdbuf *b, TPM_HANDLE key, TPM_HANDLE auth, co
 	cmd_auth_pw(b, "");
 	cmd_auth_pw(b, pw);
 	wr_data(&b->params, nonce, sizeof(nonce));
-	wr_scheme(&b->params, &null_scheme);
+	wr_scheme(&b->params, s);
 	wr_u16(&b->params, size);
 	wr_u16(&b->params, offset);
 }
@@ -794,7 +817,7 @@ static void test_nv_certify(void)
 	CU_ASSERT_EQUAL_FATAL(nv_define(TPMA_NV_AUTHWRITE | TPMA_NV_AUTHREAD | TPMA_NV_OWNERREAD,
 					sizeof(data)),
 			      TPM_RC_SUCCESS);
-	nv_certify_cmd(&b, mldsa.handle, NV_IDX, "nv", 16, 0);
+	nv_certify_cmd(&b, mldsa.handle, NV_IDX, "nv", 16, 0, &null_scheme);
 	CU_ASSERT_EQUAL(harness_run(&h, &b, NULL, NULL), TPM_RC_NV_UNINITIALIZED);
 	CU_ASSERT_EQUAL_FATAL(nv_write(data, sizeof(data)), TPM_RC_SUCCESS);
 
@@ -805,7 +828,7 @@ static void test_nv_certify(void)
 	CU_ASSERT_EQUAL(rd_sub(&r, &(struct rd){ 0 }, &size), 0);
 	CU_ASSERT_EQUAL(rd_tpm2b_name(&r, &name), 0);
 
-	nv_certify_cmd(&b, mldsa.handle, NV_IDX, "nv", 500, 100);
+	nv_certify_cmd(&b, mldsa.handle, NV_IDX, "nv", 500, 100, &null_scheme);
 	CU_ASSERT_EQUAL_FATAL(run_attest(&b, &a), TPM_RC_SUCCESS);
 	check_key_header(&a, TPM_ST_ATTEST_NV, &mldsa);
 	CU_ASSERT_EQUAL(rd_tpm2b_name(&a.body, &got), 0);
@@ -822,7 +845,8 @@ static void test_nv_certify(void)
 		const struct akey *k = i ? &ecc : &mldsa;
 		TPM_ALG_ID hash = i ? TPM_ALG_SHA384 : TPM_ALG_SHA256;
 
-		nv_certify_cmd(&b, k->handle, i ? TPM_RH_OWNER : NV_IDX, i ? "" : "nv", 0, 0);
+		nv_certify_cmd(&b, k->handle, i ? TPM_RH_OWNER : NV_IDX, i ? "" : "nv", 0, 0,
+			       &null_scheme);
 		CU_ASSERT_EQUAL_FATAL(run_attest(&b, &a), TPM_RC_SUCCESS);
 		check_key_header(&a, TPM_ST_ATTEST_NV_DIGEST, k);
 		CU_ASSERT_EQUAL(rd_tpm2b_name(&a.body, &got), 0);
@@ -834,18 +858,173 @@ static void test_nv_certify(void)
 	}
 
 	/* the range, the size limit, who may read, the signer */
-	nv_certify_cmd(&b, mldsa.handle, NV_IDX, "nv", 101, 500);
+	nv_certify_cmd(&b, mldsa.handle, NV_IDX, "nv", 101, 500, &null_scheme);
 	CU_ASSERT_EQUAL(harness_run(&h, &b, NULL, NULL), TPM_RC_NV_RANGE);
-	nv_certify_cmd(&b, mldsa.handle, NV_IDX, "nv", 1025, 0);
+	nv_certify_cmd(&b, mldsa.handle, NV_IDX, "nv", 1025, 0, &null_scheme);
 	CU_ASSERT_EQUAL(harness_run(&h, &b, NULL, NULL), RC_P(TPM_RC_VALUE, 3));
-	nv_certify_cmd(&b, mldsa.handle, TPM_RH_PLATFORM, "", 16, 0);
+	nv_certify_cmd(&b, mldsa.handle, TPM_RH_PLATFORM, "", 16, 0, &null_scheme);
 	CU_ASSERT_EQUAL(harness_run(&h, &b, NULL, NULL), TPM_RC_NV_AUTHORIZATION);
-	nv_certify_cmd(&b, NV_IDX, NV_IDX, "nv", 16, 0);
+	nv_certify_cmd(&b, NV_IDX, NV_IDX, "nv", 16, 0, &null_scheme);
 	CU_ASSERT_NOT_EQUAL(harness_run(&h, &b, NULL, NULL), TPM_RC_SUCCESS);
-	nv_certify_cmd(&b, TPM_RH_NULL, NV_IDX, "nv", 16, 0);
+	nv_certify_cmd(&b, TPM_RH_NULL, NV_IDX, "nv", 16, 0, &null_scheme);
 	CU_ASSERT_EQUAL(run_attest_unsigned(&b, &a), TPM_RC_SUCCESS);
 	flush(mldsa.handle);
 	flush(ecc.handle);
+}
+
+/* ---- ECDAA ---- */
+
+/* Commit without P1 or P2: E = [r]G of a new commit, and its counter */
+static uint16_t commit_e(const struct akey *k, uint8_t *ex, uint8_t *ey)
+{
+	struct tpm2b_ecc_parameter x, y;
+	struct cmdbuf b;
+	uint16_t counter = 0;
+	struct rd r;
+
+	cmd_begin(&b, TPM_CC_Commit);
+	cmd_handle(&b, k->handle);
+	cmd_auth_pw(&b, "");
+	wr_u16(&b.params, 0);
+	wr_tpm2b(&b.params, "", 0);
+	wr_tpm2b(&b.params, "", 0);
+	CU_ASSERT_EQUAL_FATAL(harness_run(&h, &b, &r, NULL), TPM_RC_SUCCESS);
+	for (int i = 0; i < 2; i++) /* K and L: Empty Points */
+		CU_ASSERT_EQUAL(rd_tpm2b_ecc_point(&r, &x, &y, true), 0);
+	CU_ASSERT_EQUAL_FATAL(rd_tpm2b_ecc_point(&r, &x, &y, false), 0);
+	CU_ASSERT_EQUAL(rd_u16(&r, &counter), 0);
+	memcpy(ex, x.b, x.size);
+	memcpy(ey, y.b, y.size);
+	return counter;
+}
+
+/* The ECDAA equation over the attestation: T = H(R || H(TPMS_ATTEST)) mod n with the
+ * scheme's hash, and [S]G = E + [T]Q. */
+static void check_ecdaa(const struct akey *k, const struct att *a, const uint8_t *ex,
+			const uint8_t *ey)
+{
+	uint16_t curve = k->pub.curve_id;
+	size_t len = crypto_ecc_bytes(curve), dlen = crypto_hash_size(a->sig.hash);
+	uint8_t hin[MAX_ECC_KEY_BYTES + 64], t[64], tn[MAX_ECC_KEY_BYTES];
+	uint8_t lx[MAX_ECC_KEY_BYTES], ly[MAX_ECC_KEY_BYTES], tx[MAX_ECC_KEY_BYTES],
+		ty[MAX_ECC_KEY_BYTES], rx[MAX_ECC_KEY_BYTES], ry[MAX_ECC_KEY_BYTES];
+
+	CU_ASSERT_EQUAL(a->sig.sig_alg, TPM_ALG_ECDAA);
+	CU_ASSERT_EQUAL(a->sig.hash, k->pub.scheme.hash_alg);
+	CU_ASSERT_EQUAL_FATAL(a->sig.r.size, len);
+	CU_ASSERT_EQUAL_FATAL(a->sig.s.size, len);
+	memcpy(hin, a->sig.r.b, len);
+	CU_ASSERT_EQUAL(crypto_hash(a->sig.hash, a->raw, a->len, hin + len), 0);
+	CU_ASSERT_EQUAL(crypto_hash(a->sig.hash, hin, len + dlen, t), 0);
+	CU_ASSERT_EQUAL(crypto_ecc_scalar_reduce(curve, t, dlen, tn), 0);
+	CU_ASSERT_EQUAL(crypto_ecc_mul(curve, a->sig.s.b, NULL, NULL, lx, ly), 0);
+	CU_ASSERT_EQUAL(crypto_ecc_mul(curve, tn, k->pub.x.b, k->pub.y.b, tx, ty), 0);
+	CU_ASSERT_EQUAL(crypto_ecc_add(curve, ex, ey, tx, ty, rx, ry), 0);
+	CU_ASSERT(memcmp(lx, rx, len) == 0 && memcmp(ly, ry, len) == 0);
+}
+
+/* An HMAC session that has audited one GetRandom (unsalted, unbound: empty HMAC) */
+static TPM_HANDLE audited_session(void)
+{
+	struct tpm2b_digest nonce_tpm;
+	struct cmdbuf b;
+	TPM_HANDLE s;
+
+	CU_ASSERT_EQUAL_FATAL(sess_start(&h, TPM_SE_HMAC, &s, &nonce_tpm), TPM_RC_SUCCESS);
+	cmd_begin(&b, TPM_CC_GetRandom);
+	wr_u32(&b.auth, s);
+	wr_tpm2b(&b.auth, nonce, sizeof(nonce));
+	wr_u8(&b.auth, TPMA_SESSION_CONTINUESESSION | TPMA_SESSION_AUDIT);
+	wr_u16(&b.auth, 0);
+	b.nauth = 1;
+	wr_u16(&b.params, 8);
+	CU_ASSERT_EQUAL_FATAL(harness_run(&h, &b, NULL, NULL), TPM_RC_SUCCESS);
+	return s;
+}
+
+/* The command of `which` with the ECDAA inScheme s, signed by k; *param: its inScheme's
+ * parameter number. obj is an object to certify, session an audited session. */
+static void ecdaa_cmd(struct cmdbuf *b, int which, const struct akey *k, const struct akey *obj,
+		      TPM_HANDLE session, const struct tpmt_scheme *s, unsigned *param)
+{
+	*param = 2;
+	switch (which) {
+	case 0:
+		quote_cmd(b, k->handle, nonce, sizeof(nonce), s);
+		break;
+	case 1:
+		certify_cmd(b, obj->handle, k->handle, s);
+		break;
+	case 2:
+		certify_creation_cmd(b, k->handle, obj, &obj->creation_hash, &obj->creation_ticket,
+				     s);
+		*param = 3;
+		break;
+	case 3:
+		get_time_cmd(b, TPM_RH_ENDORSEMENT, k->handle, s);
+		break;
+	case 4:
+		nv_certify_cmd(b, k->handle, NV_IDX, "nv", 16, 0, s);
+		break;
+	case 5:
+		cmd_begin(b, TPM_CC_GetSessionAuditDigest);
+		cmd_handle(b, TPM_RH_ENDORSEMENT);
+		cmd_handle(b, k->handle);
+		cmd_handle(b, session);
+		cmd_auth_pw(b, "");
+		cmd_auth_pw(b, "");
+		wr_data(&b->params, nonce, sizeof(nonce));
+		wr_scheme(&b->params, s);
+		break;
+	default:
+		cmd_begin(b, TPM_CC_GetCommandAuditDigest);
+		cmd_handle(b, TPM_RH_ENDORSEMENT);
+		cmd_handle(b, k->handle);
+		cmd_auth_pw(b, "");
+		cmd_auth_pw(b, "");
+		wr_data(&b->params, nonce, sizeof(nonce));
+		wr_scheme(&b->params, s);
+		break;
+	}
+}
+
+/* Every attestation command signs with an ECDAA key (P-256 and P-521) through the commit its
+ * inScheme's count names: the ECDAA equation holds over the TPMS_ATTEST; the commit is used
+ * up, and a count without one is TPM_RC_VALUE on inScheme's parameter. */
+static void test_ecdaa(void)
+{
+	static const uint16_t curves[] = { TPM_ECC_NIST_P256, TPM_ECC_NIST_P521 };
+	uint8_t data[16] = { 1, 2, 3 };
+	struct akey k, obj;
+
+	CU_ASSERT_EQUAL_FATAL(nv_define(TPMA_NV_AUTHWRITE | TPMA_NV_AUTHREAD, 16), TPM_RC_SUCCESS);
+	CU_ASSERT_EQUAL_FATAL(nv_write(data, sizeof(data)), TPM_RC_SUCCESS);
+	key_of(TPM_RH_OWNER, TPM_ALG_ECC, 0, SIGN, TPM_ALG_ECDSA, TPM_ALG_SHA256, &obj);
+	for (size_t c = 0; c < 2; c++) {
+		TPM_HANDLE session = audited_session();
+
+		ecc_key_of(TPM_RH_OWNER, curves[c], AK, TPM_ALG_ECDAA, TPM_ALG_SHA256, &k);
+		for (int which = 0; which < 7; which++) {
+			uint8_t ex[MAX_ECC_KEY_BYTES], ey[MAX_ECC_KEY_BYTES];
+			struct tpmt_scheme s = { .scheme = TPM_ALG_ECDAA,
+						 .hash_alg = TPM_ALG_SHA256,
+						 .kdf = TPM_ALG_NULL };
+			unsigned param;
+			struct cmdbuf b;
+			struct att a;
+
+			s.count = commit_e(&k, ex, ey);
+			ecdaa_cmd(&b, which, &k, &obj, session, &s, &param);
+			CU_ASSERT_EQUAL_FATAL(run_attest(&b, &a), TPM_RC_SUCCESS);
+			check_ecdaa(&k, &a, ex, ey);
+			/* used: the same count again has no commit */
+			ecdaa_cmd(&b, which, &k, &obj, session, &s, &param);
+			CU_ASSERT_EQUAL(harness_run(&h, &b, NULL, NULL), RC_P(TPM_RC_VALUE, param));
+		}
+		flush(k.handle);
+		CU_ASSERT_EQUAL(sess_flush(&h, session), TPM_RC_SUCCESS);
+	}
+	flush(obj.handle);
 }
 
 /* The client library in process: an ECC AK's quote of PCRs 0-23 (PCR_Read takes several
@@ -937,6 +1116,7 @@ int main(void)
 	CU_add_test(s, "CertifyCreation and its ticket", test_certify_creation);
 	CU_add_test(s, "GetTime", test_get_time);
 	CU_add_test(s, "NV_Certify", test_nv_certify);
+	CU_add_test(s, "ECDAA keys in every attestation command", test_ecdaa);
 	CU_add_test(s, "errors", test_errors);
 	CU_add_test(s, "GetCapability lists the commands", test_capability);
 	CU_add_test(s, "client library in process", test_client_library);

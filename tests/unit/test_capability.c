@@ -114,7 +114,12 @@ static void test_algs(void)
 	CU_ASSERT_EQUAL(attrs_of(ids, attrs, n, TPM_ALG_CFB),
 			TPMA_ALGORITHM_SYMMETRIC | TPMA_ALGORITHM_ENCRYPTING);
 	CU_ASSERT_EQUAL(attrs_of(ids, attrs, n, TPM_ALG_NULL), 0);
+	CU_ASSERT_EQUAL(attrs_of(ids, attrs, n, TPM_ALG_CAMELLIA), TPMA_ALGORITHM_SYMMETRIC);
+	CU_ASSERT_EQUAL(attrs_of(ids, attrs, n, TPM_ALG_TDES), TPMA_ALGORITHM_SYMMETRIC);
+	/* wolfSSL 5.5.4 has no SM2, SM3 or SM4 */
 	CU_ASSERT_EQUAL(attrs_of(ids, attrs, n, TPM_ALG_SM4), ~0u);
+	CU_ASSERT_EQUAL(attrs_of(ids, attrs, n, TPM_ALG_SM3_256), ~0u);
+	CU_ASSERT_EQUAL(attrs_of(ids, attrs, n, TPM_ALG_SM2), ~0u);
 	/* released (the default): no v1.85 ID in a list that starts below them */
 	CU_ASSERT_EQUAL(ids[n - 1], TPM_ALG_ECB);
 
@@ -158,6 +163,11 @@ static void check_v185_algs(enum pqtpm_capabilities caps)
 	CU_ASSERT_EQUAL(attrs_of(ids, attrs, n, TPM_ALG_MLDSA),
 			caps == PQTPM_CAPS_V185 ? mldsa : ~0u);
 	CU_ASSERT_EQUAL(attrs_of(ids, attrs, n, TPM_ALG_MLKEM) != ~0u, caps == PQTPM_CAPS_V185);
+	/* released IDs are listed under both settings (issue 15's among them) */
+	CU_ASSERT_EQUAL(attrs_of(ids, attrs, n, TPM_ALG_CAMELLIA), TPMA_ALGORITHM_SYMMETRIC);
+	CU_ASSERT_EQUAL(attrs_of(ids, attrs, n, TPM_ALG_TDES), TPMA_ALGORITHM_SYMMETRIC);
+	CU_ASSERT_EQUAL(attrs_of(ids, attrs, n, TPM_ALG_KDF2),
+			TPMA_ALGORITHM_HASH | TPMA_ALGORITHM_METHOD);
 	/* a page that ends at the last released ID has more data only when v1.85 IDs follow */
 	CU_ASSERT_EQUAL_FATAL(getcap(TPM_CAP_ALGS, TPM_ALG_ECB, 1, &r, &more), TPM_RC_SUCCESS);
 	CU_ASSERT_EQUAL(read_algs(&r, ids, attrs, 1), 1);
@@ -371,7 +381,7 @@ static void test_tpm_properties(void)
 	CU_ASSERT_EQUAL(prop(TPM_PT_STARTUP_CLEAR) & 0xF, 0xF);
 	CU_ASSERT_EQUAL(prop(TPM_PT_PERMANENT) & TPMA_PERMANENT_OWNERAUTHSET, 0);
 	CU_ASSERT_EQUAL(prop(TPM_PT_MAX_AUTH_FAIL), 3);
-	CU_ASSERT_EQUAL(prop(TPM_PT_LOADED_CURVES), 2);
+	CU_ASSERT_EQUAL(prop(TPM_PT_LOADED_CURVES), 3);
 
 	/* variable values follow the state */
 	h.e->ps.hier[HIER_OWNER].auth.size = 4;
@@ -488,17 +498,25 @@ static void test_small_lists(void)
 	harness_open(&h);
 	CU_ASSERT_EQUAL_FATAL(getcap(TPM_CAP_ECC_CURVES, 0, 10, &r, &more), TPM_RC_SUCCESS);
 	CU_ASSERT_EQUAL(rd_u32(&r, &n), TPM_RC_SUCCESS);
-	CU_ASSERT_EQUAL(n, 2);
+	/* P-521 in both wolfSSL flavours; no BN or SM2 curve in wolfSSL 5.5.4 */
+	CU_ASSERT_EQUAL(n, 3);
 	CU_ASSERT_EQUAL(rd_u16(&r, &curve), TPM_RC_SUCCESS);
 	CU_ASSERT_EQUAL(curve, TPM_ECC_NIST_P256);
 	CU_ASSERT_EQUAL(rd_u16(&r, &curve), TPM_RC_SUCCESS);
 	CU_ASSERT_EQUAL(curve, TPM_ECC_NIST_P384);
+	CU_ASSERT_EQUAL(rd_u16(&r, &curve), TPM_RC_SUCCESS);
+	CU_ASSERT_EQUAL(curve, TPM_ECC_NIST_P521);
+	CU_ASSERT_EQUAL(rd_left(&r), 0);
 	CU_ASSERT_EQUAL_FATAL(getcap(TPM_CAP_ECC_CURVES, 0, 1, &r, &more), TPM_RC_SUCCESS);
 	CU_ASSERT_EQUAL(more, 1);
 	CU_ASSERT_EQUAL_FATAL(getcap(TPM_CAP_ECC_CURVES, TPM_ECC_NIST_P384, 5, &r, &more),
 			      TPM_RC_SUCCESS);
 	CU_ASSERT_EQUAL(rd_u32(&r, &n), TPM_RC_SUCCESS);
-	CU_ASSERT(n == 1 && more == 0);
+	CU_ASSERT(n == 2 && more == 0);
+	CU_ASSERT_EQUAL_FATAL(getcap(TPM_CAP_ECC_CURVES, TPM_ECC_BN_P256, 5, &r, &more),
+			      TPM_RC_SUCCESS);
+	CU_ASSERT_EQUAL(rd_u32(&r, &n), TPM_RC_SUCCESS);
+	CU_ASSERT(n == 0 && more == 0);
 
 	/* no policies set: empty; then the owner's */
 	CU_ASSERT_EQUAL_FATAL(getcap(TPM_CAP_AUTH_POLICIES, TPM_RH_OWNER, 10, &r, &more),
@@ -586,18 +604,34 @@ static void test_testparms(void)
 	CU_ASSERT_EQUAL(test_parms_ecc(TPM_ECC_NIST_P384, TPM_ALG_ECDH, TPM_ALG_KDF1_SP800_56A),
 			TPM_RC_SUCCESS);
 	CU_ASSERT_EQUAL(test_parms_ecc(TPM_ECC_NIST_P521, TPM_ALG_ECDSA, TPM_ALG_NULL),
+			TPM_RC_SUCCESS);
+	CU_ASSERT_EQUAL(test_parms_ecc(TPM_ECC_BN_P256, TPM_ALG_ECDSA, TPM_ALG_NULL),
+			RC_P1(TPM_RC_CURVE));
+	CU_ASSERT_EQUAL(test_parms_ecc(TPM_ECC_SM2_P256, TPM_ALG_ECDSA, TPM_ALG_NULL),
 			RC_P1(TPM_RC_CURVE));
 	CU_ASSERT_EQUAL(test_parms_ecc(TPM_ECC_NIST_P256, TPM_ALG_ECSCHNORR, TPM_ALG_NULL),
 			TPM_RC_SUCCESS);
 	CU_ASSERT_EQUAL(test_parms_ecc(TPM_ECC_NIST_P256, TPM_ALG_SM2, TPM_ALG_NULL),
 			RC_P1(TPM_RC_SCHEME));
+	/* every TPMI_ALG_KDF: MGF1, KDF1_SP800_56A, KDF2, KDF1_SP800_108; not a hash */
 	CU_ASSERT_EQUAL(test_parms_ecc(TPM_ECC_NIST_P256, TPM_ALG_ECDSA, TPM_ALG_KDF2),
+			TPM_RC_SUCCESS);
+	CU_ASSERT_EQUAL(test_parms_ecc(TPM_ECC_NIST_P256, TPM_ALG_ECDSA, TPM_ALG_MGF1),
+			TPM_RC_SUCCESS);
+	CU_ASSERT_EQUAL(test_parms_ecc(TPM_ECC_NIST_P256, TPM_ALG_ECDSA, TPM_ALG_SHA256),
 			RC_P1(TPM_RC_KDF));
 
 	CU_ASSERT_EQUAL(test_parms_sym(TPM_ALG_AES, 256, TPM_ALG_CFB), TPM_RC_SUCCESS);
 	CU_ASSERT_EQUAL(test_parms_sym(TPM_ALG_AES, 100, TPM_ALG_CFB), RC_P1(TPM_RC_VALUE));
 	CU_ASSERT_EQUAL(test_parms_sym(TPM_ALG_AES, 128, TPM_ALG_SHA256), RC_P1(TPM_RC_MODE));
-	CU_ASSERT_EQUAL(test_parms_sym(TPM_ALG_TDES, 128, TPM_ALG_CFB), RC_P1(TPM_RC_SYMMETRIC));
+	/* Camellia and TDES: both wolfSSL flavours have them */
+	CU_ASSERT_EQUAL(test_parms_sym(TPM_ALG_CAMELLIA, 128, TPM_ALG_CFB), TPM_RC_SUCCESS);
+	CU_ASSERT_EQUAL(test_parms_sym(TPM_ALG_CAMELLIA, 256, TPM_ALG_CTR), TPM_RC_SUCCESS);
+	CU_ASSERT_EQUAL(test_parms_sym(TPM_ALG_CAMELLIA, 64, TPM_ALG_CFB), RC_P1(TPM_RC_VALUE));
+	CU_ASSERT_EQUAL(test_parms_sym(TPM_ALG_TDES, 128, TPM_ALG_CFB), TPM_RC_SUCCESS);
+	CU_ASSERT_EQUAL(test_parms_sym(TPM_ALG_TDES, 192, TPM_ALG_CBC), TPM_RC_SUCCESS);
+	CU_ASSERT_EQUAL(test_parms_sym(TPM_ALG_TDES, 256, TPM_ALG_CFB), RC_P1(TPM_RC_VALUE));
+	CU_ASSERT_EQUAL(test_parms_sym(TPM_ALG_SM4, 128, TPM_ALG_CFB), RC_P1(TPM_RC_SYMMETRIC));
 	CU_ASSERT_EQUAL(test_parms_sym(TPM_ALG_NULL, 128, TPM_ALG_CFB), RC_P1(TPM_RC_SYMMETRIC));
 
 	cmd_begin(&b, TPM_CC_TestParms);

@@ -1,5 +1,6 @@
 /* ECC: domain parameters, deterministic generation, public keys, point checks, ECDSA (RFC 6979
- * known answers, round trips, tampering) and ECDH. */
+ * known answers, round trips, tampering) and ECDH, on P-256, P-384 and P-521 (which both
+ * wolfSSL flavours have). */
 #include <CUnit/Basic.h>
 #include <pthread.h>
 #include <string.h>
@@ -8,7 +9,8 @@
 #include "unit_main.h"
 #include "vectors.h"
 
-/* RFC 6979 A.2.5 (P-256, SHA-256) and A.2.6 (P-384, SHA-384), message "sample". */
+/* RFC 6979 A.2.5 (P-256, SHA-256), A.2.6 (P-384, SHA-384) and A.2.7 (P-521, SHA-512), message
+ * "sample". */
 struct curve_case {
 	uint16_t curve;
 	TPM_ALG_ID hash;
@@ -45,6 +47,23 @@ static const struct curve_case curves[] = {
 	  "40c8c5b71f8567ae962b38a823f456fa",
 	  "ef6ddf13919833c8506da48f204d602d18286a179d8523a247e9d3d7498c70b1"
 	  "11af9424400849ddaa91862487ef16f5" },
+	{ TPM_ECC_NIST_P521, TPM_ALG_SHA512,
+	  "00fad06daa62ba3b25d2fb40133da757205de67f5bb0018fee8c86e1b68c7e75"
+	  "caa896eb32f1f47c70855836a6d16fcc1466f6d8fbec67db89ec0c08b0e996b83538",
+	  "01894550d0785932e00eaa23b694f213f8c3121f86dc97a04e5a7167db4e5bcd"
+	  "371123d46e45db6b5d5370a7f20fb633155d38ffa16d2bd761dcac474b9a2f5023a4",
+	  "00493101c962cd4d2fddf782285e64584139c2f91b47f87ff82354d6630f746a"
+	  "28a0db25741b5b34a828008b22acc23f924faafbd4d33f81ea66956dfeaa2bfdfcf5",
+	  "00c328fafcbd79dd77850370c46325d987cb525569fb63c5d3bc53950e6d4c5f"
+	  "174e25a1ee9017b5d450606add152b534931d7d4e8455cc91f9b15bf05ec36e377fa",
+	  "00617cce7cf5064806c467f678d3b4080d6f1cc50af26ca209417308281b68af"
+	  "282623eaa63e5b5c0723d8b8c37ff0777b1a20f8ccb1dccc43997f1ee0e44da4a67a",
+	  "007962a22ae8f821063144f393905e01c7ef0d6be5d4e02717388ada0bee75f1"
+	  "1a15b5bac9784f649cc88410f2fd27098f830c32807a9131f2eafd2e74a842804a80",
+	  "00eee02ba82caf3d357dd5fd16ef2b37c26401dcc3ffb44e1ee23abd1a02639d"
+	  "c185f323f55227e4d845785c3416fa1ca9391fe5c10cda3750ab1018b0131a685595",
+	  "01d5a673d3dc7ec1f4ed03c6a77e263bbb1b4d627a21a75874763858825320e9"
+	  "8e4fea20ce62efd801f65ef6c609f7ccb7ce7807769c249098b894aca1413ec64921" },
 };
 #define NCURVES (sizeof(curves) / sizeof(curves[0]))
 #define MAX CRYPTO_MAX_ECC_BYTES
@@ -55,7 +74,10 @@ static void test_params(void)
 
 	CU_ASSERT_EQUAL(crypto_ecc_bytes(TPM_ECC_NIST_P256), 32);
 	CU_ASSERT_EQUAL(crypto_ecc_bytes(TPM_ECC_NIST_P384), 48);
-	CU_ASSERT_EQUAL(crypto_ecc_bytes(TPM_ECC_NIST_P521), 0);
+	CU_ASSERT_EQUAL(crypto_ecc_bytes(TPM_ECC_NIST_P521), 66);
+	/* wolfSSL 5.5.4 has no BN or SM2 curve */
+	CU_ASSERT_EQUAL(crypto_ecc_bytes(TPM_ECC_BN_P256), 0);
+	CU_ASSERT_EQUAL(crypto_ecc_bytes(TPM_ECC_SM2_P256), 0);
 	CU_ASSERT_EQUAL(crypto_ecc_params(TPM_ECC_BN_P256, &p), TPM_RC_CURVE);
 	CU_ASSERT_EQUAL(crypto_ecc_params(TPM_ECC_NIST_P256, &p), TPM_RC_SUCCESS);
 	CU_ASSERT_EQUAL(p.key_bits, 256);
@@ -70,6 +92,17 @@ static void test_params(void)
 	/* a = p - 3 */
 	CU_ASSERT_EQUAL(memcmp(p.a, p.p, 47), 0);
 	CU_ASSERT_EQUAL(p.a[47] + 3, p.p[47]);
+	/* P-521: p = 2^521 - 1, a = p - 3, in 66 bytes */
+	CU_ASSERT_EQUAL(crypto_ecc_params(TPM_ECC_NIST_P521, &p), TPM_RC_SUCCESS);
+	CU_ASSERT_EQUAL(p.key_bits, 521);
+	CU_ASSERT_EQUAL(p.len, 66);
+	CU_ASSERT_EQUAL(p.p[0], 0x01);
+	for (size_t i = 1; i < 66; i++)
+		CU_ASSERT_EQUAL(p.p[i], 0xff);
+	CU_ASSERT_EQUAL(memcmp(p.a, p.p, 65), 0);
+	CU_ASSERT_EQUAL(p.a[65] + 3, p.p[65]);
+	CU_ASSERT_EQUAL(p.n[65], 0x09);
+	CU_ASSERT_EQUAL(p.gy[65], 0x50);
 }
 
 /* G is on the curve and d * G, through the ECDH multiplication, is the public key. */
@@ -147,9 +180,9 @@ static void test_ecdsa_round_trip(void)
 {
 	static const TPM_ALG_ID hashes[] = { TPM_ALG_SHA1, TPM_ALG_SHA256, TPM_ALG_SHA384,
 					     TPM_ALG_SHA512 };
-	static const uint16_t ids[] = { TPM_ECC_NIST_P256, TPM_ECC_NIST_P384 };
+	static const uint16_t ids[] = { TPM_ECC_NIST_P256, TPM_ECC_NIST_P384, TPM_ECC_NIST_P521 };
 
-	for (size_t i = 0; i < 2; i++) {
+	for (size_t i = 0; i < 3; i++) {
 		size_t n = crypto_ecc_bytes(ids[i]);
 		uint8_t d[MAX], x[MAX], y[MAX], r[MAX], s[MAX], r2[MAX], s2[MAX], digest[64];
 		uint8_t zero[MAX] = { 0 };
@@ -221,22 +254,24 @@ static void test_bad_points_and_keys(void)
 	x[0] = 1;
 	CU_ASSERT_EQUAL(crypto_ecc_check_point(c->curve, x, 33, uy, 32), TPM_RC_ECC_POINT);
 	CU_ASSERT_EQUAL(crypto_ecc_check_point(c->curve, ux, 31, uy, 32), TPM_RC_ECC_POINT);
-	CU_ASSERT_EQUAL(crypto_ecc_check_point(TPM_ECC_NIST_P521, ux, 32, uy, 32), TPM_RC_CURVE);
+	CU_ASSERT_EQUAL(crypto_ecc_check_point(TPM_ECC_NIST_P521, ux, 32, uy, 32),
+			TPM_RC_ECC_POINT);
+	CU_ASSERT_EQUAL(crypto_ecc_check_point(TPM_ECC_BN_P256, ux, 32, uy, 32), TPM_RC_CURVE);
 
 	/* private keys outside [1, n - 1] */
 	CU_ASSERT_EQUAL(crypto_ecc_public(c->curve, zero, x, y), TPM_RC_VALUE);
 	CU_ASSERT_EQUAL(crypto_ecc_public(c->curve, p.n, x, y), TPM_RC_VALUE);
 	CU_ASSERT_EQUAL(crypto_ecdsa_sign(c->curve, p.n, digest, 32, r, s), TPM_RC_VALUE);
 	CU_ASSERT_EQUAL(crypto_ecdh(c->curve, zero, ux, 32, uy, 32, x, y), TPM_RC_VALUE);
-	CU_ASSERT_EQUAL(crypto_ecc_generate(crypto_system_rng(), TPM_ECC_NIST_P521, d, x, y),
+	CU_ASSERT_EQUAL(crypto_ecc_generate(crypto_system_rng(), TPM_ECC_BN_P256, d, x, y),
 			TPM_RC_CURVE);
 }
 
 static void test_ecdh_both_ways(void)
 {
-	static const uint16_t ids[] = { TPM_ECC_NIST_P256, TPM_ECC_NIST_P384 };
+	static const uint16_t ids[] = { TPM_ECC_NIST_P256, TPM_ECC_NIST_P384, TPM_ECC_NIST_P521 };
 
-	for (size_t i = 0; i < 2; i++) {
+	for (size_t i = 0; i < 3; i++) {
 		size_t n = crypto_ecc_bytes(ids[i]);
 		uint8_t da[MAX], xa[MAX], ya[MAX], db[MAX], xb[MAX], yb[MAX];
 		uint8_t z1x[MAX], z1y[MAX], z2x[MAX], z2y[MAX];
@@ -251,6 +286,29 @@ static void test_ecdh_both_ways(void)
 		CU_ASSERT_EQUAL(memcmp(z1y, z2y, n), 0);
 		CU_ASSERT_EQUAL(crypto_ecc_check_point(ids[i], z1x, n, z1y, n), TPM_RC_SUCCESS);
 	}
+}
+
+/* P-521 ECDH known answer: d = 0x0023...23 times the RFC 6979 A.2.7 public key; Z.x as
+ * Python's cryptography package (OpenSSL) computes it. */
+static void test_ecdh_p521_known_answer(void)
+{
+	const struct curve_case *c = &curves[2];
+	uint8_t d[66], ux[66], uy[66], want[66], zx[66], zy[66];
+
+	memset(d, 0x23, sizeof(d));
+	d[0] = 0;
+	vec_unhex(c->ux, ux);
+	vec_unhex(c->uy, uy);
+	vec_unhex("00aec989f445c54d647eb6ff005265839d81e4a72c28714fff666bb28f3cf588"
+		  "2ee6720ac69a9ca6df6fd150df3ca610121e3ba795c6aada41f32cdfa1cdb7b16633",
+		  want);
+	CU_ASSERT_EQUAL_FATAL(c->curve, TPM_ECC_NIST_P521);
+	CU_ASSERT_EQUAL(crypto_ecdh(c->curve, d, ux, 66, uy, 66, zx, zy), TPM_RC_SUCCESS);
+	CU_ASSERT_EQUAL(memcmp(zx, want, 66), 0);
+	CU_ASSERT_EQUAL(crypto_ecc_check_point(c->curve, zx, 66, zy, 66), TPM_RC_SUCCESS);
+	/* a P-521 scalar may not have bits above the order's 521 */
+	d[0] = 0x02;
+	CU_ASSERT_EQUAL(crypto_ecdh(c->curve, d, ux, 66, uy, 66, zx, zy), TPM_RC_VALUE);
 }
 
 static void *sign_in_thread(void *arg)
@@ -288,6 +346,7 @@ int main(void)
 		{ "ECDSA sign/verify round trips", test_ecdsa_round_trip },
 		{ "points off the curve, keys out of range", test_bad_points_and_keys },
 		{ "ECDH both ways", test_ecdh_both_ways },
+		{ "ECDH P-521 known answer", test_ecdh_p521_known_answer },
 		{ "ECC in a thread that cleans up", test_thread_cleanup },
 	};
 	int failed;

@@ -143,6 +143,48 @@ static void stream(TPM_ALG_ID hash, const uint8_t *u, size_t ulen, const uint8_t
 	crypto_kdf_rng_wipe(&k);
 }
 
+/* KDF2 = ANSI X9.63's KDF with empty SharedInfo: the SP 800-135 CAVS X9.63 case (SHA-256,
+ * Z of 24 bytes, 128 bits), and two longer ones computed by Python's cryptography
+ * (X963KDF, sharedinfo None): several blocks, a partial last block. */
+static void test_kdf2(void)
+{
+	static const struct {
+		TPM_ALG_ID hash;
+		const char *z, *out;
+	} cases[] = {
+		{ TPM_ALG_SHA256, "96c05619d56c328ab95fe84b18264b08725b85e33fd34f08",
+		  "443024c3dae66b95e6f5670601558f71" },
+		{ TPM_ALG_SHA1, "616263",
+		  "9595e19565aec43db343f6e8c11e1224a7617f6f8d54d36ca26d2a23f0224a86"
+		  "d02eccd714a4cff5e64c0a21d7" },
+		{ TPM_ALG_SHA512,
+		  "000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f"
+		  "202122232425262728292a2b2c2d2e2f303132333435363738393a3b3c3d3e3f"
+		  "4041000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d"
+		  "1e1f202122232425262728292a2b2c2d2e2f303132333435363738393a3b3c3d"
+		  "3e3f4041",
+		  "d5c0954fd8d0238784bf8b2611bd72c2d66c6d5e1318cda91bf04d9e638c8f47"
+		  "ebdff7176acd006e9b109f81ccb8c9db761e044609e6390a45c944322dc4c333"
+		  "f58906be15ef7e8d6221867c0bdb8b69dc2ea005f04c03b2636f50f804c3ab95"
+		  "c0c36514f5b6f94c7b59d68e8e3a0e7f35f2aec7b8d5a7e06743226320c4bfb0"
+		  "fc6f40f8275d2da9750091918deffeb9c11ed979cd4810138fe8b97e7ab073c4"
+		  "8b21cfa9e26ee8d2a07663e287d5c8e1ad69b900d29f3915bd7eac8e2fbeaf3b"
+		  "38566731acb3c300" },
+	};
+	uint8_t z[200], want[256], got[256];
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		size_t zlen = vec_unhex(cases[i].z, z), n = vec_unhex(cases[i].out, want);
+
+		memset(got, 0xee, sizeof(got));
+		CU_ASSERT_EQUAL(crypto_kdf2(cases[i].hash, z, zlen, got, n), TPM_RC_SUCCESS);
+		CU_ASSERT_EQUAL(memcmp(got, want, n), 0);
+		CU_ASSERT_EQUAL(got[n], 0xee); /* not a byte more */
+	}
+	CU_ASSERT_EQUAL(crypto_kdf2(TPM_ALG_NULL, z, 3, got, 16), TPM_RC_HASH);
+	CU_ASSERT_EQUAL(crypto_kdf2(TPM_ALG_SHA256, z, 3, got, 0), TPM_RC_SUCCESS);
+}
+
 static void test_kdf_rng_deterministic(void)
 {
 	static const uint8_t u[32] = { 9 }, v[5] = { 1, 2, 3, 4, 5 };
@@ -289,6 +331,7 @@ int main(void)
 		{ "KDFa known answers", test_kdfa },
 		{ "KDFe known answers", test_kdfe },
 		{ "KDFa with no label", test_kdfa_null_label },
+		{ "KDF2 known answers", test_kdf2 },
 		{ "kdf_rng is deterministic", test_kdf_rng_deterministic },
 		{ "kdf_rng blocks as defined", test_kdf_rng_definition },
 		{ "kdf_rng input limits", test_kdf_rng_limits },

@@ -9,6 +9,7 @@
 #include "harness.h"
 #include "keys.h"
 #include "unit_main.h"
+#include "vectors.h"
 
 #define SIGN TPMA_OBJECT_SIGN_ENCRYPT
 #define DECRYPT TPMA_OBJECT_DECRYPT
@@ -130,7 +131,7 @@ static bool same_point(const struct point *a, const struct point *b)
 static void check_keygen_zgen(uint16_t curve, size_t len)
 {
 	struct point z, pub, out, mine, want;
-	uint8_t d[48];
+	uint8_t d[MAX_ECC_KEY_BYTES];
 	struct key k;
 
 	ecdh_key(&k, curve, DECRYPT);
@@ -166,6 +167,11 @@ static void test_ecdh_p256(void)
 static void test_ecdh_p384(void)
 {
 	check_keygen_zgen(TPM_ECC_NIST_P384, 48);
+}
+
+static void test_ecdh_p521(void)
+{
+	check_keygen_zgen(TPM_ECC_NIST_P521, 66);
 }
 
 static void test_zgen_bad_points(void)
@@ -335,6 +341,38 @@ static void test_ecc_parameters_p384(void)
 	CU_ASSERT_EQUAL(c.h.size, 1);
 }
 
+/* P-521 (FIPS 186-4 D.1.2.5): p = 2^521 - 1, b and the generator as published, in 66 bytes */
+static void test_ecc_parameters_p521(void)
+{
+	static const char b_hex[] =
+		"0051953eb9618e1c9a1f929a21a0b68540eea2da725b99b315f3b8b489918ef1"
+		"09e156193951ec7e937b1652c0bd3bb1bf073573df883d2c34f1ef451fd46b503f00";
+	static const char gx_hex[] =
+		"00c6858e06b70404e9cd9e3ecb662395b4429c648139053fb521f828af606b4d"
+		"3dbaa14b5e77efe75928fe1dc127a2ffa8de3348b3c1856a429bf97e7e31c2e5bd66";
+	uint8_t want[66];
+	struct curve_detail c;
+
+	CU_ASSERT_EQUAL_FATAL(ecc_parameters(TPM_ECC_NIST_P521, &c), 0);
+	CU_ASSERT_EQUAL(c.curve, TPM_ECC_NIST_P521);
+	CU_ASSERT_EQUAL(c.key_size, 521);
+	CU_ASSERT_EQUAL_FATAL(c.p.size, 66);
+	CU_ASSERT_EQUAL(c.p.b[0], 0x01);
+	for (size_t i = 1; i < 66; i++)
+		CU_ASSERT_EQUAL(c.p.b[i], 0xff);
+	CU_ASSERT_EQUAL_FATAL(c.b.size, 66);
+	vec_unhex(b_hex, want);
+	CU_ASSERT_EQUAL(memcmp(c.b.b, want, 66), 0);
+	CU_ASSERT_EQUAL_FATAL(c.gx.size, 66);
+	vec_unhex(gx_hex, want);
+	CU_ASSERT_EQUAL(memcmp(c.gx.b, want, 66), 0);
+	CU_ASSERT_EQUAL(c.n.size, 66);
+	CU_ASSERT_EQUAL(crypto_ecc_check_point(TPM_ECC_NIST_P521, c.gx.b, c.gx.size, c.gy.b,
+					       c.gy.size),
+			0);
+	CU_ASSERT(c.h.size == 1 && c.h.b[0] == 1);
+}
+
 static void test_ecc_parameters_unsupported(void)
 {
 	struct curve_detail c;
@@ -349,10 +387,12 @@ int main(void)
 	static const struct unit_test tests[] = {
 		{ "ECDH P-256: KeyGen, ZGen, outside ECDH", test_ecdh_p256 },
 		{ "ECDH P-384: KeyGen, ZGen, outside ECDH", test_ecdh_p384 },
+		{ "ECDH P-521: KeyGen, ZGen, outside ECDH", test_ecdh_p521 },
 		{ "ZGen refuses bad points", test_zgen_bad_points },
 		{ "ZGen and KeyGen key checks", test_zgen_keys },
 		{ "ECC_Parameters P-256", test_ecc_parameters_p256 },
 		{ "ECC_Parameters P-384", test_ecc_parameters_p384 },
+		{ "ECC_Parameters P-521", test_ecc_parameters_p521 },
 		{ "ECC_Parameters unsupported curves", test_ecc_parameters_unsupported },
 	};
 

@@ -2,7 +2,8 @@
  * against the other party's side computed here with the test's own scalars: ECDH's
  * ephemeral Z2 = [x]QeA, ECMQV's Z from B's implicit signature, the ECDAA equation
  * [s]G = E + [T]Q with E from Commit; a commit is used once; EC Schnorr signatures verify
- * in VerifySignature and a changed digest does not. */
+ * in VerifySignature and a changed digest does not. Each on P-256 and on P-521 (whose order
+ * of 521 bits is no whole number of bytes: ECMQV's avf, the commit's r). */
 #include <string.h>
 
 #include <CUnit/Basic.h>
@@ -12,15 +13,22 @@
 #include "keys.h"
 #include "unit_main.h"
 
-#define LEN 32 /* P-256 */
-#define CURVE TPM_ECC_NIST_P256
+#define MAXLEN 66 /* P-521 */
 
 static struct harness h;
 static struct cmdbuf b;
+/* the curve of the test running, and its size in bytes */
+static uint16_t CURVE;
+static size_t LEN;
 
 struct pt {
-	uint8_t x[LEN], y[LEN];
+	uint8_t x[MAXLEN], y[MAXLEN];
 };
+
+static bool pt_eq(const struct pt *a, const struct pt *b)
+{
+	return memcmp(a->x, b->x, LEN) == 0 && memcmp(a->y, b->y, LEN) == 0;
+}
 
 static void rd_pt(struct rd *r, struct pt *p)
 {
@@ -38,6 +46,7 @@ static void key_with(TPM_ALG_ID scheme, uint32_t attrs, struct key *k)
 	struct tpmt_public t;
 
 	key_template(&t, TPM_ALG_ECC, attrs);
+	t.curve_id = CURVE;
 	t.scheme.scheme = scheme;
 	t.scheme.hash_alg = TPM_ALG_SHA256;
 	key_primary(&h, &t, NULL, 0, k);
@@ -96,7 +105,7 @@ static TPM_RC zgen(const struct key *k, const struct pt *qs, const struct pt *qe
 	return rc;
 }
 
-static void test_ephemeral_counters(void)
+static void ephemeral_counters(void)
 {
 	struct pt q;
 	uint16_t c0 = 99, c1 = 99;
@@ -114,9 +123,9 @@ static void test_ephemeral_counters(void)
 }
 
 /* ECDH: Z1 = [dsA]QsB = [dsB]QsA, Z2 = [r]QeB = [deB]QeA; the commit is used once. */
-static void test_zgen_ecdh(void)
+static void zgen_ecdh(void)
 {
-	uint8_t dsb[LEN], deb[LEN];
+	uint8_t dsb[MAXLEN], deb[MAXLEN];
 	struct pt qsb, qeb, qea, qsa, z1, z2, want;
 	uint16_t counter;
 	struct key k;
@@ -129,9 +138,9 @@ static void test_zgen_ecdh(void)
 	CU_ASSERT_EQUAL_FATAL(ephemeral(&qea, &counter), TPM_RC_SUCCESS);
 	CU_ASSERT_EQUAL_FATAL(zgen(&k, &qsb, &qeb, TPM_ALG_ECDH, counter, &z1, &z2), 0);
 	CU_ASSERT_EQUAL(crypto_ecc_mul(CURVE, dsb, qsa.x, qsa.y, want.x, want.y), 0);
-	CU_ASSERT(memcmp(&z1, &want, sizeof(want)) == 0);
+	CU_ASSERT(pt_eq(&z1, &want));
 	CU_ASSERT_EQUAL(crypto_ecc_mul(CURVE, deb, qea.x, qea.y, want.x, want.y), 0);
-	CU_ASSERT(memcmp(&z2, &want, sizeof(want)) == 0);
+	CU_ASSERT(pt_eq(&z2, &want));
 	CU_ASSERT_EQUAL(zgen(&k, &qsb, &qeb, TPM_ALG_ECDH, counter, &z1, &z2),
 			RC_P(TPM_RC_VALUE, 4));
 	CU_ASSERT_EQUAL(zgen(&k, &qsb, &qeb, TPM_ALG_ECDH, counter + 1, &z1, &z2),
@@ -146,18 +155,29 @@ static void test_zgen_ecdh(void)
 	harness_close(&h);
 }
 
-/* avf(Q) = (Q.x mod 2^128) + 2^128 on P-256 (SP 800-56A), written here for B's side. */
+/* avf(Q) = (Q.x mod 2^h) + 2^h, h = ceil(f / 2) for an order of f bits (SP 800-56A), bit by
+ * bit here for B's side: h = 128 on P-256, 261 on P-521. */
 static void avf_b(const uint8_t *x, uint8_t *out)
 {
+	struct crypto_ecc_params p;
+	unsigned h;
+
+	CU_ASSERT_EQUAL_FATAL(crypto_ecc_params(CURVE, &p), 0);
+	h = (p.key_bits + 1) / 2;
 	memset(out, 0, LEN);
-	memcpy(out + LEN / 2, x + LEN / 2, LEN / 2);
-	out[LEN / 2 - 1] = 1;
+	for (unsigned bit = 0; bit <= h; bit++) {
+		size_t at = LEN - 1 - bit / 8;
+		uint8_t m = (uint8_t)(1u << (bit % 8));
+
+		if (bit == h || (x[at] & m))
+			out[at] |= m;
+	}
 }
 
 /* ECMQV: B computes sB = deB + avf(QeB) dsB and Z = [sB](QeA + [avf(QeA)]QsA). */
-static void test_zgen_ecmqv(void)
+static void zgen_ecmqv(void)
 {
-	uint8_t dsb[LEN], deb[LEN], va[LEN], vb[LEN], sb[LEN];
+	uint8_t dsb[MAXLEN], deb[MAXLEN], va[MAXLEN], vb[MAXLEN], sb[MAXLEN];
 	struct pt qsb, qeb, qea, qsa, z1, t, want;
 	uint16_t counter;
 	struct key k;
@@ -175,7 +195,7 @@ static void test_zgen_ecmqv(void)
 	CU_ASSERT_EQUAL(crypto_ecc_mul(CURVE, va, qsa.x, qsa.y, t.x, t.y), 0);
 	CU_ASSERT_EQUAL(crypto_ecc_add(CURVE, qea.x, qea.y, t.x, t.y, t.x, t.y), 0);
 	CU_ASSERT_EQUAL(crypto_ecc_mul(CURVE, sb, t.x, t.y, want.x, want.y), 0);
-	CU_ASSERT(memcmp(&z1, &want, sizeof(want)) == 0);
+	CU_ASSERT(pt_eq(&z1, &want));
 	harness_close(&h);
 }
 
@@ -227,12 +247,12 @@ static TPM_RC sign(const struct key *k, TPM_ALG_ID scheme, uint16_t count,
 }
 
 /* ECDAA: T = H(R || digest) mod n, and [S]G = E + [T]Q with E = [r]G from the commit. */
-static void test_commit_ecdaa(void)
+static void commit_ecdaa(void)
 {
 	static const uint8_t digest[32] = { 1, 2, 3 };
 	struct tpmt_signature sig;
 	struct pt e0, e1, q, lhs, rhs, tq;
-	uint8_t hin[LEN + 32], t[32], tn[LEN];
+	uint8_t hin[MAXLEN + 32], t[32], tn[MAXLEN];
 	uint16_t c0, c1;
 	struct key k, ecdsa;
 
@@ -247,12 +267,12 @@ static void test_commit_ecdaa(void)
 	CU_ASSERT_EQUAL_FATAL(sig.r.size, LEN);
 	memcpy(hin, sig.r.b, LEN);
 	memcpy(hin + LEN, digest, 32);
-	CU_ASSERT_EQUAL(crypto_hash(TPM_ALG_SHA256, hin, sizeof(hin), t), 0);
+	CU_ASSERT_EQUAL(crypto_hash(TPM_ALG_SHA256, hin, LEN + 32, t), 0);
 	CU_ASSERT_EQUAL(crypto_ecc_scalar_reduce(CURVE, t, 32, tn), 0);
 	CU_ASSERT_EQUAL(crypto_ecc_mul(CURVE, sig.s.b, NULL, NULL, lhs.x, lhs.y), 0);
 	CU_ASSERT_EQUAL(crypto_ecc_mul(CURVE, tn, q.x, q.y, tq.x, tq.y), 0);
 	CU_ASSERT_EQUAL(crypto_ecc_add(CURVE, e1.x, e1.y, tq.x, tq.y, rhs.x, rhs.y), 0);
-	CU_ASSERT(memcmp(&lhs, &rhs, sizeof(rhs)) == 0);
+	CU_ASSERT(pt_eq(&lhs, &rhs));
 	/* used: not again; the other commit (the key's default count 0) still signs */
 	CU_ASSERT_EQUAL(sign(&k, TPM_ALG_ECDAA, c1, digest, &sig), RC_P(TPM_RC_VALUE, 2));
 	CU_ASSERT_EQUAL(sign(&k, TPM_ALG_NULL, 0, digest, &sig), TPM_RC_SUCCESS);
@@ -272,7 +292,7 @@ static TPM_RC verify(const struct key *k, const uint8_t *digest, const struct tp
 	return harness_run(&h, &b, NULL, NULL);
 }
 
-static void test_ecschnorr(void)
+static void ecschnorr(void)
 {
 	uint8_t digest[32] = { 9, 8, 7 };
 	struct tpmt_signature sig;
@@ -290,6 +310,23 @@ static void test_ecschnorr(void)
 	CU_ASSERT_EQUAL(verify(&k, digest, &sig), RC_P(TPM_RC_SIGNATURE, 2));
 	harness_close(&h);
 }
+
+/* Each test on P-256, then on P-521 */
+#define ON_BOTH(name)                                                                      \
+	static void test_##name(void)                                                      \
+	{                                                                                  \
+		CURVE = TPM_ECC_NIST_P256;                                                 \
+		LEN = 32;                                                                  \
+		name();                                                                    \
+		CURVE = TPM_ECC_NIST_P521;                                                 \
+		LEN = 66;                                                                  \
+		name();                                                                    \
+	}
+ON_BOTH(ephemeral_counters)
+ON_BOTH(zgen_ecdh)
+ON_BOTH(zgen_ecmqv)
+ON_BOTH(commit_ecdaa)
+ON_BOTH(ecschnorr)
 
 int main(void)
 {

@@ -327,12 +327,16 @@ static void test_public_selectors(void)
 	expect_u16(P_ECC, 44, TPM_ALG_RSASSA, TPM_RC_SCHEME);
 	expect_u16(P_ECC, 46, TPM_ALG_NULL, TPM_RC_HASH);
 	expect_u16(P_ECC, 48, TPM_ECC_BN_P256, TPM_RC_CURVE);
-	expect_u16(P_ECC, 50, TPM_ALG_MGF1, TPM_RC_KDF);
-	expect_u16(P_ECC, 52, 49, TPM_RC_SIZE);
+	expect_u16(P_ECC, 50, TPM_ALG_SHA256, TPM_RC_KDF);
+	expect_u16(P_ECC, 52, MAX_ECC_KEY_BYTES + 1, TPM_RC_SIZE);
 	/* keyedHash: scheme at 10, hash 12; XOR kdf 14 */
 	expect_u16(P_HMAC, 10, TPM_ALG_ECDSA, TPM_RC_VALUE);
 	expect_u16(P_HMAC, 14, MAX_DIGEST_SIZE + 1, TPM_RC_SIZE);
-	expect_u16(P_XOR, 14, TPM_ALG_MGF1, TPM_RC_KDF);
+	expect_u16(P_XOR, 14, TPM_ALG_SHA256, TPM_RC_KDF);
+	/* any TPMI_ALG_KDF (Part 2 §9.32) */
+	expect_u16(P_XOR, 14, TPM_ALG_KDF2, TPM_RC_SUCCESS);
+	expect_u16(P_XOR, 14, TPM_ALG_MGF1, TPM_RC_SUCCESS);
+	expect_u16(P_XOR, 14, TPM_ALG_KDF1_SP800_56A, TPM_RC_SUCCESS);
 	/* symCipher: the symmetric definition may not be NULL */
 	expect_u16(P_SYM, 10, TPM_ALG_NULL, TPM_RC_SYMMETRIC);
 	/* PQ: parameter sets, allowExternalMu, hash, unique limits */

@@ -1622,6 +1622,40 @@ static void c_zgen_2phase(struct cmdbuf *b)
 	wr_u16(&b->params, 0);
 }
 
+/* ECC_Encrypt of "plain" to an ECDH key with KDF2 / SHA-256 (the key has no kdf) */
+static void ecc_encrypt_cmd(struct cmdbuf *b, const struct key *k)
+{
+	cmd1(b, TPM_CC_ECC_Encrypt, k->handle, 0);
+	wr_tpm2b(&b->params, "plain", 5);
+	wr_u16(&b->params, TPM_ALG_KDF2);
+	wr_u16(&b->params, TPM_ALG_SHA256);
+}
+
+static void c_ecc_encrypt(struct cmdbuf *b)
+{
+	struct key k;
+
+	new_key(K_ECDH, &k);
+	ecc_encrypt_cmd(b, &k);
+}
+
+/* what ECC_Encrypt gave (C1, C2, C3) back to ECC_Decrypt */
+static void c_ecc_decrypt(struct cmdbuf *b)
+{
+	uint8_t out[1024];
+	struct cmdbuf e;
+	struct key k;
+	size_t len;
+
+	new_key(K_ECDH, &k);
+	ecc_encrypt_cmd(&e, &k);
+	ok_rest(&e, out, &len);
+	cmd1(b, TPM_CC_ECC_Decrypt, k.handle, 1);
+	wr_bytes(&b->params, out, len);
+	wr_u16(&b->params, TPM_ALG_KDF2);
+	wr_u16(&b->params, TPM_ALG_SHA256);
+}
+
 /* ---- the table ---- */
 
 struct tcase {
@@ -1746,6 +1780,8 @@ static const struct tcase cases[] = {
 	C(EC_Ephemeral, c_ec_ephemeral),
 	C(Commit, c_commit),
 	C(ZGen_2Phase, c_zgen_2phase),
+	C(ECC_Encrypt, c_ecc_encrypt),
+	C(ECC_Decrypt, c_ecc_decrypt),
 	C(MakeCredential, c_make_credential),
 	C(ActivateCredential, c_activate_credential),
 	C(Duplicate, c_duplicate),

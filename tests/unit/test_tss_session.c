@@ -1,6 +1,7 @@
 /* The client library's sessions (tss/session*.c, tss/salt.c) against the engine in process:
  * HMAC sessions unsalted and unbound, salted with RSA-2048, ECC P-256 and ML-KEM-768 keys,
- * bound; each authorizing commands, with AES-128-CFB and XOR parameter encryption both ways;
+ * bound; each authorizing commands, with AES-128-CFB and XOR parameter encryption both ways
+ * (and Camellia, TDES);
  * nonces rolled over several commands; a wrong password; a tampered response; continueSession
  * cleared; several sessions on one command, two of them authorizing (a sequence and its key);
  * a Name the library must ask for; sessions that are the calling thread's; the kernel's
@@ -166,17 +167,19 @@ static void test_salted_mlkem(void)
 /* The other authHashes, salt curves and ML-KEM parameter sets, with AES-256-CFB. */
 static void test_more_kinds(void)
 {
-	static const TPM_ALG_ID hashes[] = { TPM_ALG_SHA1, TPM_ALG_SHA384, TPM_ALG_SHA512 };
+	static const TPM_ALG_ID hashes[] = { TPM_ALG_SHA1, TPM_ALG_SHA384, TPM_ALG_SHA512,
+					     TPM_ALG_SHA512 };
 	static const struct pqtpm_tss_template salts[] = {
 		{ .type = TPM_ALG_ECC, .name_alg = TPM_ALG_SHA384, .curve = TPM_ECC_NIST_P384 },
 		{ .type = TPM_ALG_MLKEM, .parameter_set = TPM_MLKEM_512 },
 		{ .type = TPM_ALG_MLKEM, .name_alg = TPM_ALG_SHA512,
 		  .parameter_set = TPM_MLKEM_1024 },
+		{ .type = TPM_ALG_ECC, .name_alg = TPM_ALG_SHA512, .curve = TPM_ECC_NIST_P521 },
 	};
 	static struct pqtpm_tss_public pub;
 	static struct pqtpm_tss_key salt, k;
 
-	for (unsigned i = 0; i < 3; i++) {
+	for (unsigned i = 0; i < 4; i++) {
 		struct pqtpm_tss_template tm = salts[i];
 		struct pqtpm_tss_session *s;
 
@@ -192,6 +195,35 @@ static void test_more_kinds(void)
 		CU_ASSERT_EQUAL(child_with(s, NULL, "parent", &k), 0);
 		CU_ASSERT_EQUAL(pqtpm_tss_flush(t, k.handle), 0);
 		CU_ASSERT_EQUAL(pqtpm_tss_flush(t, salt.handle), 0);
+		pqtpm_tss_session_free(s);
+	}
+}
+
+/* Parameter encryption with the other block ciphers: Camellia of each size and two- and
+ * three-key TDES (an 8-byte block, so a 64-bit iv from the KDF), salted with ECC. */
+static void test_other_ciphers(void)
+{
+	static const struct {
+		TPM_ALG_ID alg;
+		uint16_t bits;
+	} ciphers[] = {
+		{ TPM_ALG_CAMELLIA, 128 }, { TPM_ALG_CAMELLIA, 192 }, { TPM_ALG_CAMELLIA, 256 },
+		{ TPM_ALG_TDES, 128 },	   { TPM_ALG_TDES, 192 },
+	};
+	static struct pqtpm_tss_key salt, k;
+
+	CU_ASSERT_EQUAL_FATAL(tss_primary(t, TPM_ALG_ECC, TPMA_OBJECT_DECRYPT |
+					  TPMA_OBJECT_USERWITHAUTH, "", &salt),
+			      0);
+	for (unsigned i = 0; i < sizeof(ciphers) / sizeof(ciphers[0]); i++) {
+		struct pqtpm_tss_session_params p = {
+			.type = TPM_SE_HMAC, .salt_key = salt.handle, .salt_pub = &salt.pub,
+			.sym = ciphers[i].alg, .sym_bits = ciphers[i].bits, .attrs = CRYPT,
+		};
+		struct pqtpm_tss_session *s = tss_session(t, &p);
+
+		CU_ASSERT_EQUAL(child_with(s, NULL, "parent", &k), 0);
+		CU_ASSERT_EQUAL(pqtpm_tss_flush(t, k.handle), 0);
 		pqtpm_tss_session_free(s);
 	}
 }
@@ -326,10 +358,18 @@ static void test_arguments(void)
 			PQTPM_TSS_RC_BAD_VALUE);
 	pqtpm_tss_session_free(s);
 	p.sym = TPM_ALG_AES;
-	p.sym_bits = 192;
+	p.sym_bits = 100;
 	CU_ASSERT_EQUAL(pqtpm_tss_session_start(t, &p, &s), PQTPM_TSS_RC_BAD_VALUE);
 	CU_ASSERT_PTR_NULL(s);
+	p.sym = TPM_ALG_TDES;
+	p.sym_bits = 256;
+	CU_ASSERT_EQUAL(pqtpm_tss_session_start(t, &p, &s), PQTPM_TSS_RC_BAD_VALUE);
+	CU_ASSERT_PTR_NULL(s);
+	p.sym = TPM_ALG_SM4;
 	p.sym_bits = 128;
+	CU_ASSERT_EQUAL(pqtpm_tss_session_start(t, &p, &s), PQTPM_TSS_RC_BAD_VALUE);
+	CU_ASSERT_PTR_NULL(s);
+	p.sym = TPM_ALG_AES;
 	p.type = 7;
 	CU_ASSERT_EQUAL(pqtpm_tss_session_start(t, &p, &s), PQTPM_TSS_RC_BAD_VALUE);
 	p.type = TPM_SE_HMAC;
@@ -566,7 +606,8 @@ int main(void)
 		{ "salted with RSA-2048, AES-CFB and XOR", test_salted_rsa },
 		{ "salted with ECC P-256, AES-CFB and XOR", test_salted_ecc },
 		{ "salted with ML-KEM-768, AES-CFB and XOR", test_salted_mlkem },
-		{ "SHA-1/384/512, ECC P-384, ML-KEM-512/1024, AES-256", test_more_kinds },
+		{ "SHA-1/384/512, ECC P-384/521, ML-KEM-512/1024, AES-256", test_more_kinds },
+		{ "Camellia and TDES parameter encryption", test_other_ciphers },
 		{ "bound, then bound and salted", test_bound },
 		{ "tampered response HMAC", test_tampered_response },
 		{ "continueSession cleared", test_no_continue },
