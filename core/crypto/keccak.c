@@ -1,4 +1,5 @@
-/* Keccak-f[1600] on 64-bit lanes (lane (x, y) is s[x + 5y], bytes little-endian) and the FIPS 202 sponge. */
+/* Keccak-f[1600] on 64-bit lanes (lane (x, y) is s[x + 5y], bytes little-endian; the rounds are in
+ * keccak_rounds.h) and the FIPS 202 sponge. */
 #include <string.h>
 
 #include "crypto/cpu.h"

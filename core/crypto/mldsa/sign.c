@@ -29,7 +29,7 @@ struct sign_work {
 	 * the next l of them (nonces kappa .. kappa + l - 1), so no batch is left part empty */
 	struct mldsa_poly masks[4];
 	unsigned mask_pos, mask_have;
-	uint16_t mask_nonce;	/* of masks[mask_have], the next to make */
+	uint16_t mask_nonce;	/* of the next polynomial to make */
 };
 
 static void next_mask(struct sign_work *wk, struct mldsa_poly *y, const struct mldsa_params *p)
