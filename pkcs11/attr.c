@@ -44,6 +44,17 @@ CK_RV p11_attr_set(struct p11_object *o, CK_ATTRIBUTE_TYPE type, const void *val
 	return CKR_OK;
 }
 
+void p11_attr_drop(struct p11_object *o, CK_ATTRIBUTE_TYPE type)
+{
+	struct p11_attr *a = (struct p11_attr *)p11_attr_find(o, type);
+
+	if (!a)
+		return;
+	explicit_bzero(a->value, a->len);
+	free(a->value);
+	*a = o->attrs[--o->nattrs];
+}
+
 CK_RV p11_attr_set_bool(struct p11_object *o, CK_ATTRIBUTE_TYPE type, bool v)
 {
 	CK_BBOOL b = v ? CK_TRUE : CK_FALSE;
@@ -87,6 +98,11 @@ CK_ULONG p11_attr_ulong(const struct p11_object *o, CK_ATTRIBUTE_TYPE type, CK_U
 		return dflt;
 	memcpy(&v, a->value, sizeof(v));
 	return v;
+}
+
+bool p11_secret_readable(const struct p11_object *o)
+{
+	return !p11_attr_bool(o, CKA_SENSITIVE, true) && p11_attr_bool(o, CKA_EXTRACTABLE, false);
 }
 
 bool p11_attr_match(const struct p11_object *o, const CK_ATTRIBUTE *tmpl, CK_ULONG n)
@@ -139,13 +155,12 @@ CK_RV p11_tmpl_ulong(const CK_ATTRIBUTE *tmpl, CK_ULONG n, CK_ATTRIBUTE_TYPE typ
 
 /* The private parts of a key: never kept here (they live in the TPM), always sensitive; a
  * secret key's value unless it is neither sensitive nor unextractable. */
-static bool sensitive(const struct p11_object *o, CK_ATTRIBUTE_TYPE type)
+bool p11_attr_sensitive(const struct p11_object *o, CK_ATTRIBUTE_TYPE type)
 {
 	CK_ULONG cls = p11_attr_ulong(o, CKA_CLASS, CK_UNAVAILABLE_INFORMATION);
 
 	if (cls == CKO_SECRET_KEY)
-		return type == CKA_VALUE && (p11_attr_bool(o, CKA_SENSITIVE, true) ||
-					     !p11_attr_bool(o, CKA_EXTRACTABLE, false));
+		return type == CKA_VALUE && !p11_secret_readable(o);
 	if (cls != CKO_PRIVATE_KEY)
 		return false;
 	switch (type) {
@@ -178,6 +193,9 @@ CK_RV C_GetAttributeValue(CK_SESSION_HANDLE hSession, CK_OBJECT_HANDLE hObject,
 	rv = p11_session_get(hSession, &s, &tok);
 	if (rv == CKR_OK)
 		rv = p11_object_get(s, tok, hObject, &o);
+	/* a token object as another process may have changed it */
+	if (rv == CKR_OK)
+		rv = p11_object_fresh(o);
 	if (rv != CKR_OK)
 		return p11_done(rv);
 	if (!pTemplate && ulCount)
@@ -186,7 +204,7 @@ CK_RV C_GetAttributeValue(CK_SESSION_HANDLE hSession, CK_OBJECT_HANDLE hObject,
 		CK_ATTRIBUTE *t = &pTemplate[i];
 		const struct p11_attr *a = p11_attr_find(o, t->type);
 
-		if (sensitive(o, t->type)) {
+		if (p11_attr_sensitive(o, t->type)) {
 			t->ulValueLen = CK_UNAVAILABLE_INFORMATION;
 			ret = CKR_ATTRIBUTE_SENSITIVE;
 		} else if (!a) {

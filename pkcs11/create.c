@@ -1,8 +1,9 @@
-/* C_CreateObject of the objects that need no TPM key: data objects and X.509 certificates,
- * kept as given (in the store for token objects). Secret keys and ML-KEM public keys go to
- * secret.c and kem.c. */
+/* C_CreateObject: data objects and X.509 certificates, which need no TPM key, kept as given (in
+ * the store for token objects); private and public keys go to keyimport.c, secret keys to
+ * secret.c. */
 #include <string.h>
 
+#include "key.h"
 #include "secret.h"
 
 static bool common_attr(CK_ATTRIBUTE_TYPE t)
@@ -138,10 +139,14 @@ CK_RV C_CreateObject(CK_SESSION_HANDLE hSession, CK_ATTRIBUTE_PTR pTemplate, CK_
 		return p11_done(rv);
 	if (cls == (CK_OBJECT_CLASS)-1)
 		return p11_done(CKR_TEMPLATE_INCOMPLETE);
+	if (cls == CKO_PRIVATE_KEY || cls == CKO_PUBLIC_KEY) {
+		rv = p11_key_create(s, tok, pTemplate, ulCount, cls, &o);
+		if (rv == CKR_OK)
+			*phObject = o->handle;
+		return p11_done(rv);
+	}
 	if (cls == CKO_SECRET_KEY)
 		return p11_done(p11_secret_create(s, tok, pTemplate, ulCount, phObject));
-	if (cls == CKO_PUBLIC_KEY && p11_kem_public_template(pTemplate, ulCount))
-		return p11_done(p11_kem_public_create(s, tok, pTemplate, ulCount, phObject));
 	if (cls != CKO_DATA && cls != CKO_CERTIFICATE)
 		return p11_done(CKR_ATTRIBUTE_VALUE_INVALID);
 	if (cls == CKO_CERTIFICATE &&

@@ -73,6 +73,7 @@ static CK_RV crypt_init(CK_SESSION_HANDLE h, bool enc, CK_MECHANISM_PTR m, CK_OB
 	if (!enc && tok->user != CKU_USER)
 		return CKR_USER_NOT_LOGGED_IN;
 	memset(op, 0, sizeof(*op));
+	op->reauth = !enc && p11_attr_bool(k, CKA_ALWAYS_AUTHENTICATE, false);
 	if (d->kind == P11_RSA_OAEP)
 		rv = oaep_params(m, op);
 	else if (m->pParameter || m->ulParameterLen)
@@ -202,6 +203,11 @@ static CK_RV crypt_op(CK_SESSION_HANDLE h, bool enc, struct p11_session **s,
 		return CKR_OPERATION_ACTIVE; /* another thread's call runs it */
 	if (!op->active)
 		return CKR_OPERATION_NOT_INITIALIZED;
+	/* a key that wants its PIN for each operation did not get it (PKCS#11 §5.1) */
+	if (op->reauth) {
+		p11_op_end(op);
+		return CKR_USER_NOT_LOGGED_IN;
+	}
 	if (p11_object_get(*s, *tok, op->key, k) != CKR_OK) {
 		p11_op_end(op);
 		return CKR_KEY_HANDLE_INVALID;

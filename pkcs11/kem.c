@@ -1,26 +1,18 @@
 /* ML-KEM (FIPS 203) through PKCS#11 3.2: C_EncapsulateKey with a public key (TPM2_Encapsulate
  * on the public key loaded alone), C_DecapsulateKey with a private key of the token
- * (TPM2_Decapsulate), and C_CreateObject of an ML-KEM public key made elsewhere (its
- * encapsulation key as CKA_VALUE), to encapsulate to. The shared secret, ML-KEM's 32-byte K,
- * becomes a secret key in the TPM (secret.c: CKK_GENERIC_SECRET by default, or CKK_AES; its
- * first CKA_VALUE_LEN bytes when the template asks fewer), which the application reads only
- * when its template makes it readable. That key needs the token's wrapping secret, so
- * C_EncapsulateKey needs a login although its public-key step does not. */
-#include <stdlib.h>
+ * (TPM2_Decapsulate). Key pairs are keygen.c's, public keys made elsewhere (the encapsulation
+ * key as CKA_VALUE) keyimport.c's. The shared secret, ML-KEM's 32-byte K, becomes a secret key
+ * in the TPM (secret.c: CKK_GENERIC_SECRET by default, or CKK_AES; its first CKA_VALUE_LEN
+ * bytes when the template asks fewer), which the application reads only when its template
+ * makes it readable. That key needs the token's wrapping secret, so C_EncapsulateKey needs a
+ * login although its public-key step does not. */
 #include <string.h>
 
 #include "secret.h"
 
 #define SS_LEN 32 /* ML-KEM's shared secret */
 
-/* FIPS 203's sizes of a parameter set: the encapsulation key and the ciphertext (0: not one). */
-static size_t ek_size(CK_ULONG set)
-{
-	return set == CKP_ML_KEM_512 ? 800 : set == CKP_ML_KEM_768 ? 1184
-					 : set == CKP_ML_KEM_1024 ? 1568
-								  : 0;
-}
-
+/* FIPS 203's ciphertext size of a parameter set (0: not one). */
 static size_t ct_size(CK_ULONG set)
 {
 	return set == CKP_ML_KEM_512 ? 768 : set == CKP_ML_KEM_768 ? 1088
@@ -213,175 +205,4 @@ CK_RV C_DecapsulateKey(CK_SESSION_HANDLE hSession, CK_MECHANISM_PTR pMechanism,
 		return p11_done(CKR_ARGUMENTS_BAD);
 	return p11_done(decapsulate(hSession, s, tok, pMechanism, hPrivateKey, pTemplate,
 				    ulAttributeCount, pCiphertext, ulCiphertextLen, phKey));
-}
-
-/* ---- C_CreateObject of an ML-KEM public key ---- */
-
-bool p11_kem_public_template(const CK_ATTRIBUTE *t, CK_ULONG n)
-{
-	CK_ULONG type = CK_UNAVAILABLE_INFORMATION;
-
-	return p11_tmpl_ulong(t, n, CKA_KEY_TYPE, &type) == CKR_OK && type == CKK_ML_KEM;
-}
-
-/* Attributes a template gives as they are (booleans; labels, ids, subjects, dates). */
-static bool public_settable(CK_ATTRIBUTE_TYPE t)
-{
-	switch (t) {
-	case CKA_TOKEN:
-	case CKA_PRIVATE:
-	case CKA_MODIFIABLE:
-	case CKA_COPYABLE:
-	case CKA_DESTROYABLE:
-	case CKA_ENCAPSULATE:
-	case CKA_LABEL:
-	case CKA_ID:
-	case CKA_SUBJECT:
-	case CKA_START_DATE:
-	case CKA_END_DATE:
-		return true;
-	default:
-		return false;
-	}
-}
-
-static bool public_bool(CK_ATTRIBUTE_TYPE t)
-{
-	return t != CKA_LABEL && t != CKA_ID && t != CKA_SUBJECT && t != CKA_START_DATE &&
-	       t != CKA_END_DATE;
-}
-
-/* The template onto o; *ek the encapsulation key, *set its parameter set (from its size when
- * the template does not say). */
-static CK_RV public_template(const CK_ATTRIBUTE *t, CK_ULONG n, struct p11_object *o,
-			     const CK_ATTRIBUTE **ek, CK_ULONG *set)
-{
-	CK_ULONG i, j;
-	CK_RV rv = CKR_OK;
-
-	for (i = 0; i < n && rv == CKR_OK; i++) {
-		const CK_ATTRIBUTE *a = &t[i];
-
-		for (j = 0; j < i; j++)
-			if (t[j].type == a->type)
-				return CKR_TEMPLATE_INCONSISTENT;
-		if (a->ulValueLen && !a->pValue)
-			return CKR_ATTRIBUTE_VALUE_INVALID;
-		if (public_settable(a->type)) {
-			if (public_bool(a->type) && a->ulValueLen != sizeof(CK_BBOOL))
-				return CKR_ATTRIBUTE_VALUE_INVALID;
-			rv = p11_attr_set(o, a->type, a->pValue, a->ulValueLen);
-		} else if (a->type == CKA_VALUE) {
-			*ek = a;
-		} else if (a->type == CKA_PARAMETER_SET) {
-			rv = p11_tmpl_ulong(a, 1, a->type, set);
-		} else if (a->type == CKA_LOCAL || a->type == CKA_KEY_GEN_MECHANISM ||
-			   a->type == CKA_UNIQUE_ID) {
-			rv = CKR_ATTRIBUTE_READ_ONLY;
-		} else if (a->type != CKA_CLASS && a->type != CKA_KEY_TYPE) {
-			rv = CKR_ATTRIBUTE_TYPE_INVALID;
-		}
-	}
-	if (rv != CKR_OK)
-		return rv;
-	if (!*ek)
-		return CKR_TEMPLATE_INCOMPLETE;
-	if (!*set)
-		*set = ek_size(CKP_ML_KEM_512) == (*ek)->ulValueLen	    ? CKP_ML_KEM_512
-		       : ek_size(CKP_ML_KEM_768) == (*ek)->ulValueLen ? CKP_ML_KEM_768
-								       : CKP_ML_KEM_1024;
-	return ek_size(*set) == (*ek)->ulValueLen ? CKR_OK : CKR_ATTRIBUTE_VALUE_INVALID;
-}
-
-/* The TPM public area of the key (an unrestricted decryption key, as the TPM encapsulates to),
- * kept to load alone. */
-static CK_RV public_area(struct p11_object *o, const CK_ATTRIBUTE *ek, CK_ULONG set)
-{
-	struct pqtpm_tss_template tmpl = {
-		.type = TPM_ALG_MLKEM,
-		.attributes = TPMA_OBJECT_USERWITHAUTH | TPMA_OBJECT_DECRYPT,
-		.parameter_set = (uint16_t)set, /* CKP_ML_KEM_* and TPM_MLKEM_* agree */
-		.unique = ek->pValue,
-		.unique_len = (uint16_t)ek->ulValueLen,
-	};
-	struct pqtpm_tss_public pub;
-
-	if (pqtpm_tss_template_public(&tmpl, &pub) != TPM_RC_SUCCESS)
-		return CKR_ATTRIBUTE_VALUE_INVALID;
-	o->tpm_pub = malloc(sizeof(*o->tpm_pub));
-	if (!o->tpm_pub)
-		return CKR_HOST_MEMORY;
-	memcpy(o->tpm_pub->b, pub.b, pub.size);
-	o->tpm_pub->len = pub.size;
-	return CKR_OK;
-}
-
-static CK_RV public_defaults(struct p11_object *o, const CK_ATTRIBUTE *ek, CK_ULONG set)
-{
-	static const CK_ATTRIBUTE_TYPE empty[] = { CKA_LABEL, CKA_ID, CKA_SUBJECT, CKA_START_DATE,
-						   CKA_END_DATE };
-	CK_RV rv = CKR_OK;
-	size_t i;
-
-	for (i = 0; i < sizeof(empty) / sizeof(empty[0]) && rv == CKR_OK; i++)
-		if (!p11_attr_find(o, empty[i]))
-			rv = p11_attr_set(o, empty[i], NULL, 0);
-	if (rv == CKR_OK && !p11_attr_find(o, CKA_TOKEN))
-		rv = p11_attr_set_bool(o, CKA_TOKEN, false);
-	if (rv == CKR_OK && !p11_attr_find(o, CKA_PRIVATE))
-		rv = p11_attr_set_bool(o, CKA_PRIVATE, false);
-	if (rv == CKR_OK && !p11_attr_find(o, CKA_MODIFIABLE))
-		rv = p11_attr_set_bool(o, CKA_MODIFIABLE, true);
-	if (rv == CKR_OK && !p11_attr_find(o, CKA_COPYABLE))
-		rv = p11_attr_set_bool(o, CKA_COPYABLE, true);
-	if (rv == CKR_OK && !p11_attr_find(o, CKA_DESTROYABLE))
-		rv = p11_attr_set_bool(o, CKA_DESTROYABLE, true);
-	if (rv == CKR_OK && !p11_attr_find(o, CKA_ENCAPSULATE))
-		rv = p11_attr_set_bool(o, CKA_ENCAPSULATE, true);
-	if (rv == CKR_OK)
-		rv = p11_attr_set_unique_id(o);
-	if (rv == CKR_OK)
-		rv = p11_attr_set_ulong(o, CKA_CLASS, CKO_PUBLIC_KEY);
-	if (rv == CKR_OK)
-		rv = p11_attr_set_ulong(o, CKA_KEY_TYPE, CKK_ML_KEM);
-	if (rv == CKR_OK)
-		rv = p11_attr_set_ulong(o, CKA_PARAMETER_SET, set);
-	if (rv == CKR_OK)
-		rv = p11_attr_set(o, CKA_VALUE, ek->pValue, ek->ulValueLen);
-	if (rv == CKR_OK)
-		rv = p11_attr_set_bool(o, CKA_LOCAL, false);
-	if (rv == CKR_OK)
-		rv = p11_attr_set_ulong(o, CKA_KEY_GEN_MECHANISM, CK_UNAVAILABLE_INFORMATION);
-	return rv;
-}
-
-CK_RV p11_kem_public_create(struct p11_session *s, struct p11_token *tok,
-			    const CK_ATTRIBUTE *t, CK_ULONG n, CK_OBJECT_HANDLE *h)
-{
-	const CK_ATTRIBUTE *ek = NULL;
-	struct p11_object *o = p11_object_new(s->slot);
-	CK_ULONG set = 0;
-	CK_RV rv = o ? CKR_OK : CKR_HOST_MEMORY;
-
-	if (rv == CKR_OK)
-		rv = public_template(t, n, o, &ek, &set);
-	if (rv == CKR_OK && p11_attr_bool(o, CKA_TOKEN, false) && !(s->flags & CKF_RW_SESSION))
-		rv = CKR_SESSION_READ_ONLY;
-	if (rv == CKR_OK && p11_attr_bool(o, CKA_PRIVATE, false) && tok->user != CKU_USER)
-		rv = CKR_USER_NOT_LOGGED_IN;
-	if (rv == CKR_OK)
-		rv = public_area(o, ek, set);
-	if (rv == CKR_OK)
-		rv = p11_tpm_public_check(o->tpm_pub);
-	if (rv == CKR_OK)
-		rv = public_defaults(o, ek, set);
-	if (rv == CKR_OK)
-		rv = p11_object_keep(s, o);
-	if (rv != CKR_OK) {
-		if (o)
-			p11_object_drop(o);
-		return rv;
-	}
-	*h = o->handle;
-	return CKR_OK;
 }

@@ -1,6 +1,7 @@
-/* C_Login, C_Logout, C_InitPIN, C_SetPIN. A PIN is the authValue of a sealed object holding
- * the token's wrapping secret (one per PIN): the TPM checks it and counts wrong ones in its
- * dictionary-attack protection; C_SetPIN changes that object's authValue and nothing else. */
+/* C_Login (CKU_CONTEXT_SPECIFIC too), C_LoginUser, C_Logout, C_InitPIN, C_SetPIN. A PIN is the
+ * authValue of a sealed object holding the token's wrapping secret (one per PIN): the TPM
+ * checks it and counts wrong ones in its dictionary-attack protection; C_SetPIN changes that
+ * object's authValue and nothing else. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -31,6 +32,37 @@ static CK_RV rw_session(CK_SESSION_HANDLE h, struct p11_session **s, struct p11_
 
 	if (rv == CKR_OK && !((*s)->flags & CKF_RW_SESSION))
 		rv = CKR_SESSION_READ_ONLY;
+	return rv;
+}
+
+/* The user's PIN again for an operation whose key has CKA_ALWAYS_AUTHENTICATE: checked by the
+ * TPM (it unseals the token's secret, and a wrong PIN counts as any other). The unseal keeps
+ * the module lock: the operation it clears must still be the one that asked for it. */
+static CK_RV context_login(struct p11_session *s, struct p11_token *tok, const CK_UTF8CHAR *pPin,
+			   CK_ULONG ulPinLen)
+{
+	char pin[P11_PIN_MAX + 1], secret[P11_SECRET_LEN + 1];
+	struct p11_op *op;
+	CK_RV rv;
+
+	if (tok->user != CKU_USER)
+		return CKR_USER_NOT_LOGGED_IN;
+	op = s->sign.active && s->sign.reauth	    ? &s->sign
+	     : s->decrypt.active && s->decrypt.reauth ? &s->decrypt
+						      : NULL;
+	if (!op)
+		return CKR_OPERATION_NOT_INITIALIZED;
+	if (!pPin)
+		return CKR_ARGUMENTS_BAD;
+	rv = p11_pin(pPin, ulPinLen, pin);
+	if (rv == CKR_PIN_LEN_RANGE || rv == CKR_PIN_INVALID)
+		rv = CKR_PIN_INCORRECT;
+	if (rv == CKR_OK)
+		rv = p11_tpm_unseal(pin, &tok->row.user_pub, &tok->row.user_priv, secret);
+	if (rv == CKR_OK)
+		op->reauth = false;
+	explicit_bzero(pin, sizeof(pin));
+	explicit_bzero(secret, sizeof(secret));
 	return rv;
 }
 
@@ -68,38 +100,35 @@ static CK_RV logged_in(CK_SESSION_HANDLE h, CK_USER_TYPE user, const char *secre
 	return CKR_OK;
 }
 
-CK_RV C_Login(CK_SESSION_HANDLE hSession, CK_USER_TYPE userType, CK_UTF8CHAR_PTR pPin,
-	      CK_ULONG ulPinLen)
+/* C_Login's work, with the module lock held. */
+static CK_RV login(CK_SESSION_HANDLE hSession, CK_USER_TYPE userType, const CK_UTF8CHAR *pPin,
+		   CK_ULONG ulPinLen)
 {
 	struct login_step *st;
 	struct p11_session *s;
 	struct p11_token *tok;
-	CK_RV rv = p11_enter();
+	CK_RV rv = p11_session_get(hSession, &s, &tok);
 
 	if (rv != CKR_OK)
 		return rv;
-	rv = p11_session_get(hSession, &s, &tok);
-	if (rv != CKR_OK)
-		return p11_done(rv);
 	if (userType == CKU_CONTEXT_SPECIFIC)
-		return p11_done(tok->user == CKU_USER ? CKR_OPERATION_NOT_INITIALIZED
-						      : CKR_USER_NOT_LOGGED_IN);
+		return context_login(s, tok, pPin, ulPinLen);
 	if (userType != CKU_SO && userType != CKU_USER)
-		return p11_done(CKR_USER_TYPE_INVALID);
+		return CKR_USER_TYPE_INVALID;
 	if (tok->user == userType)
-		return p11_done(CKR_USER_ALREADY_LOGGED_IN);
+		return CKR_USER_ALREADY_LOGGED_IN;
 	if (tok->user != P11_NOBODY)
-		return p11_done(CKR_USER_ANOTHER_ALREADY_LOGGED_IN);
-	if (userType == CKU_SO && p11_session_count(tok->id, 0) !=
-					  p11_session_count(tok->id, CKF_RW_SESSION))
-		return p11_done(CKR_SESSION_READ_ONLY_EXISTS);
+		return CKR_USER_ANOTHER_ALREADY_LOGGED_IN;
+	if (userType == CKU_SO &&
+	    p11_session_count(tok->id, 0) != p11_session_count(tok->id, CKF_RW_SESSION))
+		return CKR_SESSION_READ_ONLY_EXISTS;
 	if (!pPin)
-		return p11_done(CKR_ARGUMENTS_BAD);
+		return CKR_ARGUMENTS_BAD;
 	if (userType == CKU_USER && !tok->row.user_pub.len)
-		return p11_done(CKR_USER_PIN_NOT_INITIALIZED);
+		return CKR_USER_PIN_NOT_INITIALIZED;
 	st = malloc(sizeof(*st));
 	if (!st)
-		return p11_done(CKR_HOST_MEMORY);
+		return CKR_HOST_MEMORY;
 	rv = p11_pin(pPin, ulPinLen, st->pin);
 	if (rv == CKR_PIN_LEN_RANGE || rv == CKR_PIN_INVALID)
 		rv = CKR_PIN_INCORRECT; /* no PIN of this token has that form */
@@ -111,6 +140,35 @@ CK_RV C_Login(CK_SESSION_HANDLE hSession, CK_USER_TYPE userType, CK_UTF8CHAR_PTR
 		rv = logged_in(hSession, userType, st->secret);
 	explicit_bzero(st, sizeof(*st));
 	free(st);
+	return rv;
+}
+
+CK_RV C_Login(CK_SESSION_HANDLE hSession, CK_USER_TYPE userType, CK_UTF8CHAR_PTR pPin,
+	      CK_ULONG ulPinLen)
+{
+	CK_RV rv = p11_enter();
+
+	if (rv != CKR_OK)
+		return rv;
+	return p11_done(login(hSession, userType, pPin, ulPinLen));
+}
+
+/* PKCS#11 3.0: a token without user names (one SO, one user) takes an empty name only (NULL
+ * or of length 0) and then behaves as C_Login; a name it cannot check is CKR_ARGUMENTS_BAD. */
+CK_RV C_LoginUser(CK_SESSION_HANDLE hSession, CK_USER_TYPE userType, CK_UTF8CHAR_PTR pPin,
+		  CK_ULONG ulPinLen, CK_UTF8CHAR_PTR pUsername, CK_ULONG ulUsernameLen)
+{
+	struct p11_session *s;
+	struct p11_token *tok;
+	CK_RV rv = p11_enter();
+
+	if (rv != CKR_OK)
+		return rv;
+	rv = p11_session_get(hSession, &s, &tok);
+	if (rv == CKR_OK && ulUsernameLen)
+		rv = CKR_ARGUMENTS_BAD;
+	if (rv == CKR_OK)
+		rv = login(hSession, userType, pPin, ulPinLen);
 	return p11_done(rv);
 }
 

@@ -14,6 +14,7 @@ enum p11_kind {
 	P11_ECDSA,	/* the caller's digest */
 	P11_HASH_SIGN,	/* the TPM hashes, then RSASSA / RSAPSS / ECDSA */
 	P11_MLDSA,	/* the message itself */
+	P11_HASH_MLDSA, /* HashML-DSA: the caller's digest (hash 0) or the TPM's (hash set) */
 	P11_RSA_OAEP,	/* RSAES-OAEP encryption and decryption */
 	P11_ECDH,	/* ECDH1 key derivation */
 	P11_DIGEST,

@@ -158,44 +158,92 @@ void p11_objects_forget(void)
 		}
 }
 
-static bool has_row(const int64_t *rows, size_t n, int64_t row)
+/* The store's row of that id, or NULL. */
+static const struct p11_store_row *find_row(const struct p11_store_row *rows, size_t n,
+					    int64_t row)
 {
 	size_t lo = 0, hi = n;
 
 	while (lo < hi) { /* rows are ascending */
 		size_t mid = lo + (hi - lo) / 2;
 
-		if (rows[mid] == row)
-			return true;
-		if (rows[mid] < row)
+		if (rows[mid].row == row)
+			return &rows[mid];
+		if (rows[mid].row < row)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	return false;
+	return NULL;
+}
+
+/* The object's attributes as the store has them now (another process changed them); its
+ * handle, blobs and loaded TPM key stay. */
+static CK_RV reload(struct p11_object *o)
+{
+	struct p11_object *fresh = p11_object_new(o->slot);
+	struct p11_attr *attrs;
+	size_t nattrs;
+	CK_RV rv;
+
+	if (!fresh)
+		return CKR_HOST_MEMORY;
+	rv = p11_store_object_load(p11.store, o->row, fresh);
+	if (rv == CKR_OK) {
+		attrs = o->attrs;
+		nattrs = o->nattrs;
+		o->attrs = fresh->attrs;
+		o->nattrs = fresh->nattrs;
+		o->gen = fresh->gen;
+		fresh->attrs = attrs;
+		fresh->nattrs = nattrs;
+	}
+	p11_object_free(fresh);
+	return rv;
+}
+
+CK_RV p11_object_fresh(struct p11_object *o)
+{
+	int64_t gen;
+	CK_RV rv;
+
+	if (!o->row)
+		return CKR_OK;
+	rv = p11_store_object_gen(p11.store, o->row, &gen);
+	if (rv == CKR_OBJECT_HANDLE_INVALID) /* destroyed by another process */
+		p11_object_drop(o);
+	else if (rv == CKR_OK && gen != o->gen)
+		rv = reload(o);
+	return rv;
 }
 
 CK_RV p11_objects_sync(struct p11_token *tok)
 {
-	int64_t *rows = NULL;
+	struct p11_store_row *rows = NULL;
 	size_t n = 0, i, j;
 	CK_RV rv = p11_store_object_rows(p11.store, tok->id, &rows, &n);
 
 	if (rv != CKR_OK)
 		return rv;
-	/* gone from the store: destroyed by another process */
-	for (i = 0; i < P11_MAX_OBJECTS; i++) {
+	/* gone from the store: destroyed by another process; changed there: read again */
+	for (i = 0; i < P11_MAX_OBJECTS && rv == CKR_OK; i++) {
 		struct p11_object *o = p11_objects[i];
+		const struct p11_store_row *r;
 
-		if (o && o->slot == tok->id && o->row && !has_row(rows, n, o->row))
+		if (!o || o->slot != tok->id || !o->row)
+			continue;
+		r = find_row(rows, n, o->row);
+		if (!r)
 			unlink_slot(&p11_objects[i]);
+		else if (r->gen != o->gen)
+			rv = reload(o);
 	}
 	for (j = 0; j < n && rv == CKR_OK; j++) {
 		struct p11_object *o;
 
 		for (i = 0; i < P11_MAX_OBJECTS; i++)
 			if (p11_objects[i] && p11_objects[i]->slot == tok->id &&
-			    p11_objects[i]->row == rows[j])
+			    p11_objects[i]->row == rows[j].row)
 				break;
 		if (i < P11_MAX_OBJECTS)
 			continue;
@@ -204,7 +252,7 @@ CK_RV p11_objects_sync(struct p11_token *tok)
 			rv = CKR_HOST_MEMORY;
 			break;
 		}
-		rv = p11_store_object_load(p11.store, rows[j], o);
+		rv = p11_store_object_load(p11.store, rows[j].row, o);
 		if (rv == CKR_OK)
 			rv = p11_object_add(o);
 		if (rv != CKR_OK)
@@ -238,6 +286,34 @@ CK_RV C_DestroyObject(CK_SESSION_HANDLE hSession, CK_OBJECT_HANDLE hObject)
 	if (rv == CKR_OK)
 		p11_object_drop(o);
 	return p11_done(rv);
+}
+
+struct p11_object *p11_object_copy(const struct p11_object *o)
+{
+	struct p11_object *c = p11_object_new(o->slot);
+	CK_RV rv = c ? CKR_OK : CKR_HOST_MEMORY;
+	size_t i;
+
+	for (i = 0; rv == CKR_OK && i < o->nattrs; i++)
+		rv = p11_attr_set(c, o->attrs[i].type, o->attrs[i].value, o->attrs[i].len);
+	if (rv == CKR_OK && o->tpm_pub) {
+		c->tpm_pub = malloc(sizeof(*c->tpm_pub));
+		if (c->tpm_pub)
+			*c->tpm_pub = *o->tpm_pub;
+		else
+			rv = CKR_HOST_MEMORY;
+	}
+	if (rv == CKR_OK && o->tpm_priv) {
+		c->tpm_priv = malloc(sizeof(*c->tpm_priv));
+		if (c->tpm_priv)
+			*c->tpm_priv = *o->tpm_priv;
+		else
+			rv = CKR_HOST_MEMORY;
+	}
+	if (rv == CKR_OK)
+		return c;
+	p11_object_free(c);
+	return NULL;
 }
 
 CK_RV p11_object_keep(struct p11_session *s, struct p11_object *o)

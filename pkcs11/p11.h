@@ -72,13 +72,21 @@ CK_RV p11_store_token_replace(struct p11_store *s, const struct p11_token_row *r
 CK_RV p11_store_token_set_user(struct p11_store *s, CK_SLOT_ID id, const struct p11_blob *pub,
 			       const struct p11_blob *priv);
 CK_RV p11_store_token_set_so(struct p11_store *s, CK_SLOT_ID id, const struct p11_blob *priv);
-/* Token objects: the rows of token id, ascending; one object in full; one added (its row in
- * o->row) or deleted, each in one transaction. */
+/* Token objects: the rows of token id, ascending, with their generations (a count of their
+ * attribute updates); one object in full; one added (its row in o->row), its attributes
+ * replaced by o's (o->gen then the new generation; CKR_OBJECT_HANDLE_INVALID if it is gone)
+ * or deleted, each in one transaction; an object's generation. */
 struct p11_object;
-CK_RV p11_store_object_rows(struct p11_store *s, CK_SLOT_ID id, int64_t **rows, size_t *n);
+struct p11_store_row {
+	int64_t row, gen;
+};
+CK_RV p11_store_object_rows(struct p11_store *s, CK_SLOT_ID id, struct p11_store_row **rows,
+			    size_t *n);
 CK_RV p11_store_object_load(struct p11_store *s, int64_t row, struct p11_object *o);
 CK_RV p11_store_object_add(struct p11_store *s, struct p11_object *o);
+CK_RV p11_store_object_update(struct p11_store *s, struct p11_object *o);
 CK_RV p11_store_object_delete(struct p11_store *s, int64_t row);
+CK_RV p11_store_object_gen(struct p11_store *s, int64_t row, int64_t *gen);
 
 /* ---- the TPM connections (conn.c) ----
  * A pool of connections to the TPM, each a client of its own (an engine client for embedded:, a
@@ -199,6 +207,7 @@ struct p11_object;
 struct p11_op {
 	bool active;
 	bool multi; /* an Update came: the single-part call is no longer allowed */
+	bool reauth; /* CKA_ALWAYS_AUTHENTICATE: C_Login(CKU_CONTEXT_SPECIFIC) is still to come */
 	bool busy;  /* its TPM step runs (p11_unlocked): other calls on it: CKR_OPERATION_ACTIVE */
 	CK_MECHANISM_TYPE mech;
 	CK_OBJECT_HANDLE key;
@@ -240,6 +249,7 @@ struct p11_object {
 	CK_OBJECT_HANDLE handle;
 	CK_SLOT_ID slot;
 	int64_t row;		   /* its row in the store (token objects); 0: a session object */
+	int64_t gen;		   /* token objects: the row's generation this copy has */
 	CK_SESSION_HANDLE session; /* session objects: the session that made it */
 	struct p11_attr *attrs;
 	size_t nattrs;
@@ -260,10 +270,18 @@ CK_RV p11_attr_set(struct p11_object *o, CK_ATTRIBUTE_TYPE type, const void *val
 		   CK_ULONG len);
 CK_RV p11_attr_set_bool(struct p11_object *o, CK_ATTRIBUTE_TYPE type, bool v);
 CK_RV p11_attr_set_ulong(struct p11_object *o, CK_ATTRIBUTE_TYPE type, CK_ULONG v);
+/* The attribute out of the object, its value wiped. */
+void p11_attr_drop(struct p11_object *o, CK_ATTRIBUTE_TYPE type);
 /* CKA_UNIQUE_ID: 16 hex digits of the TPM's random. */
 CK_RV p11_attr_set_unique_id(struct p11_object *o);
 bool p11_attr_bool(const struct p11_object *o, CK_ATTRIBUTE_TYPE type, bool dflt);
 CK_ULONG p11_attr_ulong(const struct p11_object *o, CK_ATTRIBUTE_TYPE type, CK_ULONG dflt);
+/* Whether a secret key's value may be read: CKA_SENSITIVE false and CKA_EXTRACTABLE true. The
+ * module keeps the value of such a key (a session object) and of no other. */
+bool p11_secret_readable(const struct p11_object *o);
+/* Whether type is a private value of o that C_GetAttributeValue never shows (a private key's
+ * private parts, which the module does not have; a secret key's value unless it is readable). */
+bool p11_attr_sensitive(const struct p11_object *o, CK_ATTRIBUTE_TYPE type);
 /* Whether the object matches every attribute of the template. */
 bool p11_attr_match(const struct p11_object *o, const CK_ATTRIBUTE *tmpl, CK_ULONG n);
 /* A template's attribute of type, or NULL; a CK_BBOOL / CK_ULONG one checked for its size. */
@@ -281,6 +299,11 @@ struct p11_session;
 CK_RV p11_object_keep(struct p11_session *s, struct p11_object *o);
 /* Out of the table (if it is there) and freed, or freed by the last release if held. */
 void p11_object_drop(struct p11_object *o);
+/* A new object with o's attributes and TPM blobs (not loaded, no handle, no row). */
+struct p11_object *p11_object_copy(const struct p11_object *o);
+/* A token object as the store has it now: its attributes read again if another process
+ * changed them; CKR_OBJECT_HANDLE_INVALID (and o dropped) if it destroyed it. */
+CK_RV p11_object_fresh(struct p11_object *o);
 void p11_object_hold(struct p11_object *o);
 void p11_object_release(struct p11_object *o);
 /* The object of handle h that session s may see (private objects only when the user is logged

@@ -163,6 +163,18 @@ P11_FUNCTIONS_32(P11_DECLARE_30)
 #define CKM_ML_DSA_KEY_PAIR_GEN 0x1CUL
 #define CKM_ML_DSA 0x1DUL
 #define CKM_HASH_ML_DSA 0x1FUL
+/* HashML-DSA with the hash computed by the token (the 3.2 list; the module offers those whose
+ * hash the TPM computes: SHA-256, SHA-384, SHA-512) */
+#define CKM_HASH_ML_DSA_SHA224 0x23UL
+#define CKM_HASH_ML_DSA_SHA256 0x24UL
+#define CKM_HASH_ML_DSA_SHA384 0x25UL
+#define CKM_HASH_ML_DSA_SHA512 0x26UL
+#define CKM_HASH_ML_DSA_SHA3_224 0x27UL
+#define CKM_HASH_ML_DSA_SHA3_256 0x28UL
+#define CKM_HASH_ML_DSA_SHA3_384 0x29UL
+#define CKM_HASH_ML_DSA_SHA3_512 0x2AUL
+#define CKM_HASH_ML_DSA_SHAKE128 0x2BUL
+#define CKM_HASH_ML_DSA_SHAKE256 0x2CUL
 #define CKA_PARAMETER_SET 0x61DUL
 #define CKA_SEED 0x637UL
 #define CKA_ENCAPSULATE 0x633UL
@@ -175,7 +187,8 @@ P11_FUNCTIONS_32(P11_DECLARE_30)
 #define CKP_ML_KEM_512 1UL
 #define CKP_ML_KEM_768 2UL
 #define CKP_ML_KEM_1024 3UL
-/* CKM_ML_DSA's parameter: the hedging wanted and the context string */
+/* CKM_ML_DSA's (and CKM_HASH_ML_DSA_SHA*'s) parameter: the hedging wanted and the context
+ * string */
 typedef CK_ULONG CK_HEDGE_TYPE;
 #define CKH_HEDGE_PREFERRED 0UL
 #define CKH_HEDGE_REQUIRED 1UL
@@ -185,5 +198,12 @@ typedef struct CK_SIGN_ADDITIONAL_CONTEXT {
 	CK_BYTE_PTR pContext;
 	CK_ULONG ulContextLen;
 } CK_SIGN_ADDITIONAL_CONTEXT;
+/* CKM_HASH_ML_DSA's parameter: the same, and the mechanism of the hash that made the data */
+typedef struct CK_HASH_SIGN_ADDITIONAL_CONTEXT {
+	CK_HEDGE_TYPE hedgeVariant;
+	CK_BYTE_PTR pContext;
+	CK_ULONG ulContextLen;
+	CK_MECHANISM_TYPE hash;
+} CK_HASH_SIGN_ADDITIONAL_CONTEXT;
 
 #endif

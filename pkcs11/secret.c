@@ -190,8 +190,7 @@ CK_RV p11_secret_template(const struct p11_session *s, const struct p11_token *t
 	token = p11_attr_bool(o, CKA_TOKEN, false);
 	if (token && !(s->flags & CKF_RW_SESSION))
 		return CKR_SESSION_READ_ONLY;
-	if (token && !p11_attr_bool(o, CKA_SENSITIVE, true) &&
-	    p11_attr_bool(o, CKA_EXTRACTABLE, false))
+	if (token && p11_secret_readable(o))
 		return CKR_TEMPLATE_INCONSISTENT;
 	return tok->user == CKU_USER ? CKR_OK : CKR_USER_NOT_LOGGED_IN;
 }
@@ -289,8 +288,7 @@ static CK_RV finish_attrs(const struct p11_token *tok, struct p11_object *o,
 	if (rv == CKR_OK)
 		rv = origin_attrs(o, r);
 	/* readable: the value stays with the (session) object */
-	if (rv == CKR_OK && value && !p11_attr_bool(o, CKA_SENSITIVE, true) &&
-	    p11_attr_bool(o, CKA_EXTRACTABLE, false))
+	if (rv == CKR_OK && value && p11_secret_readable(o))
 		rv = p11_attr_set(o, CKA_VALUE, value, len);
 	return rv;
 }

@@ -51,12 +51,9 @@ CK_RV p11_secret_finish(struct p11_session *s, struct p11_token *tok, struct p11
 CK_RV p11_secret_usable(const struct p11_token *tok, const struct p11_object *k,
 			CK_KEY_TYPE type, CK_ATTRIBUTE_TYPE use);
 
-/* C_CreateObject of a CKO_SECRET_KEY and of a CKK_ML_KEM public key (create.c dispatches). */
+/* C_CreateObject of a CKO_SECRET_KEY (create.c dispatches). */
 CK_RV p11_secret_create(struct p11_session *s, struct p11_token *tok, const CK_ATTRIBUTE *t,
 			CK_ULONG n, CK_OBJECT_HANDLE *h);
-bool p11_kem_public_template(const CK_ATTRIBUTE *t, CK_ULONG n);
-CK_RV p11_kem_public_create(struct p11_session *s, struct p11_token *tok,
-			    const CK_ATTRIBUTE *t, CK_ULONG n, CK_OBJECT_HANDLE *h);
 
 /* AES (aes.c) and HMAC (hmac.c) operations, called by crypt.c and sign.c for their
  * mechanisms. */
@@ -88,9 +85,6 @@ CK_RV p11_tpm_aes(const struct p11_token *tok, struct p11_object *k, bool decryp
 /* HMAC with hash of data of any length (HMAC, or an HMAC sequence): mac (64 bytes), *mac_len. */
 CK_RV p11_tpm_hmac(const struct p11_token *tok, struct p11_object *k, TPM_ALG_ID hash,
 		   const uint8_t *data, size_t len, uint8_t *mac, size_t *mac_len);
-/* Whether the TPM takes pub as a public key (FIPS 203's check of an encapsulation key ...):
- * loaded alone and flushed, CKR_ATTRIBUTE_VALUE_INVALID if it refuses it. */
-CK_RV p11_tpm_public_check(const struct p11_blob *pub);
 /* TPM steps on connection c (p11_unlocked): encapsulate to the ML-KEM public key pub (loaded
  * alone): the shared secret ss (32 bytes) and the ciphertext ct (*ct_len, at most
  * PQTPM_TSS_MAX_CIPHERTEXT); decapsulate ct with the ML-KEM private key k (its authValue

@@ -1,10 +1,10 @@
-/* C_Sign* and C_Verify*: RSA PKCS#1 v1.5 and PSS, ECDSA, ML-DSA, raw and hash-and-sign, and
- * HMAC (whose init and end are in hmac.c). The
- * data of a multi-part operation (any mechanism, the raw ones too, as SoftHSMv2 allows and
- * pkcs11-tool --test uses) is collected and the TPM asked once, at the end: the TPM
- * hashes (hash-and-sign), signs with the private key (TPM2_Sign, or the ML-DSA sign sequence
- * for the message itself) and verifies with the public key loaded alone (VerifySignature,
- * the verify sequence). */
+/* C_Sign* and C_Verify*: RSA PKCS#1 v1.5 and PSS, ECDSA, ML-DSA, HashML-DSA, raw and
+ * hash-and-sign, and HMAC (whose init and end are in hmac.c). The data of a multi-part
+ * operation (any mechanism, the raw ones too, as SoftHSMv2 allows and pkcs11-tool --test uses)
+ * is collected and the TPM asked once, at the end: the TPM hashes (hash-and-sign), signs with
+ * the private key (TPM2_Sign, the ML-DSA sign sequence for the message itself, SignDigest of
+ * HashML-DSA's mu) and verifies with the public key loaded alone (VerifySignature, the verify
+ * sequence, VerifyDigestSignature). */
 #include <string.h>
 
 #include "secret.h"
@@ -92,22 +92,51 @@ static CK_RV pss_params(const CK_MECHANISM *m, const struct p11_mech *d, struct 
 	return CKR_OK;
 }
 
+/* An ML-DSA parameter's hedging and context string. */
+static CK_RV context_params(CK_HEDGE_TYPE hedge, const CK_BYTE *ctx, CK_ULONG len,
+			    struct p11_op *op)
+{
+	if (len > sizeof(op->ctx) || (len && !ctx))
+		return CKR_MECHANISM_PARAM_INVALID;
+	/* the TPM signs hedged: a deterministic signature cannot be promised */
+	if (hedge != CKH_HEDGE_PREFERRED && hedge != CKH_HEDGE_REQUIRED)
+		return CKR_MECHANISM_PARAM_INVALID;
+	if (len)
+		memcpy(op->ctx, ctx, len);
+	op->ctx_len = len;
+	return CKR_OK;
+}
+
+/* CKM_ML_DSA, CKM_HASH_ML_DSA_SHA*: an optional CK_SIGN_ADDITIONAL_CONTEXT. */
 static CK_RV mldsa_params(const CK_MECHANISM *m, struct p11_op *op)
 {
 	const CK_SIGN_ADDITIONAL_CONTEXT *p = m->pParameter;
 
 	if (!p && !m->ulParameterLen)
 		return CKR_OK;
-	if (!p || m->ulParameterLen != sizeof(*p) || p->ulContextLen > sizeof(op->ctx) ||
-	    (p->ulContextLen && !p->pContext))
+	if (!p || m->ulParameterLen != sizeof(*p))
 		return CKR_MECHANISM_PARAM_INVALID;
-	/* the TPM signs hedged: a deterministic signature cannot be promised */
-	if (p->hedgeVariant != CKH_HEDGE_PREFERRED && p->hedgeVariant != CKH_HEDGE_REQUIRED)
+	return context_params(p->hedgeVariant, p->pContext, p->ulContextLen, op);
+}
+
+/* CKM_HASH_ML_DSA_SHA*: the mechanism's hash and an optional CK_SIGN_ADDITIONAL_CONTEXT;
+ * CKM_HASH_ML_DSA: a CK_HASH_SIGN_ADDITIONAL_CONTEXT naming the hash of the data (one the TPM
+ * computes: its FIPS 204 OID is what the signature binds). */
+static CK_RV hash_mldsa_params(const CK_MECHANISM *m, const struct p11_mech *d, struct p11_op *op)
+{
+	const CK_HASH_SIGN_ADDITIONAL_CONTEXT *p = m->pParameter;
+
+	if (d->hash) {
+		op->hash = d->hash;
+		return mldsa_params(m, op);
+	}
+	if (!p || m->ulParameterLen != sizeof(*p))
 		return CKR_MECHANISM_PARAM_INVALID;
-	if (p->ulContextLen)
-		memcpy(op->ctx, p->pContext, p->ulContextLen);
-	op->ctx_len = p->ulContextLen;
-	return CKR_OK;
+	op->hash = p11_hash_of_mech(p->hash);
+	if (op->hash != TPM_ALG_SHA256 && op->hash != TPM_ALG_SHA384 &&
+	    op->hash != TPM_ALG_SHA512)
+		return CKR_MECHANISM_PARAM_INVALID;
+	return context_params(p->hedgeVariant, p->pContext, p->ulContextLen, op);
 }
 
 static bool is_pss(const struct p11_mech *d)
@@ -147,10 +176,13 @@ static CK_RV op_init(CK_SESSION_HANDLE h, bool sign, CK_MECHANISM_PTR m, CK_OBJE
 	if (sign && tok->user != CKU_USER)
 		return CKR_USER_NOT_LOGGED_IN;
 	memset(op, 0, sizeof(*op));
+	op->reauth = sign && p11_attr_bool(k, CKA_ALWAYS_AUTHENTICATE, false);
 	if (is_pss(d))
 		rv = pss_params(m, d, op);
 	else if (d->kind == P11_MLDSA)
 		rv = mldsa_params(m, op);
+	else if (d->kind == P11_HASH_MLDSA)
+		rv = hash_mldsa_params(m, d, op);
 	else if (m->pParameter || m->ulParameterLen)
 		rv = CKR_MECHANISM_PARAM_INVALID;
 	if (rv != CKR_OK)
@@ -205,6 +237,35 @@ static CK_RV to_digest(struct p11_conn *c, const struct p11_op *op, const struct
 		*hash = d->hash;
 		return p11_conn_hash(c, d->hash, op->data, op->len, dg, dlen);
 	}
+}
+
+/* HashML-DSA: the message representative mu (FIPS 204 Algorithm 4) of PH(M), the caller's
+ * digest or the TPM's (on c), which the key then signs as an external mu. */
+static CK_RV hash_mldsa_mu(struct p11_conn *c, const struct p11_op *op, const struct p11_mech *d,
+			   const struct p11_object *k, uint8_t *mu, size_t *len)
+{
+	struct pqtpm_tss_public pub;
+	uint8_t ph[64];
+	size_t phlen = op->len;
+	CK_RV rv = CKR_OK;
+
+	if (d->hash)
+		rv = p11_conn_hash(c, d->hash, op->data, op->len, ph, &phlen);
+	else if (op->len != p11_hash_size(op->hash))
+		return CKR_DATA_LEN_RANGE;
+	else
+		memcpy(ph, op->data, op->len);
+	if (rv != CKR_OK)
+		return rv;
+	if (k->tpm_pub->len > sizeof(pub.b))
+		return CKR_KEY_TYPE_INCONSISTENT;
+	memcpy(pub.b, k->tpm_pub->b, k->tpm_pub->len);
+	pub.size = (uint16_t)k->tpm_pub->len;
+	if (pqtpm_tss_hash_mldsa_mu(&pub, op->hash, op->ctx, op->ctx_len, ph, phlen, mu, 64) !=
+	    TPM_RC_SUCCESS)
+		return CKR_KEY_TYPE_INCONSISTENT;
+	*len = 64;
+	return CKR_OK;
 }
 
 /* A TPMT_SIGNATURE in PKCS#11's form: RSA and ML-DSA as they are, ECDSA as r || s. */
@@ -272,7 +333,9 @@ static CK_RV sign_step(struct p11_conn *c, void *arg)
 	TPM_HANDLE h;
 	CK_RV rv = CKR_OK;
 
-	if (d->kind != P11_MLDSA)
+	if (d->kind == P11_HASH_MLDSA)
+		rv = hash_mldsa_mu(c, &st->op, d, st->key, dg, &dlen);
+	else if (d->kind != P11_MLDSA)
 		rv = to_digest(c, &st->op, d, dg, &dlen, &hash);
 	if (rv == CKR_OK)
 		rv = p11_conn_load(c, st->key, &h);
@@ -284,6 +347,10 @@ static CK_RV sign_step(struct p11_conn *c, void *arg)
 							st->op.ctx_len, st->op.data, st->op.len,
 							&sig),
 				 "ML-DSA sign sequence");
+	else if (d->kind == P11_HASH_MLDSA)
+		rv = p11_conn_rv(c,
+				 pqtpm_tss_sign_digest(c->t, h, st->secret, NULL, 0, dg, dlen, &sig),
+				 "SignDigest (HashML-DSA)");
 	else
 		rv = p11_conn_rv(c,
 				 pqtpm_tss_sign(c->t, h, st->secret, dg, dlen,
@@ -312,7 +379,9 @@ static CK_RV verify_step(struct p11_conn *c, void *arg)
 	TPM_RC rc;
 	CK_RV rv = CKR_OK;
 
-	if (d->kind != P11_MLDSA)
+	if (d->kind == P11_HASH_MLDSA)
+		rv = hash_mldsa_mu(c, &st->op, d, st->key, dg, &dlen);
+	else if (d->kind != P11_MLDSA)
 		rv = to_digest(c, &st->op, d, dg, &dlen, &hash);
 	if (rv == CKR_OK)
 		rv = to_tpm(d, hash, st->sig, st->size, &ts);
@@ -323,6 +392,8 @@ static CK_RV verify_step(struct p11_conn *c, void *arg)
 	if (d->kind == P11_MLDSA)
 		rc = pqtpm_tss_verify_message(c->t, h, st->op.ctx, st->op.ctx_len, st->op.data,
 					      st->op.len, &ts, &ticket);
+	else if (d->kind == P11_HASH_MLDSA)
+		rc = pqtpm_tss_verify_digest_signature(c->t, h, NULL, 0, dg, dlen, &ts, &ticket);
 	else
 		rc = pqtpm_tss_verify_signature(c->t, h, dg, dlen, &ts, &ticket);
 	pqtpm_tss_flush(c->t, h);
@@ -359,12 +430,21 @@ static CK_RV sign_op(CK_SESSION_HANDLE h, struct p11_session **s, struct p11_tok
 		     bool sign)
 {
 	CK_RV rv = p11_session_get(h, s, tok);
+	struct p11_op *op;
 
-	if (rv == CKR_OK && (sign ? &(*s)->sign : &(*s)->verify)->busy)
-		rv = CKR_OPERATION_ACTIVE; /* another thread's call runs it */
-	else if (rv == CKR_OK && !(sign ? &(*s)->sign : &(*s)->verify)->active)
-		rv = CKR_OPERATION_NOT_INITIALIZED;
-	return rv;
+	if (rv != CKR_OK)
+		return rv;
+	op = sign ? &(*s)->sign : &(*s)->verify;
+	if (op->busy)
+		return CKR_OPERATION_ACTIVE; /* another thread's call runs it */
+	if (!op->active)
+		return CKR_OPERATION_NOT_INITIALIZED;
+	/* a key that wants its PIN for each operation did not get it (PKCS#11 §5.1) */
+	if (op->reauth) {
+		p11_op_end(op);
+		return CKR_USER_NOT_LOGGED_IN;
+	}
+	return CKR_OK;
 }
 
 /* C_SignUpdate, C_VerifyUpdate: a part of the data kept for the final step; an error ends

@@ -30,7 +30,7 @@ static const char SCHEMA[] =
 	"serial TEXT NOT NULL, so_pub BLOB NOT NULL, so_priv BLOB NOT NULL, user_pub BLOB, "
 	"user_priv BLOB);"
 	"CREATE TABLE IF NOT EXISTS objects (id INTEGER PRIMARY KEY, token INTEGER NOT NULL, "
-	"tpm_pub BLOB, tpm_priv BLOB);"
+	"tpm_pub BLOB, tpm_priv BLOB, gen INTEGER NOT NULL DEFAULT 0);"
 	"CREATE TABLE IF NOT EXISTS attributes (object INTEGER NOT NULL, type INTEGER NOT NULL, "
 	"value BLOB, PRIMARY KEY (object, type));";
 
@@ -157,6 +157,38 @@ static void close_refused(struct p11_store *s)
 	p11_store_close(s);
 }
 
+/* Whether the objects table has its generation column. */
+static bool has_gen(struct p11_store *s)
+{
+	sqlite3_stmt *st;
+
+	if (sqlite3_prepare_v2(s->db, "SELECT gen FROM objects LIMIT 0", -1, &st, NULL) !=
+	    SQLITE_OK)
+		return false;
+	sqlite3_finalize(st);
+	return true;
+}
+
+/* A store made before objects had a generation (the count of their attribute updates) gets
+ * the column, each object at 0: once, in a transaction, when two processes open it at once. */
+static CK_RV add_gen(struct p11_store *s)
+{
+	CK_RV rv;
+
+	if (has_gen(s))
+		return CKR_OK;
+	rv = exec(s, "BEGIN IMMEDIATE;");
+	if (rv != CKR_OK)
+		return rv;
+	if (!has_gen(s))
+		rv = exec(s, "ALTER TABLE objects ADD COLUMN gen INTEGER NOT NULL DEFAULT 0;");
+	if (rv == CKR_OK)
+		rv = exec(s, "COMMIT;");
+	if (rv != CKR_OK)
+		exec(s, "ROLLBACK;");
+	return rv;
+}
+
 CK_RV p11_store_open(const char *dir, bool create, struct p11_store **out)
 {
 	char path[P11_PATH_MAX + 16];
@@ -181,7 +213,8 @@ CK_RV p11_store_open(const char *dir, bool create, struct p11_store **out)
 	}
 	sqlite3_busy_timeout(s->db, BUSY_TIMEOUT_MS);
 	if (exec(s, "PRAGMA journal_mode=WAL;") != CKR_OK ||
-	    exec(s, "PRAGMA synchronous=FULL;") != CKR_OK || check_store(s, path) != CKR_OK) {
+	    exec(s, "PRAGMA synchronous=FULL;") != CKR_OK || check_store(s, path) != CKR_OK ||
+	    add_gen(s) != CKR_OK) {
 		close_refused(s);
 		return CKR_DEVICE_ERROR;
 	}
@@ -350,7 +383,8 @@ CK_RV p11_store_token_set_so(struct p11_store *s, CK_SLOT_ID id, const struct p1
 	return update_blobs(s, "UPDATE tokens SET so_priv = ? WHERE id = ?", id, priv, NULL);
 }
 
-CK_RV p11_store_object_rows(struct p11_store *s, CK_SLOT_ID id, int64_t **rows, size_t *n)
+CK_RV p11_store_object_rows(struct p11_store *s, CK_SLOT_ID id, struct p11_store_row **rows,
+			    size_t *n)
 {
 	size_t cap = 16;
 	sqlite3_stmt *st;
@@ -360,8 +394,8 @@ CK_RV p11_store_object_rows(struct p11_store *s, CK_SLOT_ID id, int64_t **rows, 
 	*rows = malloc(cap * sizeof(**rows));
 	if (!*rows)
 		return CKR_HOST_MEMORY;
-	if (sqlite3_prepare_v2(s->db, "SELECT id FROM objects WHERE token = ? ORDER BY id", -1,
-			       &st, NULL) != SQLITE_OK) {
+	if (sqlite3_prepare_v2(s->db, "SELECT id, gen FROM objects WHERE token = ? ORDER BY id",
+			       -1, &st, NULL) != SQLITE_OK) {
 		free(*rows);
 		*rows = NULL;
 		return db_error(s, "list objects");
@@ -369,7 +403,7 @@ CK_RV p11_store_object_rows(struct p11_store *s, CK_SLOT_ID id, int64_t **rows, 
 	sqlite3_bind_int64(st, 1, (sqlite3_int64)id);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		if (*n == cap) {
-			int64_t *grown = realloc(*rows, 2 * cap * sizeof(*grown));
+			struct p11_store_row *grown = realloc(*rows, 2 * cap * sizeof(*grown));
 
 			if (!grown) {
 				rc = SQLITE_NOMEM;
@@ -378,7 +412,8 @@ CK_RV p11_store_object_rows(struct p11_store *s, CK_SLOT_ID id, int64_t **rows, 
 			*rows = grown;
 			cap *= 2;
 		}
-		(*rows)[(*n)++] = sqlite3_column_int64(st, 0);
+		(*rows)[*n].row = sqlite3_column_int64(st, 0);
+		(*rows)[(*n)++].gen = sqlite3_column_int64(st, 1);
 	}
 	sqlite3_finalize(st);
 	if (rc == SQLITE_DONE)
@@ -408,8 +443,8 @@ CK_RV p11_store_object_load(struct p11_store *s, int64_t row, struct p11_object 
 	CK_RV rv = CKR_OK;
 	int rc;
 
-	if (sqlite3_prepare_v2(s->db, "SELECT tpm_pub, tpm_priv FROM objects WHERE id = ?", -1,
-			       &st, NULL) != SQLITE_OK)
+	if (sqlite3_prepare_v2(s->db, "SELECT tpm_pub, tpm_priv, gen FROM objects WHERE id = ?",
+			       -1, &st, NULL) != SQLITE_OK)
 		return db_error(s, "read object");
 	sqlite3_bind_int64(st, 1, row);
 	rc = sqlite3_step(st);
@@ -417,6 +452,7 @@ CK_RV p11_store_object_load(struct p11_store *s, int64_t row, struct p11_object 
 		rv = load_blob(st, 0, &o->tpm_pub);
 		if (rv == CKR_OK)
 			rv = load_blob(st, 1, &o->tpm_priv);
+		o->gen = sqlite3_column_int64(st, 2);
 	} else {
 		rv = rc == SQLITE_DONE ? CKR_OBJECT_HANDLE_INVALID : db_error(s, "read object");
 	}
@@ -442,28 +478,14 @@ CK_RV p11_store_object_load(struct p11_store *s, int64_t row, struct p11_object 
 	return rv;
 }
 
-static CK_RV add_rows(struct p11_store *s, struct p11_object *o)
+/* The object's attributes as rows of o->row (which has none). */
+static CK_RV add_attrs(struct p11_store *s, const struct p11_object *o)
 {
 	/* a secret key's value lives in the TPM's blob, never here in the clear */
 	bool secret = p11_attr_ulong(o, CKA_CLASS, 0) == CKO_SECRET_KEY;
 	sqlite3_stmt *st;
 	size_t i;
-	int rc;
 
-	if (sqlite3_prepare_v2(s->db, "INSERT INTO objects (token, tpm_pub, tpm_priv) "
-				      "VALUES (?, ?, ?)",
-			       -1, &st, NULL) != SQLITE_OK)
-		return db_error(s, "add object");
-	sqlite3_bind_int64(st, 1, (sqlite3_int64)o->slot);
-	if (o->tpm_pub)
-		bind_blob(st, 2, o->tpm_pub);
-	if (o->tpm_priv)
-		bind_blob(st, 3, o->tpm_priv);
-	rc = sqlite3_step(st);
-	sqlite3_finalize(st);
-	if (rc != SQLITE_DONE)
-		return db_error(s, "add object");
-	o->row = sqlite3_last_insert_rowid(s->db);
 	if (sqlite3_prepare_v2(s->db, "INSERT INTO attributes VALUES (?, ?, ?)", -1, &st,
 			       NULL) != SQLITE_OK)
 		return db_error(s, "add attributes");
@@ -482,6 +504,29 @@ static CK_RV add_rows(struct p11_store *s, struct p11_object *o)
 	}
 	sqlite3_finalize(st);
 	return CKR_OK;
+}
+
+static CK_RV add_rows(struct p11_store *s, struct p11_object *o)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	if (sqlite3_prepare_v2(s->db, "INSERT INTO objects (token, tpm_pub, tpm_priv) "
+				      "VALUES (?, ?, ?)",
+			       -1, &st, NULL) != SQLITE_OK)
+		return db_error(s, "add object");
+	sqlite3_bind_int64(st, 1, (sqlite3_int64)o->slot);
+	if (o->tpm_pub)
+		bind_blob(st, 2, o->tpm_pub);
+	if (o->tpm_priv)
+		bind_blob(st, 3, o->tpm_priv);
+	rc = sqlite3_step(st);
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE)
+		return db_error(s, "add object");
+	o->row = sqlite3_last_insert_rowid(s->db);
+	o->gen = 0;
+	return add_attrs(s, o);
 }
 
 CK_RV p11_store_object_add(struct p11_store *s, struct p11_object *o)
@@ -512,4 +557,62 @@ CK_RV p11_store_object_delete(struct p11_store *s, int64_t row)
 		return CKR_OK;
 	exec(s, "ROLLBACK;");
 	return CKR_DEVICE_ERROR;
+}
+
+/* One statement on object row; CKR_OBJECT_HANDLE_INVALID if it changed nothing (the object is
+ * gone). */
+static CK_RV object_step(struct p11_store *s, const char *sql, int64_t row)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK)
+		return db_error(s, "update object");
+	sqlite3_bind_int64(st, 1, row);
+	rc = sqlite3_step(st);
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE)
+		return db_error(s, "update object");
+	return sqlite3_changes(s->db) ? CKR_OK : CKR_OBJECT_HANDLE_INVALID;
+}
+
+CK_RV p11_store_object_update(struct p11_store *s, struct p11_object *o)
+{
+	CK_RV rv = exec(s, "BEGIN IMMEDIATE;");
+
+	if (rv != CKR_OK)
+		return rv;
+	rv = object_step(s, "UPDATE objects SET gen = gen + 1 WHERE id = ?", o->row);
+	if (rv == CKR_OK)
+		rv = object_step(s, "DELETE FROM attributes WHERE object = ?", o->row);
+	if (rv == CKR_OK)
+		rv = add_attrs(s, o);
+	if (rv == CKR_OK)
+		rv = exec(s, "COMMIT;");
+	if (rv != CKR_OK) {
+		exec(s, "ROLLBACK;");
+		return rv;
+	}
+	return p11_store_object_gen(s, o->row, &o->gen);
+}
+
+CK_RV p11_store_object_gen(struct p11_store *s, int64_t row, int64_t *gen)
+{
+	sqlite3_stmt *st;
+	CK_RV rv;
+	int rc;
+
+	if (sqlite3_prepare_v2(s->db, "SELECT gen FROM objects WHERE id = ?", -1, &st, NULL) !=
+	    SQLITE_OK)
+		return db_error(s, "read object");
+	sqlite3_bind_int64(st, 1, row);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		*gen = sqlite3_column_int64(st, 0);
+		rv = CKR_OK;
+	} else {
+		rv = rc == SQLITE_DONE ? CKR_OBJECT_HANDLE_INVALID : db_error(s, "read object");
+	}
+	sqlite3_finalize(st);
+	return rv;
 }

@@ -163,40 +163,6 @@ CK_RV p11_tpm_hmac(const struct p11_token *tok, struct p11_object *k, TPM_ALG_ID
 	return p11_tpm_recover() ? hmac_once(tok, k, hash, data, len, mac, mac_len) : rv;
 }
 
-static CK_RV check_once(const struct p11_blob *pub)
-{
-	struct pqtpm_tss_public p;
-	struct pqtpm_tss_key key;
-	struct pqtpm_tss *t;
-	TPM_RC rc;
-	CK_RV rv = p11_tpm(&t, NULL);
-
-	if (rv != CKR_OK)
-		return rv;
-	if (pub->len > sizeof(p.b))
-		return CKR_ATTRIBUTE_VALUE_INVALID;
-	memcpy(p.b, pub->b, pub->len);
-	p.size = (uint16_t)pub->len;
-	rc = pqtpm_tss_load_public(t, TPM_RH_NULL, &p, &key);
-	if (rc == TPM_RC_SUCCESS) {
-		pqtpm_tss_flush(t, key.handle);
-		return CKR_OK;
-	}
-	/* refused for what it is, not for the TPM's state (memory) or the transport */
-	if ((rc & TPM_RC_FMT1) || rc == PQTPM_TSS_RC_BAD_VALUE) {
-		p11_tpm_rv(rc, "LoadExternal of a public key");
-		return CKR_ATTRIBUTE_VALUE_INVALID;
-	}
-	return p11_tpm_rv(rc, "LoadExternal of a public key");
-}
-
-CK_RV p11_tpm_public_check(const struct p11_blob *pub)
-{
-	CK_RV rv = check_once(pub);
-
-	return p11_tpm_recover() ? check_once(pub) : rv;
-}
-
 CK_RV p11_conn_encapsulate(struct p11_conn *c, const struct p11_blob *pub, uint8_t *ss,
 			   size_t *ss_len, uint8_t *ct, size_t *ct_len)
 {

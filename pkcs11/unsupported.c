@@ -14,11 +14,6 @@ NOT_SUPPORTED(C_GetOperationState, (CK_SESSION_HANDLE session, CK_BYTE_PTR opera
 NOT_SUPPORTED(C_SetOperationState,
 	      (CK_SESSION_HANDLE session, CK_BYTE_PTR operation_state, CK_ULONG operation_state_len,
 	       CK_OBJECT_HANDLE encryption_key, CK_OBJECT_HANDLE authentication_key))
-NOT_SUPPORTED(C_CopyObject,
-	      (CK_SESSION_HANDLE session, CK_OBJECT_HANDLE object, CK_ATTRIBUTE_PTR templ,
-	       CK_ULONG count, CK_OBJECT_HANDLE_PTR new_object))
-NOT_SUPPORTED(C_SetAttributeValue, (CK_SESSION_HANDLE session, CK_OBJECT_HANDLE object,
-				    CK_ATTRIBUTE_PTR templ, CK_ULONG count))
 NOT_SUPPORTED(C_DigestKey, (CK_SESSION_HANDLE session, CK_OBJECT_HANDLE key))
 NOT_SUPPORTED(C_SignRecoverInit,
 	      (CK_SESSION_HANDLE session, CK_MECHANISM_PTR mechanism, CK_OBJECT_HANDLE key))
@@ -46,12 +41,9 @@ NOT_SUPPORTED(C_UnwrapKey,
 	      (CK_SESSION_HANDLE session, CK_MECHANISM_PTR mechanism,
 	       CK_OBJECT_HANDLE unwrapping_key, CK_BYTE_PTR wrapped_key, CK_ULONG wrapped_key_len,
 	       CK_ATTRIBUTE_PTR templ, CK_ULONG attribute_count, CK_OBJECT_HANDLE_PTR key))
-NOT_SUPPORTED(C_SeedRandom, (CK_SESSION_HANDLE session, CK_BYTE_PTR seed, CK_ULONG seed_len))
 NOT_SUPPORTED(C_WaitForSlotEvent, (CK_FLAGS flags, CK_SLOT_ID_PTR slot, CK_VOID_PTR reserved))
 
 /* PKCS#11 3.0 */
-NOT_SUPPORTED(C_LoginUser, (CK_SESSION_HANDLE session, CK_USER_TYPE user_type, CK_BYTE_PTR pin,
-			    CK_ULONG pin_len, CK_BYTE_PTR username, CK_ULONG username_len))
 NOT_SUPPORTED(C_SessionCancel, (CK_SESSION_HANDLE session, CK_FLAGS flags))
 NOT_SUPPORTED(C_MessageEncryptInit,
 	      (CK_SESSION_HANDLE session, CK_MECHANISM_PTR mechanism, CK_OBJECT_HANDLE key))

@@ -1,4 +1,4 @@
-/* Startup, GetRandom, GetCapability. */
+/* Startup, GetRandom, StirRandom, GetCapability. */
 #include <string.h>
 
 #include "tss_int.h"
@@ -76,4 +76,16 @@ TPM_RC pqtpm_tss_get_property(struct pqtpm_tss *t, uint32_t property, uint32_t *
 	if (rd_u32(&r, &pt) || rd_u32(&r, value))
 		return PQTPM_TSS_RC_MALFORMED;
 	return pt == property ? TPM_RC_SUCCESS : TPM_RC_VALUE;
+}
+
+TPM_RC pqtpm_tss_stir_random(struct pqtpm_tss *t, const uint8_t *data, size_t len)
+{
+	struct tss_cmd c;
+
+	if (len > PQTPM_TSS_MAX_STIR || (len && !data))
+		return PQTPM_TSS_RC_BAD_VALUE;
+	tss_begin(&c, t, TPM_CC_StirRandom);
+	tss_param_enc(&c, TSS_ENC_IN);
+	tss_tpm2b(&c, data, len);
+	return tss_run(&c, NULL, NULL);
 }

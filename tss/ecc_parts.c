@@ -1,6 +1,8 @@
-/* ECC public areas and ECDSA signatures taken apart and made. */
+/* ECC public areas and ECDSA signatures taken apart and made; the public point of a private
+ * key made elsewhere. */
 #include <string.h>
 
+#include "crypto/crypto.h"
 #include "tss_int.h"
 
 #define MAX_COORD 128 /* struct pqtpm_tss_ecc_point's coordinates */
@@ -63,5 +65,26 @@ TPM_RC pqtpm_tss_signature_make_ecdsa(TPM_ALG_ID hash, const uint8_t *r, size_t 
 	    wr_tpm2b(&w, s, (uint16_t)slen))
 		return PQTPM_TSS_RC_BAD_VALUE;
 	out->size = (uint16_t)w.off;
+	return TPM_RC_SUCCESS;
+}
+
+TPM_RC pqtpm_tss_ecc_point_of(uint16_t curve, const uint8_t *d, size_t len,
+			      struct pqtpm_tss_ecc_point *point)
+{
+	struct crypto_ecc_params params;
+	size_t n = crypto_ecc_bytes(curve), i;
+	uint8_t any = 0;
+
+	if (n == 0 || len != n || !d || crypto_ecc_params(curve, &params) != TPM_RC_SUCCESS)
+		return PQTPM_TSS_RC_BAD_VALUE;
+	/* a private key is a scalar in [1, n - 1] */
+	for (i = 0; i < n; i++)
+		any |= d[i];
+	if (!any || memcmp(d, params.n, n) >= 0)
+		return PQTPM_TSS_RC_BAD_VALUE;
+	memset(point, 0, sizeof(*point));
+	if (crypto_ecc_public(curve, d, point->x, point->y) != TPM_RC_SUCCESS)
+		return PQTPM_TSS_RC_BAD_VALUE;
+	point->x_size = point->y_size = (uint16_t)n;
 	return TPM_RC_SUCCESS;
 }

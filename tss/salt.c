@@ -1,13 +1,12 @@
-/* Salts for StartAuthSession (Part 1 §19.6.13 and Annex B/C; v1.85 labeled KEM): the secret
- * the caller shares with the TPM through tpmKey, and the encryptedSalt that carries it. The
- * public area is read only as far as the salt needs, accepting any scheme a TPM may report. */
+/* Secrets shared with the TPM through one of its keys (Part 1 §11.4.10 secret sharing, Annex
+ * B/C; v1.85 labeled KEM): a StartAuthSession salt ("SECRET", Part 1 §19.6.13) or a duplication
+ * seed for Import ("DUPLICATE", §23.3.2), and the encrypted secret that carries it. The public
+ * area is read only as far as that needs, accepting any scheme a TPM may report. */
 #include <string.h>
 
 #include "crypto/crypto.h"
 #include "crypto/mlkem.h"
 #include "tss_int.h"
-
-static const char label[] = "SECRET";
 
 /* What a salt needs of a public area; the byte strings point into it. */
 struct salt_key {
@@ -93,9 +92,9 @@ static TPM_RC parse_key(const struct pqtpm_tss_public *pub, struct salt_key *k)
 								  : TPM_RC_SUCCESS;
 }
 
-/* RSA: a random salt of the nameAlg's size, OAEP-encrypted with label "SECRET". */
-static TPM_RC salt_rsa(const struct salt_key *k, uint8_t *salt, size_t dlen, uint8_t *enc,
-		       size_t *enc_len)
+/* RSA: a random secret of the nameAlg's size, OAEP-encrypted with the label. */
+static TPM_RC salt_rsa(const struct salt_key *k, const char *label, uint8_t *salt, size_t dlen,
+		       uint8_t *enc, size_t *enc_len)
 {
 	struct crypto_rsa key = { .n = k->unique, .nlen = k->unique_len, .e = k->exponent };
 
@@ -103,7 +102,7 @@ static TPM_RC salt_rsa(const struct salt_key *k, uint8_t *salt, size_t dlen, uin
 		return PQTPM_TSS_RC_BAD_VALUE;
 	TRY(crypto_random(salt, dlen));
 	return crypto_rsa_encrypt(&key, TPM_ALG_OAEP, k->name_alg, (const uint8_t *)label,
-				  sizeof(label), salt, dlen, enc, enc_len);
+				  strlen(label) + 1, salt, dlen, enc, enc_len);
 }
 
 /* A coordinate as exactly n bytes (a TPM may drop leading zeros). */
@@ -120,10 +119,10 @@ static TPM_RC fixed(const uint8_t *p, size_t len, size_t n, uint8_t *out)
 	return TPM_RC_SUCCESS;
 }
 
-/* ECC: one-pass ECDH with an ephemeral key; salt = KDFe(nameAlg, Z.x, "SECRET", Qe.x,
- * Qkey.x); encryptedSalt is the TPMS_ECC_POINT Qe. */
-static TPM_RC salt_ecc(const struct salt_key *k, uint8_t *salt, size_t dlen, uint8_t *enc,
-		       size_t *enc_len)
+/* ECC: one-pass ECDH with an ephemeral key; secret = KDFe(nameAlg, Z.x, label, Qe.x,
+ * Qkey.x); what carries it is the TPMS_ECC_POINT Qe. */
+static TPM_RC salt_ecc(const struct salt_key *k, const char *label, uint8_t *salt, size_t dlen,
+		       uint8_t *enc, size_t *enc_len)
 {
 	size_t n = crypto_ecc_bytes(k->curve);
 	uint8_t d[CRYPTO_MAX_ECC_BYTES], ex[CRYPTO_MAX_ECC_BYTES], ey[CRYPTO_MAX_ECC_BYTES];
@@ -153,10 +152,10 @@ static TPM_RC salt_ecc(const struct salt_key *k, uint8_t *salt, size_t dlen, uin
 	return TPM_RC_SUCCESS;
 }
 
-/* ML-KEM, Part 1's labeled KEM: (K, ct) = Encaps(ek); salt = KDFa(nameAlg, K, "SECRET", ct,
- * ek); encryptedSalt is ct (docs/pq-decisions.md). */
-static TPM_RC salt_mlkem(const struct salt_key *k, uint8_t *salt, size_t dlen, uint8_t *enc,
-			 size_t *enc_len)
+/* ML-KEM, Part 1's labeled KEM: (K, ct) = Encaps(ek); secret = KDFa(nameAlg, K, label, ct,
+ * ek); what carries it is ct (docs/pq-decisions.md). */
+static TPM_RC salt_mlkem(const struct salt_key *k, const char *label, uint8_t *salt, size_t dlen,
+			 uint8_t *enc, size_t *enc_len)
 {
 	uint8_t m[32], shared[MLKEM_SS_BYTES];
 	size_t ctlen = mlkem_ct_bytes(k->set);
@@ -176,8 +175,8 @@ static TPM_RC salt_mlkem(const struct salt_key *k, uint8_t *salt, size_t dlen, u
 	return rc;
 }
 
-TPM_RC tss_salt_make(const struct pqtpm_tss_public *pub, uint8_t *salt, size_t *salt_len,
-		     uint8_t *enc, size_t *enc_len)
+TPM_RC tss_secret_make(const struct pqtpm_tss_public *pub, const char *label, uint8_t *salt,
+		       size_t *salt_len, uint8_t *enc, size_t *enc_len)
 {
 	struct salt_key k;
 	size_t dlen;
@@ -187,13 +186,13 @@ TPM_RC tss_salt_make(const struct pqtpm_tss_public *pub, uint8_t *salt, size_t *
 	dlen = crypto_hash_size(k.name_alg);
 	switch (k.type) {
 	case TPM_ALG_RSA:
-		rc = salt_rsa(&k, salt, dlen, enc, enc_len);
+		rc = salt_rsa(&k, label, salt, dlen, enc, enc_len);
 		break;
 	case TPM_ALG_ECC:
-		rc = salt_ecc(&k, salt, dlen, enc, enc_len);
+		rc = salt_ecc(&k, label, salt, dlen, enc, enc_len);
 		break;
 	default:
-		rc = salt_mlkem(&k, salt, dlen, enc, enc_len);
+		rc = salt_mlkem(&k, label, salt, dlen, enc, enc_len);
 		break;
 	}
 	*salt_len = rc == TPM_RC_SUCCESS ? dlen : 0;

@@ -84,7 +84,7 @@ static TPM_RC start(struct pqtpm_tss_session *s, const struct pqtpm_tss_session_
 		TRY(tss_auth_value(&s->bind_auth, p->bind_auth));
 	}
 	if (p->salt_key)
-		TRY(tss_salt_make(p->salt_pub, salt, &salt_len, enc, &enc_len));
+		TRY(tss_secret_make(p->salt_pub, "SECRET", salt, &salt_len, enc, &enc_len));
 	s->nonce_caller.size = s->dsize;
 	rc = crypto_random(s->nonce_caller.b, s->dsize);
 	if (rc == TPM_RC_SUCCESS) {

@@ -194,15 +194,15 @@ static TPM_RC wr_parms(struct wr *w, const struct pqtpm_tss_template *t)
 		TRY(wr_sym(w, aes, t->sym_bits, 0));
 		TRY(wr_scheme(w, t->scheme, t->scheme_hash));
 		TRY(wr_u16(w, t->rsa_bits ? t->rsa_bits : 2048));
-		TRY(wr_u32(w, 0));
+		TRY(wr_u32(w, t->exponent == 65537 ? 0 : t->exponent));
 		return wr_tpm2b(w, t->unique, t->unique_len);
 	case TPM_ALG_ECC:
 		TRY(wr_sym(w, aes, t->sym_bits, 0));
 		TRY(wr_scheme(w, t->scheme, t->scheme_hash));
 		TRY(wr_u16(w, t->curve ? t->curve : TPM_ECC_NIST_P256));
 		TRY(wr_u16(w, TPM_ALG_NULL)); /* kdf */
-		TRY(wr_u16(w, 0));
-		return wr_u16(w, 0);
+		TRY(wr_tpm2b(w, t->unique, t->unique_len));
+		return wr_tpm2b(w, t->unique_y, t->unique_y_len);
 	case TPM_ALG_KEYEDHASH:
 		TRY(wr_scheme(w, t->scheme, t->scheme_hash));
 		return wr_tpm2b(w, t->unique, t->unique_len);
@@ -231,8 +231,11 @@ TPM_RC pqtpm_tss_template_public(const struct pqtpm_tss_template *t,
 {
 	struct wr w;
 
+	/* a length without its bytes; an ECC point is both coordinates or none, and only ECC has
+	 * a second one */
 	if (t->policy_len > 64 || (t->policy_len && !t->policy) || (t->unique_len && !t->unique) ||
-	    (t->unique_len && t->type == TPM_ALG_ECC))
+	    (t->unique_y_len && !t->unique_y) ||
+	    (t->type == TPM_ALG_ECC ? !t->unique_len != !t->unique_y_len : t->unique_y_len != 0))
 		return PQTPM_TSS_RC_BAD_VALUE;
 	wr_init(&w, out->b, sizeof(out->b));
 	if (wr_u16(&w, t->type) || wr_u16(&w, t->name_alg ? t->name_alg : TPM_ALG_SHA256) ||

@@ -221,10 +221,11 @@ TPM_RC tss_use_crypt(struct tss_use *u, int k, bool response, uint8_t *params, s
 /* builder.c: a test program may replace this (weak, does nothing) to see and alter each
  * response before the library reads it. */
 void tss_response_observed(uint8_t *rsp, size_t len);
-/* salt.c: a salt for a StartAuthSession on key pub (RSA, ECC, ML-KEM): salt (64 bytes) and the
- * encryptedSalt (enc, PQTPM_TSS_MAX_SECRET bytes). */
-TPM_RC tss_salt_make(const struct pqtpm_tss_public *pub, uint8_t *salt, size_t *salt_len,
-		     uint8_t *enc, size_t *enc_len);
+/* salt.c: a secret shared with the TPM through key pub (RSA, ECC, ML-KEM) under label
+ * ("SECRET": a StartAuthSession salt; "DUPLICATE": an Import seed): the secret (64 bytes, the
+ * size of pub's nameAlg) and what carries it (enc, PQTPM_TSS_MAX_SECRET bytes). */
+TPM_RC tss_secret_make(const struct pqtpm_tss_public *pub, const char *label, uint8_t *salt,
+		       size_t *salt_len, uint8_t *enc, size_t *enc_len);
 /* names.c: the Name of a handle: permanent, PCR and session handles are their own Name,
  * transient objects come from the cache or ReadPublic, persistent objects from ReadPublic, NV
  * indices from NV_ReadPublic (their Name changes when written). */

@@ -152,9 +152,12 @@ struct pqtpm_tss_template {
 				  * at each EncryptDecrypt) */
 	const uint8_t *policy;	 /* authPolicy, policy_len bytes */
 	uint16_t policy_len;
-	const uint8_t *unique;	 /* the public key of a key made elsewhere (LoadExternal): ML-KEM
-				  * ek, ML-DSA pk, RSA modulus; unique_len bytes (0: empty) */
-	uint16_t unique_len;
+	/* A key made outside the TPM (LoadExternal, Import): its public key as unique (RSA
+	 * modulus, ECC x with unique_y, ML-DSA pk, ML-KEM ek; unique_len bytes, 0: empty, the TPM
+	 * makes the key) and the RSA exponent (0: the default 65537). */
+	const uint8_t *unique, *unique_y;
+	uint16_t unique_len, unique_y_len;
+	uint32_t exponent;
 };
 TPM_RC pqtpm_tss_template_public(const struct pqtpm_tss_template *t,
 				 struct pqtpm_tss_public *out);
@@ -175,6 +178,10 @@ TPM_RC pqtpm_tss_ticket_parse(const struct pqtpm_tss_ticket *tk, uint16_t *tag,
 /* ---- commands ---- */
 TPM_RC pqtpm_tss_startup(struct pqtpm_tss *t, uint16_t su); /* TPM_RC_INITIALIZE is 0 here */
 TPM_RC pqtpm_tss_get_random(struct pqtpm_tss *t, uint8_t *out, uint16_t len);
+/* StirRandom: len bytes (at most PQTPM_TSS_MAX_STIR, TPM2B_SENSITIVE_DATA) into the TPM's
+ * random generator's state. */
+#define PQTPM_TSS_MAX_STIR 128
+TPM_RC pqtpm_tss_stir_random(struct pqtpm_tss *t, const uint8_t *data, size_t len);
 /* GetCapability: the capability data after moreData (TPMS_CAPABILITY_DATA) in data. */
 TPM_RC pqtpm_tss_get_capability(struct pqtpm_tss *t, uint32_t cap, uint32_t property,
 				uint32_t count, uint8_t *more, uint8_t *data, size_t cap_len,
@@ -246,6 +253,15 @@ TPM_RC pqtpm_tss_verify_digest_signature(struct pqtpm_tss *t, TPM_HANDLE key,
 					 const uint8_t *digest, size_t dlen,
 					 const struct pqtpm_tss_signature *sig,
 					 struct pqtpm_tss_ticket *ticket);
+/* The external mu (mu_len 64 bytes) of a HashML-DSA signature (FIPS 204 Algorithm 4) with the
+ * ML-DSA key of public area pub: PH (ph_len bytes) the digest of the message by hash
+ * (TPM_ALG_SHA256/384/512), ctx the context string. A key with allowExternalMu signs it with
+ * pqtpm_tss_sign_digest (empty context), and the signature verifies as HashML-DSA. Computed
+ * here from public values only (tss/mldsa_mu.c); PQTPM_TSS_RC_BAD_VALUE for another key type,
+ * hash or length. */
+TPM_RC pqtpm_tss_hash_mldsa_mu(const struct pqtpm_tss_public *pub, TPM_ALG_ID hash,
+			       const uint8_t *ctx, size_t ctx_len, const uint8_t *ph,
+			       size_t ph_len, uint8_t *mu, size_t mu_len);
 
 /* ML-KEM */
 TPM_RC pqtpm_tss_encapsulate(struct pqtpm_tss *t, TPM_HANDLE key,
@@ -491,6 +507,17 @@ TPM_RC pqtpm_tss_duplicate(struct pqtpm_tss *t, TPM_HANDLE object, const char *o
 TPM_RC pqtpm_tss_import(struct pqtpm_tss *t, TPM_HANDLE parent, const char *parent_auth,
 			const struct pqtpm_tss_public *pub, const struct pqtpm_tss_duplicate *in,
 			TPM_ALG_ID sym_alg, uint16_t sym_bits, struct pqtpm_tss_private *priv);
+/* A key made outside the TPM as a duplicate for Import under parent (parent_pub its public
+ * area: a storage key, RSA, ECC or ML-KEM, with AES-CFB), made here without a TPM
+ * (tss/dup_make.c): pub is the key's public area (unique filled in, fixedTPM and fixedParent
+ * clear; pqtpm_tss_template_public with unique), auth its authValue, priv the private part as
+ * the TPM keeps it (RSA: one prime, half the modulus' bytes; ECC: the scalar, the curve's
+ * bytes; ML-DSA: the 32-byte seed). An outer wrapper only (seed shared with the parent under
+ * "DUPLICATE"), no inner one: Import it with sym_alg TPM_ALG_NULL. The TPM checks at Import
+ * that priv belongs to pub (TPM_RC_BINDING). */
+TPM_RC pqtpm_tss_duplicate_make(const struct pqtpm_tss_public *parent_pub,
+				const struct pqtpm_tss_public *pub, const char *auth,
+				const uint8_t *priv, size_t len, struct pqtpm_tss_duplicate *out);
 
 /* ---- commands: capabilities (tss/cmd_cap.c) ---- */
 /* GetCapability of cap from property up to limit, as many rounds as moreData asks for (each
@@ -634,6 +661,11 @@ TPM_RC pqtpm_tss_unseal(struct pqtpm_tss *t, TPM_HANDLE object, const char *auth
  * type. */
 TPM_RC pqtpm_tss_public_ecc(const struct pqtpm_tss_public *pub, uint16_t *curve,
 			    struct pqtpm_tss_ecc_point *point);
+/* The public point of the private scalar d (len: exactly the curve's bytes) of curve (P-256,
+ * P-384); PQTPM_TSS_RC_BAD_VALUE for another curve, a length that does not fit, or d outside
+ * [1, n - 1]. */
+TPM_RC pqtpm_tss_ecc_point_of(uint16_t curve, const uint8_t *d, size_t len,
+			      struct pqtpm_tss_ecc_point *point);
 /* An ECDSA signature's hash and its r and s (pointing into sig); PQTPM_TSS_RC_BAD_VALUE for
  * another algorithm. */
 TPM_RC pqtpm_tss_signature_ecdsa(const struct pqtpm_tss_signature *sig, TPM_ALG_ID *hash,

@@ -14,6 +14,8 @@
 // One-shot modes for tests/integration/pq_mssim.c (the TPM's keys and signatures against noble;
 // every argument hex, "-" for empty, one line out):
 //   node pq.mjs verify SET PK MSG CTX SIG    -> ok | FAIL     (ML-DSA, FIPS 204 pure)
+//   node pq.mjs verify-hash SET HASH PK MSG CTX SIG -> ok | FAIL  (HashML-DSA, HASH sha256,
+//     sha384 or sha512; noble's @noble/hashes, a dependency of @noble/post-quantum)
 //   node pq.mjs sign SET XI MSG CTX          -> PK SIG        (hedged, from the 32-byte seed xi)
 //   node pq.mjs encaps SET EK                -> CT SS         (ML-KEM, fresh randomness)
 //   node pq.mjs kem-keygen SET SEED          -> EK            (d || z = SEED, 64 bytes)
@@ -27,6 +29,7 @@
 import { readFileSync } from 'node:fs';
 import { ml_dsa44, ml_dsa65, ml_dsa87 } from '@noble/post-quantum/ml-dsa.js';
 import { ml_kem512, ml_kem768, ml_kem1024 } from '@noble/post-quantum/ml-kem.js';
+import { sha256, sha384, sha512 } from '@noble/hashes/sha2.js';
 
 const DSA = { 1: ml_dsa44, 2: ml_dsa65, 3: ml_dsa87 };
 const KEM = { 1: ml_kem512, 2: ml_kem768, 3: ml_kem1024 };
@@ -89,6 +92,13 @@ function oneShot(mode, a) {
 	case 'verify': {
 		const [, pk, m, c, sig] = a;
 		return DSA[set].verify(arg(sig), arg(m), arg(pk), { context: arg(c) }) ? 'ok' : 'FAIL';
+	}
+	case 'verify-hash': {
+		const [, h, pk, m, c, sig] = a;
+		const ph = { sha256, sha384, sha512 }[h];
+		if (!ph) return null;
+		return DSA[set].prehash(ph).verify(arg(sig), arg(m), arg(pk), { context: arg(c) })
+			? 'ok' : 'FAIL';
 	}
 	case 'sign': {
 		const [, xi, m, c] = a;

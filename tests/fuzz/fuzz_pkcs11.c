@@ -42,7 +42,8 @@
  * length, raw bytes whose length is never a multiple of 8 (so never the size of a structure
  * with pointers, which the module would rightly trust), or the structure the mechanism takes
  * (CK_RSA_PKCS_PSS_PARAMS, CK_RSA_PKCS_OAEP_PARAMS, CK_SIGN_ADDITIONAL_CONTEXT,
- * CK_ECDH1_DERIVE_PARAMS, an AES IV, CK_AES_CTR_PARAMS, CK_MAC_GENERAL_PARAMS) with
+ * CK_HASH_SIGN_ADDITIONAL_CONTEXT, CK_ECDH1_DERIVE_PARAMS, an AES IV, CK_AES_CTR_PARAMS,
+ * CK_MAC_GENERAL_PARAMS) with
  * fuzzer-chosen fields and its pointers to buffers of the lengths it gives. Every buffer is
  * allocated to its exact length, so that an over-read or over-write is ASan's.
  *
@@ -349,11 +350,21 @@ static void structured(struct in *in, CK_MECHANISM *m)
 		p->pSourceData = ptr_len(in, &p->ulSourceDataLen, 300);
 		m->pParameter = p;
 		m->ulParameterLen = sizeof(*p);
-	} else if (m->mechanism == CKM_ML_DSA) {
+	} else if (m->mechanism == CKM_ML_DSA || m->mechanism == CKM_HASH_ML_DSA_SHA256 ||
+		   m->mechanism == CKM_HASH_ML_DSA_SHA384 ||
+		   m->mechanism == CKM_HASH_ML_DSA_SHA512) {
 		CK_SIGN_ADDITIONAL_CONTEXT *p = amalloc(sizeof(*p));
 
 		p->hedgeVariant = g8(in) % 4;
 		p->pContext = ptr_len(in, &p->ulContextLen, 300);
+		m->pParameter = p;
+		m->ulParameterLen = sizeof(*p);
+	} else if (m->mechanism == CKM_HASH_ML_DSA) {
+		CK_HASH_SIGN_ADDITIONAL_CONTEXT *p = amalloc(sizeof(*p));
+
+		p->hedgeVariant = g8(in) % 4;
+		p->pContext = ptr_len(in, &p->ulContextLen, 300);
+		p->hash = pick_hash(in);
 		m->pParameter = p;
 		m->ulParameterLen = sizeof(*p);
 	} else if (m->mechanism == CKM_ECDH1_DERIVE) {
@@ -1402,6 +1413,30 @@ static void write_seeds(const char *d)
 	put8(1);
 	sign_verify(CKM_ML_DSA, false, MLDSA_PRIV, MLDSA_PUB, "pure ML-DSA");
 	seed_write(d, "ecdsa-mldsa-sign");
+
+	/* HashML-DSA: of a message the TPM hashes, and of a SHA-256 digest its parameter names */
+	sign_verify(CKM_HASH_ML_DSA_SHA384, false, MLDSA_PRIV, MLDSA_PUB, "HashML-DSA");
+	put8(OP_SIGN);
+	mech(CKM_HASH_ML_DSA, true);
+	put8(0);	/* CKH_HEDGE_PREFERRED */
+	put8(0);	/* no context */
+	put8(1);	/* CKM_SHA256 */
+	put8(MLDSA_PRIV);
+	put8(0);	/* C_Sign */
+	put8(32);
+	put(digest32, 32);
+	put8(0);	/* the length query first */
+	put8(OP_VERIFY);
+	mech(CKM_HASH_ML_DSA, true);
+	put8(0);
+	put8(0);
+	put8(1);
+	put8(MLDSA_PUB);
+	put8(1);	/* C_Verify */
+	put8(32);
+	put(digest32, 32);
+	put8(1);	/* the last signature */
+	seed_write(d, "hash-mldsa-sign");
 
 	put8(OP_CRYPT);
 	put8(1);	/* encrypt */

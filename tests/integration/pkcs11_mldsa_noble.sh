@@ -4,7 +4,9 @@
 # through the function list: Debian's pkcs11-tool knows no ML-DSA) generates ML-DSA-44/65/87
 # keys on a token and signs a message in one part and in two, without and with a context
 # string; noble verifies each signature (FIPS 204 pure ML-DSA) with the key's CKA_VALUE, and
-# refuses it with a flipped signature byte, a flipped message byte or another context.
+# refuses it with a flipped signature byte, a flipped message byte or another context. The same
+# for HashML-DSA (CKM_HASH_ML_DSA_SHA256/384/512 with ML-DSA-44/65/87 and a context): noble's
+# HashML-DSA verifies them, its pure ML-DSA does not.
 set -eu
 . "$(dirname "$0")/lib.sh"
 
@@ -81,6 +83,24 @@ for set in 1 2 3; do
 		noble "$what: noble refuses it under another context" FAIL $set "$pk" "$msg" "$other" \
 			"$sig"
 	done
+done
+
+hashes=(- sha256 sha384 sha512)
+for set in 1 2 3; do
+	h=${hashes[set]}
+	what="HashML-DSA set $set with $h"
+	run "$what: key and signatures from the module" "$SIGNER" "$MOD" $set $PIN "$long" "$ctx" $h
+	read -r pk m sig sig2 <"$T/out" || true
+	for s in "$sig" "$sig2"; do
+		got=$(cd "$xdir" && node pq.mjs verify-hash $set $h "$pk" "$long" "$ctx" "$s") || true
+		check_eq "$what: noble's HashML-DSA verifies it" ok "$got"
+	done
+	got=$(cd "$xdir" && node pq.mjs verify-hash $set $h "$pk" "$(flip "$long" 7)" "$ctx" \
+		"$sig") || true
+	check_eq "$what: not for a flipped message byte" FAIL "$got"
+	got=$(cd "$xdir" && node pq.mjs verify-hash $set $h "$pk" "$long" - "$sig") || true
+	check_eq "$what: not without its context" FAIL "$got"
+	noble "$what: not a pure ML-DSA signature" FAIL $set "$pk" "$long" "$ctx" "$sig"
 done
 
 finish

@@ -11,7 +11,8 @@ ML-DSA-44/65/87 and ML-KEM-512/768/1024 (PyKCS11 knows no PKCS#11 3.2 constant: 
 every mechanism that C_GetMechanismList lists, used as C_GetMechanismInfo's flags say with
 keys of the sizes it gives, against values computed here where Python has them (RSA PKCS#1
 v1.5 and PSS signatures checked and OAEP ciphertexts made by RSA arithmetic here, HMAC by
-Python's hmac, the ECDH KDF by hashlib, AES against SP 800-38A's vectors); secret keys
+Python's hmac, the ECDH KDF by hashlib, AES against SP 800-38A's vectors, HashML-DSA of a
+digest hashlib computed against the module's HashML-DSA of the message); secret keys
 generated; digests without a login; C_FindObjects with templates; C_GetAttributeValue's rules
 as PyKCS11 passes them through; C_DestroyObject; the errors the specification names for bad
 input. ML-KEM's encapsulation is a 3.2 function, which PyKCS11 cannot call. Prints one line per
@@ -33,6 +34,8 @@ CKM_ML_KEM_KEY_PAIR_GEN = 0x0F
 CKM_ML_KEM = 0x17
 CKM_ML_DSA_KEY_PAIR_GEN = 0x1C
 CKM_ML_DSA = 0x1D
+CKM_HASH_ML_DSA = 0x1F
+CKM_HASH_ML_DSA_SHA256, CKM_HASH_ML_DSA_SHA384, CKM_HASH_ML_DSA_SHA512 = 0x24, 0x25, 0x26
 CKK_ML_KEM = 0x49
 CKK_ML_DSA = 0x4A
 CKA_PARAMETER_SET = 0x61D
@@ -192,6 +195,13 @@ def ml_dsa_context(ctx, hedge=CKH_HEDGE_PREFERRED):
     """A CK_SIGN_ADDITIONAL_CONTEXT as bytes, its pointer into a buffer kept with it."""
     buf = ctypes.create_string_buffer(ctx, len(ctx))
     return struct.pack("LPL", hedge, ctypes.addressof(buf) if ctx else 0, len(ctx)), buf
+
+
+def hash_ml_dsa_context(hash_mech, ctx, hedge=CKH_HEDGE_PREFERRED):
+    """A CK_HASH_SIGN_ADDITIONAL_CONTEXT as bytes, its pointer into a buffer kept with it."""
+    buf = ctypes.create_string_buffer(ctx, len(ctx))
+    return struct.pack("LPLL", hedge, ctypes.addressof(buf) if ctx else 0, len(ctx),
+                       hash_mech), buf
 
 
 def slots_and_tokens(lib):
@@ -366,7 +376,14 @@ SIGN_MECHS = {
     CKM_ECDSA_SHA384: (CKK_EC, CKM_SHA384, False),
     CKM_ECDSA_SHA512: (CKK_EC, CKM_SHA512, False),
     CKM_ML_DSA: (CKK_ML_DSA, None, False),
+    CKM_HASH_ML_DSA_SHA256: (CKK_ML_DSA, CKM_SHA256, False),
+    CKM_HASH_ML_DSA_SHA384: (CKK_ML_DSA, CKM_SHA384, False),
+    CKM_HASH_ML_DSA_SHA512: (CKK_ML_DSA, CKM_SHA512, False),
 }
+# CKM_HASH_ML_DSA signs a digest of the hash its parameter names; the mechanism that hashes the
+# message itself with that hash
+HASH_ML_DSA = {CKM_SHA256: CKM_HASH_ML_DSA_SHA256, CKM_SHA384: CKM_HASH_ML_DSA_SHA384,
+               CKM_SHA512: CKM_HASH_ML_DSA_SHA512}
 KEYGEN_MECHS = {CKM_RSA_PKCS_KEY_PAIR_GEN: CKK_RSA, CKM_EC_KEY_PAIR_GEN: CKK_EC,
                 CKM_ML_DSA_KEY_PAIR_GEN: CKK_ML_DSA, CKM_ML_KEM_KEY_PAIR_GEN: CKK_ML_KEM}
 KEY_SIZES = {CKK_RSA: (2048, 3072), CKK_EC: (256, 384), CKK_ML_DSA: (1, 3),
@@ -402,7 +419,10 @@ def mech_info(lib, slot, m):
 
 def mech_name(m):
     names = {CKM_ML_DSA: "CKM_ML_DSA", CKM_ML_DSA_KEY_PAIR_GEN: "CKM_ML_DSA_KEY_PAIR_GEN",
-             CKM_ML_KEM: "CKM_ML_KEM", CKM_ML_KEM_KEY_PAIR_GEN: "CKM_ML_KEM_KEY_PAIR_GEN"}
+             CKM_ML_KEM: "CKM_ML_KEM", CKM_ML_KEM_KEY_PAIR_GEN: "CKM_ML_KEM_KEY_PAIR_GEN",
+             CKM_HASH_ML_DSA: "CKM_HASH_ML_DSA", CKM_HASH_ML_DSA_SHA256: "CKM_HASH_ML_DSA_SHA256",
+             CKM_HASH_ML_DSA_SHA384: "CKM_HASH_ML_DSA_SHA384",
+             CKM_HASH_ML_DSA_SHA512: "CKM_HASH_ML_DSA_SHA512"}
     return names.get(m) or PyKCS11.CKM.get(m, hex(m))
 
 
@@ -487,6 +507,41 @@ def signatures(t, s, mechs):
         det, keep3 = ml_dsa_context(b"", CKH_DETERMINISTIC_REQUIRED)
         expect_rv("ML-DSA deterministic signing refused (the TPM hedges)",
                   CKR_MECHANISM_PARAM_INVALID, s.sign, priv, MSG, Mechanism(CKM_ML_DSA, det))
+
+
+def hash_ml_dsa(t, s, mechs):
+    """CKM_HASH_ML_DSA of digests hashlib computed, with a context: verified by the module, the
+    same signature input as the mechanism that has the TPM hash the message (a signature of one
+    verifies under the other), bound to its context, refused as pure ML-DSA."""
+    if not mechs:
+        return
+    info = mech_info(t.lib, t.slot, CKM_HASH_ML_DSA)
+    check("CKM_HASH_ML_DSA: CKF_SIGN | CKF_VERIFY, key sizes (1, 3)",
+          info.flags & CKF_SIGN and info.flags & CKF_VERIFY and
+          (info.ulMinKeySize, info.ulMaxKeySize) == KEY_SIZES[CKK_ML_DSA])
+    pub, priv = t.keys["ML-DSA set 2"]
+    ctx = b"pqtpm-pykcs11"
+    pure, keep = ml_dsa_context(ctx)
+    for hmech, whole in sorted(HASH_ML_DSA.items()):
+        name = "CKM_HASH_ML_DSA of a %s digest with ML-DSA set 2" % PyKCS11.CKM[hmech]
+        digest = HASHES[hmech](MSG).digest()
+        param, keep2 = hash_ml_dsa_context(hmech, ctx)
+        m = Mechanism(CKM_HASH_ML_DSA, param)
+        sig = attempt(name + ": C_Sign", s.sign, priv, digest, m)
+        if sig is None:
+            continue
+        check(name + ": a signature of %d bytes" % MLDSA_SIZES[2][1],
+              len(sig) == MLDSA_SIZES[2][1], str(len(sig)))
+        check(name + ": C_Verify accepts it", s.verify(pub, digest, sig, m))
+        check(name + ": %s of the message accepts it" % mech_name(whole),
+              s.verify(pub, MSG, sig, Mechanism(whole, pure)))
+        other, keep3 = hash_ml_dsa_context(hmech, b"another context")
+        check(name + ": refused under another context",
+              not s.verify(pub, digest, sig, Mechanism(CKM_HASH_ML_DSA, other)))
+        check(name + ": refused as pure ML-DSA",
+              not s.verify(pub, digest, sig, Mechanism(CKM_ML_DSA, pure)))
+    expect_rv("CKM_HASH_ML_DSA without its parameter", CKR_MECHANISM_PARAM_INVALID,
+              s.sign, priv, MSG, Mechanism(CKM_HASH_ML_DSA))
 
 
 def encryption(t, s, mechs):
@@ -775,7 +830,8 @@ def mechanisms(t, s):
     expect_rv("C_GetMechanismInfo of a mechanism not listed", CKR_MECHANISM_INVALID,
               mech_info, t.lib, t.slot, CKM_DSA)
     known = set(SIGN_MECHS) | set(KEYGEN_MECHS) | {CKM_RSA_PKCS_OAEP, CKM_ECDH1_DERIVE} | \
-        set(HASHES) | set(SECRET_KEYGEN) | set(AES_MECHS) | set(HMAC_MECHS) | {CKM_ML_KEM}
+        set(HASHES) | set(SECRET_KEYGEN) | set(AES_MECHS) | set(HMAC_MECHS) | {CKM_ML_KEM} | \
+        {CKM_HASH_ML_DSA}
     for m in nums:
         if m not in known:
             bad("%s is listed but this test does not use it" % mech_name(m),
@@ -790,6 +846,7 @@ def mechanisms(t, s):
     for m in KEYGEN_MECHS:
         check("%s is listed (the test made keys with it)" % mech_name(m), m in nums)
     signatures(t, s, [m for m in nums if m in SIGN_MECHS])
+    hash_ml_dsa(t, s, [m for m in nums if m == CKM_HASH_ML_DSA])
     encryption(t, s, [m for m in nums if m in (CKM_RSA_PKCS_OAEP, CKM_RSA_PKCS)])
     derivation(t, s, [m for m in nums if m == CKM_ECDH1_DERIVE])
     secret_keys(t, s, [m for m in nums if m in SECRET_KEYGEN])

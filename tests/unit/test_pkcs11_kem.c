@@ -2,7 +2,8 @@
  * list (dlopen, C_GetInterface): ML-KEM-512/768/1024 key pairs in the TPM, C_EncapsulateKey to
  * the token's public key and to one made elsewhere (C_CreateObject), C_DecapsulateKey giving the
  * same secret, the shared secret's key (generic or AES, readable only when asked), the
- * errors the specification names; the 3.2 list's layout and its functions not implemented. */
+ * attribute rules of ML-KEM keys in C_SetAttributeValue and C_CopyObject, the errors the
+ * specification names; the 3.2 list's layout and its functions not implemented. */
 #include <dlfcn.h>
 #include <limits.h>
 #include <stddef.h>
@@ -258,6 +259,69 @@ static void test_kem_import(void)
 	CU_ASSERT_EQUAL(f->C_CreateObject(s, t, 4, &imported), CKR_ATTRIBUTE_VALUE_INVALID);
 }
 
+/* C_SetAttributeValue and C_CopyObject of ML-KEM keys, by the rules of every key pair: the
+ * encapsulate / decapsulate uses may be taken away, not given back; the parameter set and the
+ * encapsulation key are read-only, a use of the other class not there; a copy (of a key made
+ * copyable) decapsulates what its original's public key encapsulated; an ML-KEM public key made
+ * elsewhere is not copyable unless it says so, as every key. */
+static void test_kem_set_copy(void)
+{
+	static uint8_t ct[1600], ek[1600];
+	CK_MECHANISM m = { CKM_ML_KEM, NULL, 0 }, km = { CKM_ML_KEM_KEY_PAIR_GEN, NULL, 0 };
+	CK_KEY_TYPE gen = CKK_GENERIC_SECRET;
+	CK_ULONG set = CKP_ML_KEM_768, other = CKP_ML_KEM_512, len = 0, n = sizeof(ct);
+	CK_ATTRIBUTE pt[] = { { CKA_PARAMETER_SET, &set, sizeof(set) } };
+	CK_ATTRIBUTE kt[] = { { CKA_COPYABLE, &yes, sizeof(yes) } };
+	CK_ATTRIBUTE rt[] = READABLE(gen, len);
+	CK_ATTRIBUTE no_encaps[] = { { CKA_ENCAPSULATE, &no, sizeof(no) } };
+	CK_ATTRIBUTE encaps[] = { { CKA_ENCAPSULATE, &yes, sizeof(yes) } };
+	CK_ATTRIBUTE no_decaps[] = { { CKA_DECAPSULATE, &no, sizeof(no) } };
+	CK_ATTRIBUTE decaps[] = { { CKA_DECAPSULATE, &yes, sizeof(yes) } };
+	CK_ATTRIBUTE ps[] = { { CKA_PARAMETER_SET, &other, sizeof(other) } };
+	CK_ATTRIBUTE val[] = { { CKA_VALUE, ek, 1184 } };
+	CK_ATTRIBUTE imp[] = {
+		{ CKA_CLASS, &pub_class, sizeof(pub_class) },
+		{ CKA_KEY_TYPE, &kem_type, sizeof(kem_type) },
+		{ CKA_VALUE, ek, 1184 },
+	};
+	CK_OBJECT_HANDLE pub, priv, copy, imported, ka, kb;
+	uint8_t a[64], b[64];
+
+	CU_ASSERT_EQUAL_FATAL(f->C_GenerateKeyPair(s, &km, pt, 1, kt, 1, &pub, &priv), CKR_OK);
+	CU_ASSERT_EQUAL(attr_bool(pub, CKA_COPYABLE), CK_FALSE);
+	CU_ASSERT_EQUAL(f->C_CopyObject(s, pub, NULL, 0, &copy), CKR_ACTION_PROHIBITED);
+	CU_ASSERT_EQUAL_FATAL(f->C_CopyObject(s, priv, NULL, 0, &copy), CKR_OK);
+	CU_ASSERT_EQUAL_FATAL(f->C_EncapsulateKey(s, &m, pub, rt, 3, ct, &n, &ka), CKR_OK);
+	CU_ASSERT_EQUAL_FATAL(f->C_DecapsulateKey(s, &m, copy, rt, 3, ct, n, &kb), CKR_OK);
+	CU_ASSERT_EQUAL(value(ka, a, sizeof(a)), 32);
+	CU_ASSERT_EQUAL(value(kb, b, sizeof(b)), 32);
+	CU_ASSERT_EQUAL(memcmp(a, b, 32), 0);
+	/* the uses: taken away, not given back */
+	CU_ASSERT_EQUAL(f->C_SetAttributeValue(s, pub, no_encaps, 1), CKR_OK);
+	CU_ASSERT_EQUAL(f->C_EncapsulateKey(s, &m, pub, rt, 3, ct, &n, &ka),
+			CKR_KEY_FUNCTION_NOT_PERMITTED);
+	CU_ASSERT_EQUAL(f->C_SetAttributeValue(s, pub, encaps, 1), CKR_ATTRIBUTE_VALUE_INVALID);
+	CU_ASSERT_EQUAL(f->C_SetAttributeValue(s, copy, no_decaps, 1), CKR_OK);
+	CU_ASSERT_EQUAL(f->C_DecapsulateKey(s, &m, copy, rt, 3, ct, n, &kb),
+			CKR_KEY_FUNCTION_NOT_PERMITTED);
+	CU_ASSERT_EQUAL(f->C_SetAttributeValue(s, copy, decaps, 1), CKR_ATTRIBUTE_VALUE_INVALID);
+	/* the original keeps its use */
+	CU_ASSERT_EQUAL(f->C_DecapsulateKey(s, &m, priv, rt, 3, ct, n, &kb), CKR_OK);
+	CU_ASSERT_EQUAL(f->C_SetAttributeValue(s, pub, decaps, 1), CKR_ATTRIBUTE_TYPE_INVALID);
+	CU_ASSERT_EQUAL(f->C_SetAttributeValue(s, priv, encaps, 1), CKR_ATTRIBUTE_TYPE_INVALID);
+	CU_ASSERT_EQUAL(f->C_SetAttributeValue(s, pub, ps, 1), CKR_ATTRIBUTE_READ_ONLY);
+	CU_ASSERT_EQUAL(f->C_SetAttributeValue(s, pub, val, 1), CKR_ATTRIBUTE_READ_ONLY);
+	/* a public key from elsewhere: the rules of every public key */
+	CU_ASSERT_EQUAL_FATAL(value(pub, ek, sizeof(ek)), 1184);
+	CU_ASSERT_EQUAL_FATAL(f->C_CreateObject(s, imp, 3, &imported), CKR_OK);
+	CU_ASSERT_EQUAL(attr_bool(imported, CKA_COPYABLE), CK_FALSE);
+	CU_ASSERT_EQUAL(attr_bool(imported, CKA_VERIFY), CK_FALSE);
+	CU_ASSERT_EQUAL(f->C_CopyObject(s, imported, NULL, 0, &copy), CKR_ACTION_PROHIBITED);
+	CU_ASSERT_EQUAL(f->C_SetAttributeValue(s, imported, no_encaps, 1), CKR_OK);
+	CU_ASSERT_EQUAL(f->C_EncapsulateKey(s, &m, imported, rt, 3, ct, &n, &ka),
+			CKR_KEY_FUNCTION_NOT_PERMITTED);
+}
+
 /* What C_EncapsulateKey and C_DecapsulateKey refuse: NULL pointers, handles, mechanisms, keys,
  * lengths, the login the new key needs. */
 static void test_kem_errors(void)
@@ -418,6 +482,7 @@ int main(void)
 		{ "ML-KEM key generation: what is refused", test_kem_keygen_errors },
 		{ "the shared secret's key: AES, token, length", test_kem_secret_keys },
 		{ "an ML-KEM public key from C_CreateObject", test_kem_import },
+		{ "ML-KEM keys: C_SetAttributeValue, C_CopyObject", test_kem_set_copy },
 		{ "C_EncapsulateKey, C_DecapsulateKey: what is refused", test_kem_errors },
 		{ "the PKCS#11 3.2 interface", test_interface_32 },
 	};

@@ -4,7 +4,8 @@
  * FIPS-197 and SP 800-38A, one part and many, CTR's counter bits; HMAC-SHA-1/256/384/512 and
  * their _GENERAL forms against RFC 4231 (RFC 2202 for SHA-1); ECDH1 with the X9.63 KDFs
  * against the KDF computed here; token keys that come back in a new session without their
- * value in the store; and the errors the specification names. */
+ * value in the store, copies and changes of keys that leave none there either; and the errors
+ * the specification names. */
 #include <dlfcn.h>
 #include <limits.h>
 #include <stdio.h>
@@ -969,6 +970,88 @@ static void test_token(void)
 	CU_ASSERT_EQUAL(f->C_DestroyObject(s, found[0]), CKR_OK);
 }
 
+/* C_CopyObject and C_SetAttributeValue of secret keys. A copy encrypts as its original. A copy
+ * of a sensitive token key, a new label of it, and a readable session key copied into the
+ * token as a sensitive key leave no byte of either value in the store's files; a token copy
+ * that could be read is refused, as a readable token key is at its making. A key made
+ * sensitive no longer shows its value; the uses may be taken away, not given; the value, its
+ * length, its check value and the key type are read-only, an attribute secret keys lack
+ * (CKA_SUBJECT) not there; a key made uncopyable is not copied. */
+static void test_copy_set(void)
+{
+	static const uint8_t zero[16];
+	uint8_t key[32], key2[32], out[64], want[16], want2[16], ivw[16] = { 0 }, v[64];
+	uint8_t label[] = "relabelled", kcv[3] = { 0 };
+	CK_ULONG len = 32, n;
+	CK_ATTRIBUTE token_key[] = {
+		{ CKA_CLASS, &secret_class, sizeof(secret_class) },
+		{ CKA_KEY_TYPE, &aes_type, sizeof(aes_type) },
+		{ CKA_VALUE, key, sizeof(key) },
+		{ CKA_TOKEN, &yes, sizeof(yes) },
+	};
+	CK_ATTRIBUTE relabel[] = { { CKA_LABEL, label, sizeof(label) - 1 } };
+	CK_ATTRIBUTE to_token[] = { { CKA_TOKEN, &yes, sizeof(yes) },
+				    { CKA_SENSITIVE, &yes, sizeof(yes) } };
+	CK_ATTRIBUTE sensitive[] = { { CKA_SENSITIVE, &yes, sizeof(yes) } };
+	CK_ATTRIBUTE not_sensitive[] = { { CKA_SENSITIVE, &no, sizeof(no) } };
+	CK_ATTRIBUTE extractable[] = { { CKA_EXTRACTABLE, &yes, sizeof(yes) } };
+	CK_ATTRIBUTE no_encrypt[] = { { CKA_ENCRYPT, &no, sizeof(no) } };
+	CK_ATTRIBUTE encrypt[] = { { CKA_ENCRYPT, &yes, sizeof(yes) } };
+	CK_ATTRIBUTE not_copyable[] = { { CKA_COPYABLE, &no, sizeof(no) } };
+	CK_ATTRIBUTE read_only[] = { { CKA_VALUE, key, sizeof(key) },
+				     { CKA_VALUE_LEN, &len, sizeof(len) },
+				     { CKA_CHECK_VALUE, kcv, sizeof(kcv) },
+				     { CKA_KEY_TYPE, &generic_type, sizeof(generic_type) } };
+	CK_ATTRIBUTE subject[] = { { CKA_SUBJECT, label, 3 } };
+	CK_MECHANISM ecb = { CKM_AES_ECB, NULL, 0 };
+	CK_OBJECT_HANDLE k, c, r, rc;
+
+	pattern(key, sizeof(key), 41);
+	pattern(key2, sizeof(key2), 42);
+	CU_ASSERT_EQUAL(crypto_aes(TPM_ALG_ECB, true, key, 32, ivw, zero, want, 16), 0);
+	CU_ASSERT_EQUAL(crypto_aes(TPM_ALG_ECB, true, key2, 32, ivw, zero, want2, 16), 0);
+	/* a sensitive token key: a copy (a token object too), a new label */
+	CU_ASSERT_EQUAL_FATAL(f->C_CreateObject(s, token_key, 4, &k), CKR_OK);
+	CU_ASSERT_EQUAL_FATAL(f->C_CopyObject(s, k, relabel, 1, &c), CKR_OK);
+	CU_ASSERT_EQUAL(attr_bool(c, CKA_TOKEN), CK_TRUE);
+	n = sizeof(out);
+	CU_ASSERT_EQUAL(crypt_once(&ecb, c, 0, zero, 16, out, &n), CKR_OK);
+	CU_ASSERT_EQUAL(memcmp(out, want, 16), 0);
+	CU_ASSERT_EQUAL(f->C_SetAttributeValue(s, k, relabel, 1), CKR_OK);
+	/* a readable session key: into the token only as a key that cannot be read */
+	CU_ASSERT_EQUAL_FATAL(make_key(CKK_AES, key2, sizeof(key2), CK_TRUE, &r), CKR_OK);
+	CU_ASSERT_EQUAL(attr(r, CKA_VALUE, v, sizeof(v)), 32);
+	CU_ASSERT_EQUAL(f->C_CopyObject(s, r, to_token, 1, &rc), CKR_TEMPLATE_INCONSISTENT);
+	CU_ASSERT_EQUAL_FATAL(f->C_CopyObject(s, r, to_token, 2, &rc), CKR_OK);
+	CU_ASSERT_EQUAL(attr_bool(rc, CKA_TOKEN), CK_TRUE);
+	CU_ASSERT_EQUAL(attr(rc, CKA_VALUE, v, sizeof(v)), CK_UNAVAILABLE_INFORMATION);
+	n = sizeof(out);
+	CU_ASSERT_EQUAL(crypt_once(&ecb, rc, 0, zero, 16, out, &n), CKR_OK);
+	CU_ASSERT_EQUAL(memcmp(out, want2, 16), 0);
+	CU_ASSERT_EQUAL(store_has(key, sizeof(key)), 0);
+	CU_ASSERT_EQUAL(store_has(key + 8, 16), 0);
+	CU_ASSERT_EQUAL(store_has(key2, sizeof(key2)), 0);
+	CU_ASSERT_EQUAL(store_has(key2 + 8, 16), 0);
+	/* the session key made sensitive: its value gone for good */
+	CU_ASSERT_EQUAL(f->C_SetAttributeValue(s, r, sensitive, 1), CKR_OK);
+	CU_ASSERT_EQUAL(attr(r, CKA_VALUE, v, sizeof(v)), CK_UNAVAILABLE_INFORMATION);
+	CU_ASSERT_EQUAL(f->C_SetAttributeValue(s, r, not_sensitive, 1), CKR_ATTRIBUTE_READ_ONLY);
+	CU_ASSERT_EQUAL(f->C_SetAttributeValue(s, k, extractable, 1), CKR_ATTRIBUTE_READ_ONLY);
+	/* uses: taken away, not given */
+	CU_ASSERT_EQUAL(f->C_SetAttributeValue(s, c, no_encrypt, 1), CKR_OK);
+	CU_ASSERT_EQUAL(f->C_EncryptInit(s, &ecb, c), CKR_KEY_FUNCTION_NOT_PERMITTED);
+	CU_ASSERT_EQUAL(f->C_SetAttributeValue(s, c, encrypt, 1), CKR_ATTRIBUTE_VALUE_INVALID);
+	n = sizeof(out);
+	CU_ASSERT_EQUAL(crypt_once(&ecb, k, 0, zero, 16, out, &n), CKR_OK);
+	for (size_t i = 0; i < 4; i++)
+		CU_ASSERT_EQUAL(f->C_SetAttributeValue(s, k, &read_only[i], 1),
+				CKR_ATTRIBUTE_READ_ONLY);
+	CU_ASSERT_EQUAL(f->C_SetAttributeValue(s, k, subject, 1), CKR_ATTRIBUTE_TYPE_INVALID);
+	CU_ASSERT_EQUAL(f->C_SetAttributeValue(s, k, not_copyable, 1), CKR_OK);
+	CU_ASSERT_EQUAL(f->C_CopyObject(s, k, NULL, 0, &c), CKR_ACTION_PROHIBITED);
+	CU_ASSERT_EQUAL(store_has(key, sizeof(key)), 0);
+}
+
 /* ---- ECDH with the X9.63 KDFs ---- */
 
 static const uint8_t OID_P256[] = { 0x06, 0x08, 0x2A, 0x86, 0x48, 0xCE, 0x3D, 0x03, 0x01, 0x07 };
@@ -1178,6 +1261,8 @@ int main(void)
 		  test_create },
 		{ "token secret keys: back after C_Initialize, no value in the store",
 		  test_token },
+		{ "C_CopyObject, C_SetAttributeValue of secret keys; no value in the store",
+		  test_copy_set },
 		{ "ECDH1 with the X9.63 SHA KDFs: known answers, AES, token keys",
 		  test_ecdh_kdf },
 		{ "mechanism list and info", test_mechanisms },

@@ -313,6 +313,18 @@ static void test_templates(void)
 		t.unique = ek;
 		t.type = TPM_ALG_ECC; /* two coordinates: not one unique */
 		CU_ASSERT_EQUAL(pqtpm_tss_template_public(&t, &pub), PQTPM_TSS_RC_BAD_VALUE);
+		t.unique_y = ek + 1;
+		t.unique_y_len = 2;
+		CU_ASSERT_EQUAL_FATAL(pqtpm_tss_template_public(&t, &pub), TPM_RC_SUCCESS);
+		CU_ASSERT_EQUAL(tss_public_walk(pub.b, pub.size, &p), TPM_RC_SUCCESS);
+		CU_ASSERT_EQUAL(p.unique.size, sizeof(ek));
+		CU_ASSERT_EQUAL(p.unique_y.size, 2);
+		CU_ASSERT_EQUAL(p.unique_y.b[0], 2);
+		t.unique_len = 0; /* y without x */
+		CU_ASSERT_EQUAL(pqtpm_tss_template_public(&t, &pub), PQTPM_TSS_RC_BAD_VALUE);
+		t.unique_len = sizeof(ek);
+		t.type = TPM_ALG_MLKEM; /* a second coordinate only for ECC */
+		CU_ASSERT_EQUAL(pqtpm_tss_template_public(&t, &pub), PQTPM_TSS_RC_BAD_VALUE);
 	}
 }
 

@@ -1,11 +1,12 @@
 /* An ML-DSA client of the PKCS#11 module for tests/integration/pkcs11_mldsa_noble.sh:
  *
- *   p11_mldsa_sign MODULE SET PIN MSG CTX
+ *   p11_mldsa_sign MODULE SET PIN MSG CTX [HASH]
  *
  * loads MODULE (dlopen, C_GetFunctionList), logs in as the user on the first initialized token,
  * generates an ML-DSA key pair of parameter set SET (1, 2, 3: ML-DSA-44/65/87) in the TPM, signs
- * MSG with CKM_ML_DSA in one part and in two (C_SignUpdate / C_SignFinal), with the context CTX
- * (hex, "-" for none: then the mechanism has no parameter), and prints one line in hex:
+ * MSG with CKM_ML_DSA (or, HASH sha256, sha384 or sha512, HashML-DSA: CKM_HASH_ML_DSA_SHA256 ...)
+ * in one part and in two (C_SignUpdate / C_SignFinal), with the context CTX (hex, "-" for none:
+ * then the mechanism has no parameter), and prints one line in hex:
  *   PK MSG SIG SIG_MULTIPART
  * Any PKCS#11 error is printed to stderr with the function's name; the exit status is 1. */
 #include <dlfcn.h>
@@ -80,13 +81,27 @@ static int token_slot(CK_FUNCTION_LIST *f, CK_SLOT_ID *slot)
 	return 1;
 }
 
-static int sign_all(CK_FUNCTION_LIST *f, CK_ULONG set, const char *pin, const unsigned char *msg,
-		    CK_ULONG mlen, unsigned char *ctx, CK_ULONG clen)
+/* The mechanism of HASH (NULL: pure ML-DSA); 0 for a name not known. */
+static CK_MECHANISM_TYPE mechanism(const char *hash)
+{
+	if (!hash)
+		return CKM_ML_DSA;
+	if (!strcmp(hash, "sha256"))
+		return CKM_HASH_ML_DSA_SHA256;
+	if (!strcmp(hash, "sha384"))
+		return CKM_HASH_ML_DSA_SHA384;
+	if (!strcmp(hash, "sha512"))
+		return CKM_HASH_ML_DSA_SHA512;
+	return 0;
+}
+
+static int sign_all(CK_FUNCTION_LIST *f, CK_MECHANISM_TYPE mech, CK_ULONG set, const char *pin,
+		    const unsigned char *msg, CK_ULONG mlen, unsigned char *ctx, CK_ULONG clen)
 {
 	static unsigned char pk[MAX_BYTES], sig[MAX_BYTES], sig2[MAX_BYTES];
 	CK_SIGN_ADDITIONAL_CONTEXT param = { CKH_HEDGE_PREFERRED, ctx, clen };
 	CK_MECHANISM gen = { CKM_ML_DSA_KEY_PAIR_GEN, NULL, 0 };
-	CK_MECHANISM m = { CKM_ML_DSA, NULL, 0 };
+	CK_MECHANISM m = { mech, NULL, 0 };
 	CK_BBOOL yes = CK_TRUE;
 	CK_ATTRIBUTE pt[] = { { CKA_PARAMETER_SET, &set, sizeof(set) } };
 	CK_ATTRIBUTE kt[] = { { CKA_SIGN, &yes, sizeof(yes) } };
@@ -130,8 +145,10 @@ int main(int argc, char **argv)
 	void *lib;
 	int rc;
 
-	if (argc != 6 || strlen(argv[2]) != 1 || argv[2][0] < '1' || argv[2][0] > '3') {
-		fprintf(stderr, "usage: p11_mldsa_sign MODULE SET(1-3) PIN MSG_HEX CTX_HEX|-\n");
+	if (argc < 6 || argc > 7 || strlen(argv[2]) != 1 || argv[2][0] < '1' ||
+	    argv[2][0] > '3' || !mechanism(argc == 7 ? argv[6] : NULL)) {
+		fprintf(stderr, "usage: p11_mldsa_sign MODULE SET(1-3) PIN MSG_HEX CTX_HEX|- "
+				"[sha256|sha384|sha512]\n");
 		return 2;
 	}
 	mlen = from_hex(argv[4], msg, sizeof(msg));
@@ -156,8 +173,8 @@ int main(int argc, char **argv)
 		dlclose(lib);
 		return failed("C_Initialize", rv);
 	}
-	rc = sign_all(f, (CK_ULONG)(argv[2][0] - '0'), argv[3], msg, (CK_ULONG)mlen, ctx,
-		      (CK_ULONG)clen);
+	rc = sign_all(f, mechanism(argc == 7 ? argv[6] : NULL), (CK_ULONG)(argv[2][0] - '0'),
+		      argv[3], msg, (CK_ULONG)mlen, ctx, (CK_ULONG)clen);
 	f->C_Finalize(NULL);
 	dlclose(lib);
 	return rc;
