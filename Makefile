@@ -88,7 +88,7 @@ SERVER := $(BUILD)/bin/pqtpm-server
 SHARED_SRC := $(sort $(wildcard tests/integration/shared/*.c))
 SHARED_BIN := $(SHARED_SRC:tests/integration/shared/%.c=$(BUILD)/tests/shared/%)
 
-.PHONY: all run check deps test unit integration asan-check bench conformance fuzz fuzz-smoke valgrind \
+.PHONY: all run check deps test test-build unit integration asan-check bench conformance fuzz fuzz-smoke valgrind \
 	tsan install \
 	clean
 all: $(LIB_A) $(LIB_SO) $(TSS_A) $(TSS_SO) $(SERVER)
@@ -204,7 +204,7 @@ deps:
 	@scripts/install-deps.sh
 
 run: deps
-	@$(MAKE) --no-print-directory all
+	@$(MAKE) --no-print-directory -j$(JOBS) all
 	@mkdir -p var && chmod 0700 var
 	$(SERVER) --config conf/pqtpm.conf --state-dir var/pqtpm
 
@@ -216,13 +216,20 @@ integration: all $(ITEST_BIN) $(SHARED_BIN)
 
 test: all unit integration
 
+# Everything the tests run, built in parallel; the tests themselves then run one at a time.
+JOBS ?= $(shell nproc 2>/dev/null || echo 2)
+test-build: all $(UNIT_BIN) $(ITEST_BIN) $(SHARED_BIN)
+
 # The whole suite once as built (SP wolfCrypt), once against Debian's libwolfssl, once under
 # ASan/UBSan (with LSan) in build-asan/, the concurrency tests under ThreadSanitizer (make
 # tsan), a subset under valgrind with the constant-time check, then a short run of every fuzz
 # target with its regression inputs.
 check: deps
+	@$(MAKE) --no-print-directory -j$(JOBS) WERROR=1 test-build
 	@$(MAKE) --no-print-directory WERROR=1 test
+	@$(MAKE) --no-print-directory -j$(JOBS) WERROR=1 WOLFSSL=system BUILD=build-system test-build
 	@$(MAKE) --no-print-directory WERROR=1 WOLFSSL=system BUILD=build-system test
+	@$(MAKE) --no-print-directory -j$(JOBS) WERROR=1 BUILD=build-asan SAN=1 test-build
 	@$(MAKE) --no-print-directory WERROR=1 BUILD=build-asan SAN=1 test
 	@$(MAKE) --no-print-directory WERROR=1 tsan
 	@$(MAKE) --no-print-directory WERROR=1 valgrind
@@ -234,8 +241,8 @@ BENCH_SYSTEM_BUILD ?= $(if $(filter build,$(BUILD)),build-system,$(BUILD)-sys)
 bench:
 	@[ "$(WOLFSSL)" = sp ] || { echo "make bench builds both flavours itself: no WOLFSSL=" >&2; exit 1; }
 	@scripts/install-deps.sh bench
-	@$(MAKE) --no-print-directory all $(BENCH_BIN)
-	@$(MAKE) --no-print-directory WOLFSSL=system BUILD=$(BENCH_SYSTEM_BUILD) all \
+	@$(MAKE) --no-print-directory -j$(JOBS) all $(BENCH_BIN)
+	@$(MAKE) --no-print-directory -j$(JOBS) WOLFSSL=system BUILD=$(BENCH_SYSTEM_BUILD) all \
 		$(BENCH_SRC:tests/bench/%.c=$(BENCH_SYSTEM_BUILD)/bench/%)
 	@tests/bench/run.sh $(BUILD) $(BENCH_SYSTEM_BUILD)
 
@@ -274,7 +281,7 @@ TSAN_BUILD ?= build-tsan
 TSAN_UNIT ?= concurrency tss_threads pkcs11_threads
 TSAN_ITEST ?= stress concurrent_clients
 tsan:
-	@$(MAKE) --no-print-directory BUILD=$(TSAN_BUILD) CFLAGS_OPT="-O1 -g -fsanitize=thread" \
+	@$(MAKE) --no-print-directory -j$(JOBS) BUILD=$(TSAN_BUILD) CFLAGS_OPT="-O1 -g -fsanitize=thread" \
 		LDFLAGS_SAN=-fsanitize=thread $(TSAN_UNIT:%=$(TSAN_BUILD)/tests/test_%) \
 		$(TSAN_BUILD)/bin/pqtpm-server $(TSAN_ITEST:%=$(TSAN_BUILD)/tests/%)
 	@for t in $(TSAN_UNIT); do $(TSAN_BUILD)/tests/test_$$t || exit 1; done
