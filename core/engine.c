@@ -327,10 +327,12 @@ int pqtpm_engine_execute(struct pqtpm_client *c, uint8_t locality, const uint8_t
 	return 0;
 }
 
-/* _TPM_Hash_End after Startup changes restartCount (pcr.c): saved as a command's changes are,
- * in a transaction of its own, so that another process reading the state sees it. */
+/* _TPM_Hash_End after Startup (a D-RTM sequence) counts restartCount (pcr.c): saved as a
+ * command's changes are, in a transaction of its own, so that another process reading the
+ * state sees it. */
 static int hash_end(struct pqtpm_engine *e)
 {
+	bool drtm = e->started;
 	struct txn t;
 	int rc;
 
@@ -339,6 +341,8 @@ static int hash_end(struct pqtpm_engine *e)
 	if (txn_begin(&t, e, false) != TPM_RC_SUCCESS)
 		return -EIO;
 	rc = pcr_hcrtm_end(e);
+	if (rc == 0 && drtm)
+		engine_dirty(e);
 	if (txn_commit(&t, rc == 0) != 0 && rc == 0)
 		rc = -EIO;
 	txn_end(&t);

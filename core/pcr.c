@@ -361,7 +361,6 @@ static int drtm_end(struct pqtpm_engine *e)
 	}
 	/* restartCount counts _TPM_Hash_Start sequences too (Part 2, TPMS_CLOCK_INFO) */
 	e->ps.restart_count++;
-	engine_dirty(e);
 	hcrtm_discard(e);
 	return rc;
 }
