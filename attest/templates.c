@@ -62,6 +62,7 @@ TPM_RC pqtpm_attest_ek_template(const char *ek_alg, struct pqtpm_tss_public *tmp
 	return PQTPM_TSS_RC_BAD_VALUE;
 }
 
+/* ECDSA with the hash of the curve's strength (tpm2_createak -G ecc521 -g sha512 -s ecdsa) */
 static const struct {
 	const char *name;
 	TPM_ALG_ID type, scheme, hash;
@@ -70,6 +71,7 @@ static const struct {
 	{ "rsa2048", TPM_ALG_RSA, TPM_ALG_RSASSA, TPM_ALG_SHA256, 0 },
 	{ "ecc-p256", TPM_ALG_ECC, TPM_ALG_ECDSA, TPM_ALG_SHA256, TPM_ECC_NIST_P256 },
 	{ "ecc-p384", TPM_ALG_ECC, TPM_ALG_ECDSA, TPM_ALG_SHA384, TPM_ECC_NIST_P384 },
+	{ "ecc-p521", TPM_ALG_ECC, TPM_ALG_ECDSA, TPM_ALG_SHA512, TPM_ECC_NIST_P521 },
 	{ "mldsa44", TPM_ALG_MLDSA, 0, 0, TPM_MLDSA_44 },
 	{ "mldsa65", TPM_ALG_MLDSA, 0, 0, TPM_MLDSA_65 },
 	{ "mldsa87", TPM_ALG_MLDSA, 0, 0, TPM_MLDSA_87 },
@@ -95,17 +97,13 @@ TPM_RC ak_template(const char *alg, struct pqtpm_tss_public *tmpl)
 
 const char *ak_alg_name(const struct ak_public *p)
 {
-	if (p->type == TPM_ALG_RSA && p->rsa_bits == 2048)
-		return "rsa2048";
-	if (p->type == TPM_ALG_ECC && p->curve == TPM_ECC_NIST_P256)
-		return "ecc-p256";
-	if (p->type == TPM_ALG_ECC && p->curve == TPM_ECC_NIST_P384)
-		return "ecc-p384";
-	if (p->type == TPM_ALG_MLDSA && p->parameter_set == TPM_MLDSA_44)
-		return "mldsa44";
-	if (p->type == TPM_ALG_MLDSA && p->parameter_set == TPM_MLDSA_65)
-		return "mldsa65";
-	if (p->type == TPM_ALG_MLDSA && p->parameter_set == TPM_MLDSA_87)
-		return "mldsa87";
+	for (size_t i = 0; i < sizeof(aks) / sizeof(aks[0]); i++) {
+		if (aks[i].type != p->type)
+			continue;
+		if ((p->type == TPM_ALG_RSA && p->rsa_bits == 2048) ||
+		    (p->type == TPM_ALG_ECC && p->curve == aks[i].curve_or_set) ||
+		    (p->type == TPM_ALG_MLDSA && p->parameter_set == aks[i].curve_or_set))
+			return aks[i].name;
+	}
 	return NULL;
 }

@@ -132,9 +132,9 @@ static const char ak_usage[] =
 	"Usage: pqtpm-attest ak create --alg ALG [--ek-alg EK] --out AK.json\n"
 	"       pqtpm-attest ak public --ak AK.json --out FILE [--format tpm2b|pem]\n"
 	"create: a restricted signing key under the EK (as tpm2_createak makes it): ALG one of\n"
-	"rsa2048 (RSASSA-SHA256), ecc-p256 (ECDSA-SHA256), ecc-p384 (ECDSA-SHA384), mldsa44,\n"
-	"mldsa65, mldsa87 (pure ML-DSA); EK rsa2048 (default), ecc-p256, mlkem768. AK.json keeps\n"
-	"what a later process needs to load it.\n"
+	"rsa2048 (RSASSA-SHA256), ecc-p256 (ECDSA-SHA256), ecc-p384 (ECDSA-SHA384), ecc-p521\n"
+	"(ECDSA-SHA512), mldsa44, mldsa65, mldsa87 (pure ML-DSA); EK rsa2048 (default), ecc-p256,\n"
+	"mlkem768. AK.json keeps what a later process needs to load it.\n"
 	"public: the AK's public area as a TPM2B_PUBLIC (tpm2b, the default: what verify\n"
 	"--ak-public takes) or its RSA or ECC key as PEM (for openssl).\n";
 

@@ -4,9 +4,9 @@
 # ECC and ML-KEM EKs, credentials made for them (no TPM) and activated, quotes and their
 # verification (a wrong nonce, another AK: invalid, exit
 # 1), PCRs extended through a running pqtpm-server and quoted by pqtpm-attest on the same
-# directory (with the server running and after it stopped), RSA and ECC quote signatures
-# checked by openssl and tpm2_checkquote, --help everywhere, and exit status 2 with a message
-# naming the flag or file for bad input.
+# directory (with the server running and after it stopped), RSA and ECC (P-256, P-384,
+# P-521) quote signatures checked by openssl and tpm2_checkquote, --help everywhere, and exit
+# status 2 with a message naming the flag or file for bad input.
 set -eu
 # shellcheck source=tests/integration/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -64,7 +64,7 @@ PY
 
 # AKs of every algorithm, each quoted and verified in processes of their own
 n=0
-for alg in rsa2048 ecc-p256 ecc-p384 mldsa44 mldsa65 mldsa87; do
+for alg in rsa2048 ecc-p256 ecc-p384 mldsa44 mldsa65 mldsa87 ecc-p521; do
 	eks=(rsa2048 ecc-p256 mlkem768)
 	ek=${eks[$((n % 3))]}
 	n=$((n + 1))
@@ -130,7 +130,7 @@ rc_is "a credential for another AK's Name is refused (exit 2)" 2 credential acti
 	--ak "$K/akc_ecc-p256.json" --credential "$K/cred_rsa2048.json" --out "$K/got_x"
 
 # RSA and ECC quotes without pqtpm: openssl over the TPMS_ATTEST, tpm2_checkquote
-for alg in rsa2048 ecc-p256 ecc-p384; do
+for alg in rsa2048 ecc-p256 ecc-p384 ecc-p521; do
 	mkdir -p "$K/$alg"
 	run "split the $alg evidence" python3 "$H/tpm_sig.py" "$K/ev_$alg.json" "$K/$alg"
 	attest "ak public $alg --format pem" ak public --ak "$K/ak_$alg.json" --format pem \
@@ -141,8 +141,11 @@ for alg in rsa2048 ecc-p256 ecc-p384; do
 		"$(openssl pkey -pubin -in "$T/out" -outform DER | sha256sum)"
 	check_eq "$alg: AK.json's public_pem is that key" "$(cat "$K/$alg/ak.pem")" \
 		"$(jq -r .public_pem "$K/ak_$alg.json")"
-	h=sha256
-	[ "$alg" = ecc-p384 ] && h=sha384
+	if [ "$alg" = ecc-p521 ]; then
+		check_eq "ecc-p521: the PEM names secp521r1 (1.3.132.0.35)" "secp521r1" \
+			"$(openssl asn1parse -in "$K/$alg/ak.pem" | sed -n 's/.*OBJECT *:\(secp521r1\)$/\1/p')"
+	fi
+	case $alg in ecc-p384) h=sha384 ;; ecc-p521) h=sha512 ;; *) h=sha256 ;; esac
 	run "openssl verifies the $alg quote" openssl dgst "-$h" -verify "$K/$alg/ak.pem" \
 		-signature "$K/$alg/sig.openssl" "$K/$alg/attest.bin"
 	run "tpm2_checkquote $alg" tpm2_checkquote -u "$K/ak_$alg.pub" -m "$K/$alg/attest.bin" \
