@@ -23,12 +23,14 @@ extern "C" {
 #define PQTPM_ATTEST_MAX_NONCE 64 /* TPMS_ATTEST.extraData holds at most a digest */
 #define PQTPM_ATTEST_MAX_CERT 2048
 
-/* The algorithm names of the CLI and the documents: EKs "rsa2048", "ecc-p256", "mlkem768";
- * AKs "rsa2048", "ecc-p256", "ecc-p384", "ecc-p521", "mldsa44", "mldsa65", "mldsa87". */
+/* The algorithm names of the CLI and the documents: EKs "rsa2048", "ecc-p256", "ecc-p521",
+ * "mlkem768"; AKs "rsa2048", "ecc-p256", "ecc-p384", "ecc-p521", "mldsa44", "mldsa65",
+ * "mldsa87". */
 
 /* The default EK of an algorithm as a TPMT_PUBLIC template (the EK Credential Profile's low
- * range templates; ML-KEM-768 after them: docs/pq-decisions.md), and the NV index of its
- * certificate. PQTPM_TSS_RC_BAD_VALUE for an unknown name. */
+ * range templates, its high-range H-4 for "ecc-p521"; ML-KEM-768 after them:
+ * docs/pq-decisions.md), and the NV index of its certificate (none is made for H-4's).
+ * PQTPM_TSS_RC_BAD_VALUE for an unknown name. */
 TPM_RC pqtpm_attest_ek_template(const char *ek_alg, struct pqtpm_tss_public *tmpl,
 				TPM_HANDLE *cert_index);
 /* CreatePrimary of that EK in the endorsement hierarchy (empty endorsement auth). */

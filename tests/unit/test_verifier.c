@@ -1,8 +1,9 @@
 /* The verifier (attest/verify.c) on real evidence: quotes by RSA-2048, ECC P-256, ECC P-521
  * and ML-DSA-44/65/87 AKs of an engine in memory, through the attestation library. Valid
- * evidence passes; each tampered field fails with its check's name: signature (and a
- * signature of another scheme or hash: no downgrade), nonce (evidence and verifier), PCR
- * values, PCR selection, AK attributes (an unknown curve), another AK, each region of the
+ * evidence passes; each tampered field fails with its check's name: signature (every byte of
+ * the P-256 and P-521 ECDSA signatures; a signature of another scheme or hash: no
+ * downgrade), nonce (evidence and verifier), PCR values, PCR selection, AK attributes (an
+ * unknown curve), another AK, each region of the
  * TPMS_ATTEST (magic, type, extraData, clock safe, trailing bytes), malformed base64 and
  * sizes, every byte of the TPMS_ATTEST by its field, --previous (a TPM Reset, a clock that
  * stood still), freshness, and the EK certificate chain (RSA, ECC and ML-KEM EKs of a
@@ -486,6 +487,52 @@ static void test_no_downgrade(void)
 	}
 }
 
+/* the top bit of a byte set: in P-521's first byte of r or s (0 or 1), a value above the order */
+static void set_top_bit(uint8_t *b, size_t *len, size_t at)
+{
+	(void)len;
+	b[at] |= 0x80;
+}
+
+/* Every byte of each ECDSA AK's quote signature flipped, one at a time: sigAlg, hash, the two
+ * sizes, r and s. Each copy is refused by the signature check, none by a crash or as valid.
+ * The TPM writes r and s at the curve's size (66 bytes for P-521, whose first byte holds one
+ * bit of the value); P-521's r or s with that byte's top bit set is above the order. */
+static void test_every_ecdsa_signature_byte(void)
+{
+	for (size_t i = 0; i < NSAMPLES; i++) {
+		struct pqtpm_attest_verify_opts o = opts_for(&samples[i]);
+		const json_t *q = json_array_get(json_object_get(samples[i].ev, "quotes"), 0);
+		static uint8_t sig[8192];
+		size_t len, n;
+		json_t *c;
+
+		if (strncmp(samples[i].alg, "ecc", 3) != 0)
+			continue;
+		n = strcmp(samples[i].alg, "ecc-p521") == 0 ? 66 : 32;
+		CU_ASSERT_EQUAL_FATAL(pqtpm_attest_unb64url(
+			json_string_value(json_object_get(q, "signature")), sig, sizeof(sig), &len), 0);
+		CU_ASSERT_EQUAL_FATAL(len, 4 + 2 * (2 + n));
+		CU_ASSERT_EQUAL(sig[0] << 8 | sig[1], TPM_ALG_ECDSA);
+		CU_ASSERT_EQUAL(sig[4] << 8 | sig[5], n);
+		CU_ASSERT_EQUAL(sig[6 + n] << 8 | sig[7 + n], n);
+		for (size_t at = 0; at < len; at++) {
+			c = with_blob(samples[i].ev, "signature", flip, at);
+			expect(c, &o, "signature");
+			json_decref(c);
+		}
+		if (n != 66)
+			continue;
+		CU_ASSERT(sig[6] <= 1 && sig[8 + n] <= 1);
+		c = with_blob(samples[i].ev, "signature", set_top_bit, 6);
+		expect_detail(c, &o, "signature", "does not verify");
+		json_decref(c);
+		c = with_blob(samples[i].ev, "signature", set_top_bit, 8 + n);
+		expect_detail(c, &o, "signature", "does not verify");
+		json_decref(c);
+	}
+}
+
 static void test_nonce(void)
 {
 	static const uint8_t wrong[] = { 1, 2, 3, 4, 5, 6, 7, 9 };
@@ -762,6 +809,7 @@ int main(void)
 		{ "valid evidence of every AK", test_valid },
 		{ "tampered TPMS_ATTEST and signature", test_tampered_attest },
 		{ "no signature of another scheme or hash", test_no_downgrade },
+		{ "every byte of an ECDSA signature (P-256, P-521)", test_every_ecdsa_signature_byte },
 		{ "every byte of the TPMS_ATTEST", test_every_attest_byte },
 		{ "nonce", test_nonce },
 		{ "PCR values and selection", test_pcrs },
