@@ -134,16 +134,14 @@ for ek in rsa2048 ecc-p256; do
 done
 rc_is "a credential for another AK's Name is refused (exit 2)" 2 credential activate \
 	--ak "$K/akc_ecc-p256.json" --credential "$K/cred_rsa2048.json" --out "$K/got_x"
-# the P-521 EK: its policy is PolicyOR(PolicySecret(endorsement), PolicyC) in SHA-512
+# the P-521 EK: its policy is PolicyOR(PolicySecret(endorsement), PolicyC) in SHA-512; the
+# verifier rebuilds its template around the PEM key
 attest "ek ecc-p521 (PEM)" ek --alg ecc-p521 --public "$K/ek_ecc-p521.pem"
-for f in pub pem; do
-	attest "credential make (ecc-p521 EK, $f)" credential make --ek-public "$K/ek_ecc-p521.$f" \
-		--ak-name "$(jq -r .name "$K/ak_ecc-p521.json")" --secret "$K/secret" \
-		--out "$K/cred521_$f.json"
-	attest "credential activate (ecc-p521 EK, $f)" credential activate \
-		--ak "$K/ak_ecc-p521.json" --credential "$K/cred521_$f.json" --out "$K/got521_$f"
-	if cmp -s "$K/secret" "$K/got521_$f"; then ok "ecc-p521: the secret comes back ($f)"; else bad "ecc-p521: the secret comes back ($f)"; fi
-done
+attest "credential make (ecc-p521 EK, PEM key)" credential make --ek-public "$K/ek_ecc-p521.pem" \
+	--ak-name "$(jq -r .name "$K/ak_ecc-p521.json")" --secret "$K/secret" --out "$K/cred521.json"
+attest "credential activate (ecc-p521 EK)" credential activate --ak "$K/ak_ecc-p521.json" \
+	--credential "$K/cred521.json" --out "$K/got521"
+if cmp -s "$K/secret" "$K/got521"; then ok "ecc-p521: the secret comes back"; else bad "ecc-p521: the secret comes back"; fi
 rc_is "verify --ca: the P-521 EK has no certificate (exit 1)" 1 verify \
 	--evidence "$K/ev_ecc-p521.json" --ak-public "$K/ak_ecc-p521.json" --nonce "$NONCE" \
 	--ca "$K/ca.pem"
