@@ -12,7 +12,12 @@
 # that script only, as is a Python test (pkcs11_pykcs11.py and .sh). TEST names (script or
 # program names without extension) select a subset.
 #
-# Prints one line per test and closes with `N passed, M failed`; exits non-zero on any failure.
+# Tests run ITEST_JOBS at a time (default: one per CPU; each has its own ports, directories and
+# server), then those marked `run-integration: alone` in their source (they count what happens
+# while something else runs, or bound a latency) one by one with nothing beside them.
+#
+# Prints one line per test as it ends and closes with `N passed, M failed`; exits non-zero on
+# any failure.
 # Any sanitizer report in a server's log (ASan/UBSan builds: BUILD_DIR=build-asan) fails the
 # test that ran it.
 #
@@ -56,21 +61,20 @@ summary_of() {
 	grep -E '^[0-9]+ passed, [0-9]+ failed$' "$1" | tail -n 1 || true
 }
 
-# Called right after the test; t0 is the SECONDS it began at (the time says what to trim when
-# make check grows).
+# report NAME STATUS LOG SECONDS (the time says what to trim when make check grows)
 report() {
-	local name=$1 st=$2 log=$3 sum
+	local name=$1 st=$2 log=$3 secs=$4 sum
 	sum=$(summary_of "$log")
 	if [ "$st" -eq 0 ]; then
 		pass=$((pass + 1))
-		echo "PASS $name${sum:+ ($sum)} $((SECONDS - t0)) s"
+		echo "PASS $name${sum:+ ($sum)} $secs s"
 		if [ "${VERBOSE:-0}" = 1 ]; then
 			sed 's/^/  /' "$log"
 		fi
 	else
 		fail=$((fail + 1))
 		failed="$failed $name"
-		echo "FAIL $name (exit $st)${sum:+ ($sum)} $((SECONDS - t0)) s"
+		echo "FAIL $name (exit $st)${sum:+ ($sum)} $secs s"
 		if [ "${VERBOSE:-0}" = 1 ]; then
 			sed 's/^/  /' "$log"
 		else
@@ -86,15 +90,6 @@ if [ "$TPM_IMPL" = pqtpm ] && [ ! -x "$BUILD_DIR/bin/pqtpm-server" ]; then
 fi
 echo "integration tests against $TPM_IMPL (build: $BUILD_DIR)"
 
-for t in "$idir"/*.sh; do
-	name=$(basename "$t" .sh)
-	[ "$name" = lib ] && continue
-	selected "$name" "$@" || continue
-	st=0
-	t0=$SECONDS
-	timeout -k 10 "$SCRIPT_TIMEOUT" bash "$t" >"$logs/$name.log" 2>&1 </dev/null || st=$?
-	report "$name" "$st" "$logs/$name.log"
-done
 
 # One C program against a server of its own (a subshell with lib.sh's start/stop and checks).
 run_prog() {
@@ -124,6 +119,38 @@ run_prog() {
 	)
 }
 
+# One test, its output to its log, its exit status and seconds to $logs/NAME.end.
+run_one() {
+	local name=$1 src=$2 t0=$SECONDS st=0
+	case $src in
+	*.sh) timeout -k 10 "$SCRIPT_TIMEOUT" bash "$src" >"$logs/$name.log" 2>&1 </dev/null || st=$? ;;
+	*) run_prog "$name" >"$logs/$name.log" 2>&1 </dev/null || st=$? ;;
+	esac
+	echo "$st $((SECONDS - t0))" >"$logs/$name.end"
+}
+
+# Report the tests of `running` that have ended; keep the others.
+reap() {
+	local name st secs still=()
+	for name in "${running[@]}"; do
+		if [ -e "$logs/$name.end" ]; then
+			read -r st secs <"$logs/$name.end"
+			report "$name" "$st" "$logs/$name.log" "$secs"
+		else
+			still+=("$name")
+		fi
+	done
+	running=("${still[@]}")
+}
+
+# The tests selected, as NAME SOURCE lines: scripts, then programs without a script.
+tests=()
+for t in "$idir"/*.sh; do
+	name=$(basename "$t" .sh)
+	[ "$name" = lib ] && continue
+	selected "$name" "$@" || continue
+	tests+=("$name $t")
+done
 for c in "$idir"/*.c; do
 	[ -e "$c" ] || continue
 	name=$(basename "$c" .c)
@@ -137,10 +164,33 @@ for c in "$idir"/*.c; do
 			;;
 		esac
 	fi
-	st=0
-	t0=$SECONDS
-	run_prog "$name" >"$logs/$name.log" 2>&1 || st=$?
-	report "$name" "$st" "$logs/$name.log"
+	tests+=("$name $c")
+done
+
+jobs_max=${ITEST_JOBS:-$(nproc 2>/dev/null || echo 2)}
+running=()
+alone=()
+for entry in "${tests[@]}"; do
+	name=${entry%% *}
+	src=${entry#* }
+	if grep -q 'run-integration: alone' "$src"; then
+		alone+=("$entry")
+		continue
+	fi
+	while [ "${#running[@]}" -ge "$jobs_max" ]; do
+		wait -n || true
+		reap
+	done
+	run_one "$name" "$src" &
+	running+=("$name")
+done
+wait || true
+reap
+for entry in "${alone[@]}"; do
+	name=${entry%% *}
+	run_one "$name" "${entry#* }"
+	running=("$name")
+	reap
 done
 
 if [ -n "$failed" ]; then

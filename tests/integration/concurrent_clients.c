@@ -17,7 +17,10 @@
  * threads ever started (one per CPU, at most 8): such a server had to put A beside a B.
  *
  *   concurrent_clients TCTI     (e.g. mssim:host=127.0.0.1,port=2321)
- * Prints one line per check and `N passed, M failed`. */
+ * Prints one line per check and `N passed, M failed`.
+ *
+ * run-integration: alone (what B completes while A runs must not depend on other tests)
+ */
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdatomic.h>

@@ -6,6 +6,8 @@
  * takes well under a millisecond, while a server that lets Nagle's algorithm meet the client's
  * delayed ACK (the TCTI writes a frame in pieces) stalls a fixed ~40 ms per command, so the
  * bound cannot flake in either direction. Prints the figures and `N passed, M failed`.
+ *
+ * run-integration: alone (a bound on latency, measured with nothing beside it)
  */
 #include <stdio.h>
 #include <stdlib.h>
