@@ -126,7 +126,7 @@ static CK_RV encapsulate(CK_SESSION_HANDLE hs, struct p11_session *s, struct p11
 	if (rv == CKR_OK && (st.ss_len != SS_LEN || st.c_len != size))
 		rv = CKR_DEVICE_ERROR;
 	if (rv == CKR_OK)
-		rv = p11_secret_finish(s, tok, o, &r, st.ss, r.len, h);
+		rv = p11_secret_finish(hs, o, &r, st.ss, r.len, h);
 	else
 		p11_object_free(o);
 	if (rv == CKR_OK) {
@@ -160,7 +160,7 @@ static CK_RV decapsulate(CK_SESSION_HANDLE hs, struct p11_session *s, struct p11
 	if (rv == CKR_OK && st.ss_len != SS_LEN)
 		rv = CKR_DEVICE_ERROR;
 	if (rv == CKR_OK)
-		rv = p11_secret_finish(s, tok, o, &r, st.ss, r.len, h);
+		rv = p11_secret_finish(hs, o, &r, st.ss, r.len, h);
 	else
 		p11_object_free(o);
 	explicit_bzero(st.ss, sizeof(st.ss));
@@ -174,13 +174,10 @@ CK_RV C_EncapsulateKey(CK_SESSION_HANDLE hSession, CK_MECHANISM_PTR pMechanism,
 {
 	struct p11_session *s;
 	struct p11_token *tok;
-	CK_RV rv = p11_enter();
+	CK_RV rv = p11_enter_session(hSession, &s, &tok);
 
 	if (rv != CKR_OK)
 		return rv;
-	rv = p11_session_get(hSession, &s, &tok);
-	if (rv != CKR_OK)
-		return p11_done(rv);
 	if (!pMechanism || !pulCiphertextLen || !phKey || (!pTemplate && ulAttributeCount))
 		return p11_done(CKR_ARGUMENTS_BAD);
 	return p11_done(encapsulate(hSession, s, tok, pMechanism, hPublicKey, pTemplate,
@@ -194,13 +191,10 @@ CK_RV C_DecapsulateKey(CK_SESSION_HANDLE hSession, CK_MECHANISM_PTR pMechanism,
 {
 	struct p11_session *s;
 	struct p11_token *tok;
-	CK_RV rv = p11_enter();
+	CK_RV rv = p11_enter_session(hSession, &s, &tok);
 
 	if (rv != CKR_OK)
 		return rv;
-	rv = p11_session_get(hSession, &s, &tok);
-	if (rv != CKR_OK)
-		return p11_done(rv);
 	if (!pMechanism || !pCiphertext || !phKey || (!pTemplate && ulAttributeCount))
 		return p11_done(CKR_ARGUMENTS_BAD);
 	return p11_done(decapsulate(hSession, s, tok, pMechanism, hPrivateKey, pTemplate,

@@ -88,9 +88,10 @@ static bool mechanism_value(CK_ATTRIBUTE_TYPE t)
 	       t == CKA_PARAMETER_SET;
 }
 
-static CK_RV build_half(struct p11_object *o, CK_OBJECT_CLASS cls, const struct request *r,
-			CK_MECHANISM_TYPE mech, const CK_ATTRIBUTE *t, CK_ULONG n,
-			const struct p11_blob *pub, const struct p11_blob *priv)
+/* A half's attributes from its template and the defaults: all a template can get wrong is found
+ * here, before the TPM is asked. */
+static CK_RV half_attrs(struct p11_object *o, CK_OBJECT_CLASS cls, const struct request *r,
+			CK_MECHANISM_TYPE mech, const CK_ATTRIBUTE *t, CK_ULONG n)
 {
 	CK_RV rv = p11_key_template(o, t, n, cls, r->type, mechanism_value);
 
@@ -100,8 +101,6 @@ static CK_RV build_half(struct p11_object *o, CK_OBJECT_CLASS cls, const struct 
 		rv = p11_attr_set_ulong(o, CKA_PARAMETER_SET, r->parameter_set);
 	if (rv == CKR_OK && r->type == CKK_EC)
 		rv = p11_attr_set(o, CKA_EC_PARAMS, r->curve->pValue, r->curve->ulValueLen);
-	if (rv == CKR_OK)
-		rv = p11_key_blobs(o, r->type, pub, cls == CKO_PRIVATE_KEY ? priv : NULL);
 	return rv;
 }
 
@@ -132,13 +131,10 @@ CK_RV C_GenerateKeyPair(CK_SESSION_HANDLE hSession, CK_MECHANISM_PTR pMechanism,
 	struct p11_token *tok;
 	struct request r;
 	bool token_pub = false, token_priv = false;
-	CK_RV rv = p11_enter();
+	CK_RV rv = p11_enter_session(hSession, &s, &tok);
 
 	if (rv != CKR_OK)
 		return rv;
-	rv = p11_session_get(hSession, &s, &tok);
-	if (rv != CKR_OK)
-		return p11_done(rv);
 	if (!pMechanism || !phPublicKey || !phPrivateKey ||
 	    (!pPublicKeyTemplate && ulPublicKeyAttributeCount) ||
 	    (!pPrivateKeyTemplate && ulPrivateKeyAttributeCount))
@@ -169,6 +165,13 @@ CK_RV C_GenerateKeyPair(CK_SESSION_HANDLE hSession, CK_MECHANISM_PTR pMechanism,
 	privo = p11_object_new(s->slot);
 	if (!pub || !priv || !st || !pubo || !privo)
 		rv = CKR_HOST_MEMORY;
+	/* both templates whole before the TPM makes a key (an RSA key takes it seconds) */
+	if (rv == CKR_OK)
+		rv = half_attrs(pubo, CKO_PUBLIC_KEY, &r, pMechanism->mechanism,
+				pPublicKeyTemplate, ulPublicKeyAttributeCount);
+	if (rv == CKR_OK)
+		rv = half_attrs(privo, CKO_PRIVATE_KEY, &r, pMechanism->mechanism,
+				pPrivateKeyTemplate, ulPrivateKeyAttributeCount);
 	if (rv == CKR_OK && pqtpm_tss_template_public(&r.tmpl, &st->tmpl) != TPM_RC_SUCCESS)
 		rv = CKR_GENERAL_ERROR;
 	if (rv == CKR_OK) {
@@ -181,11 +184,9 @@ CK_RV C_GenerateKeyPair(CK_SESSION_HANDLE hSession, CK_MECHANISM_PTR pMechanism,
 			rv = CKR_SESSION_CLOSED;
 	}
 	if (rv == CKR_OK)
-		rv = build_half(pubo, CKO_PUBLIC_KEY, &r, pMechanism->mechanism, pPublicKeyTemplate,
-				ulPublicKeyAttributeCount, pub, priv);
+		rv = p11_key_blobs(pubo, r.type, pub, NULL);
 	if (rv == CKR_OK)
-		rv = build_half(privo, CKO_PRIVATE_KEY, &r, pMechanism->mechanism,
-				pPrivateKeyTemplate, ulPrivateKeyAttributeCount, pub, priv);
+		rv = p11_key_blobs(privo, r.type, pub, priv);
 	if (rv == CKR_OK)
 		rv = p11_object_keep(s, pubo);
 	if (rv == CKR_OK) {

@@ -39,4 +39,22 @@ const struct p11_mech *p11_mech_find(CK_MECHANISM_TYPE type);
 size_t p11_hash_size(TPM_ALG_ID hash);
 TPM_ALG_ID p11_hash_of_mech(CK_MECHANISM_TYPE m);
 
+/* What a C_*Init with a key found (op.c). */
+struct p11_init {
+	struct p11_session *s;
+	struct p11_token *tok;
+	struct p11_op *op; /* the session's operation of that kind */
+	const struct p11_mech *d;
+	struct p11_object *k;
+};
+/* The start of C_SignInit, C_VerifyInit, C_EncryptInit and C_DecryptInit: session h without an
+ * operation of that kind active (CKR_OPERATION_ACTIVE), a mechanism that does it
+ * (CKR_ARGUMENTS_BAD, CKR_MECHANISM_INVALID) and a key the session sees
+ * (CKR_KEY_HANDLE_INVALID). For a key pair's mechanism also its key: of the mechanism's type,
+ * private to sign and decrypt and public to verify and encrypt (CKR_KEY_TYPE_INCONSISTENT),
+ * made for that use (CKR_KEY_FUNCTION_NOT_PERMITTED), and a private key with the user logged
+ * in (CKR_USER_NOT_LOGGED_IN). A secret key's mechanism (AES, HMAC) checks its key itself. */
+CK_RV p11_op_init(CK_SESSION_HANDLE h, enum p11_op_kind kind, const CK_MECHANISM *m,
+		  CK_OBJECT_HANDLE key, struct p11_init *in);
+
 #endif
