@@ -10,6 +10,29 @@
 
 static const uint8_t F4[] = { 0x01, 0x00, 0x01 };
 
+/* CKA_PUBLIC_EXPONENT: the TPM's default exponent, 65537, with or without leading zeros. */
+static bool is_f4(const CK_ATTRIBUTE *e)
+{
+	const uint8_t *v = e->pValue;
+	CK_ULONG len = e->ulValueLen;
+
+	while (v && len > sizeof(F4) && *v == 0) {
+		v++;
+		len--;
+	}
+	return v && len == sizeof(F4) && !memcmp(v, F4, sizeof(F4));
+}
+
+static bool ulong_is(const CK_ATTRIBUTE *a, CK_ULONG v)
+{
+	CK_ULONG given;
+
+	if (!a->pValue || a->ulValueLen != sizeof(given))
+		return false;
+	memcpy(&given, a->pValue, sizeof(given));
+	return given == v;
+}
+
 /* What a key pair's two templates ask for. */
 struct request {
 	CK_KEY_TYPE type;
@@ -22,7 +45,6 @@ struct request {
 static CK_RV read_request(CK_MECHANISM_TYPE mech, const CK_ATTRIBUTE *pub, CK_ULONG npub,
 			  const CK_ATTRIBUTE *priv, CK_ULONG npriv, struct request *r)
 {
-	const CK_ATTRIBUTE *e;
 	CK_RV rv = CKR_OK;
 
 	memset(r, 0, sizeof(*r));
@@ -35,19 +57,6 @@ static CK_RV read_request(CK_MECHANISM_TYPE mech, const CK_ATTRIBUTE *pub, CK_UL
 		rv = p11_tmpl_ulong(pub, npub, CKA_MODULUS_BITS, &r->bits);
 		if (rv == CKR_OK && r->bits != 2048 && r->bits != 3072)
 			rv = CKR_ATTRIBUTE_VALUE_INVALID;
-		e = p11_tmpl_find(pub, npub, CKA_PUBLIC_EXPONENT);
-		/* the TPM's default exponent, 65537, with or without leading zeros */
-		if (e) {
-			const uint8_t *v = e->pValue;
-			CK_ULONG len = e->ulValueLen;
-
-			while (v && len > sizeof(F4) && *v == 0) {
-				v++;
-				len--;
-			}
-			if (!v || len != sizeof(F4) || memcmp(v, F4, sizeof(F4)))
-				rv = CKR_ATTRIBUTE_VALUE_INVALID;
-		}
 		r->tmpl.rsa_bits = (uint16_t)r->bits;
 		return rv;
 	case CKM_EC_KEY_PAIR_GEN:
@@ -79,6 +88,48 @@ static CK_RV read_request(CK_MECHANISM_TYPE mech, const CK_ATTRIBUTE *pub, CK_UL
 	default:
 		return CKR_MECHANISM_INVALID;
 	}
+}
+
+/* The values the mechanism reads, wherever template t (either half) gives them, must be those
+ * of the request: another key type's (CKA_EC_PARAMS of an RSA key ...) is
+ * CKR_ATTRIBUTE_TYPE_INVALID, another value (the halves' parameter sets differ ...)
+ * CKR_TEMPLATE_INCONSISTENT, an exponent other than 65537 CKR_ATTRIBUTE_VALUE_INVALID. */
+static CK_RV mechanism_values_agree(const CK_ATTRIBUTE *t, CK_ULONG n, const struct request *r)
+{
+	bool pq = r->type == CKK_ML_DSA || r->type == CKK_ML_KEM;
+	CK_ULONG i;
+
+	for (i = 0; i < n; i++) {
+		const CK_ATTRIBUTE *a = &t[i];
+
+		switch (a->type) {
+		case CKA_MODULUS_BITS:
+		case CKA_PUBLIC_EXPONENT:
+			if (r->type != CKK_RSA)
+				return CKR_ATTRIBUTE_TYPE_INVALID;
+			if (a->type == CKA_PUBLIC_EXPONENT && !is_f4(a))
+				return CKR_ATTRIBUTE_VALUE_INVALID;
+			if (a->type == CKA_MODULUS_BITS && !ulong_is(a, r->bits))
+				return CKR_TEMPLATE_INCONSISTENT;
+			break;
+		case CKA_EC_PARAMS:
+			if (r->type != CKK_EC)
+				return CKR_ATTRIBUTE_TYPE_INVALID;
+			if (a->ulValueLen != r->curve->ulValueLen || !a->pValue ||
+			    memcmp(a->pValue, r->curve->pValue, a->ulValueLen))
+				return CKR_TEMPLATE_INCONSISTENT;
+			break;
+		case CKA_PARAMETER_SET:
+			if (!pq)
+				return CKR_ATTRIBUTE_TYPE_INVALID;
+			if (!ulong_is(a, r->parameter_set))
+				return CKR_TEMPLATE_INCONSISTENT;
+			break;
+		default:
+			break;
+		}
+	}
+	return CKR_OK;
 }
 
 /* What the mechanism reads from a template: never copied to the object. */
@@ -143,6 +194,10 @@ CK_RV C_GenerateKeyPair(CK_SESSION_HANDLE hSession, CK_MECHANISM_PTR pMechanism,
 		return p11_done(CKR_USER_NOT_LOGGED_IN);
 	rv = read_request(pMechanism->mechanism, pPublicKeyTemplate, ulPublicKeyAttributeCount,
 			  pPrivateKeyTemplate, ulPrivateKeyAttributeCount, &r);
+	if (rv == CKR_OK)
+		rv = mechanism_values_agree(pPublicKeyTemplate, ulPublicKeyAttributeCount, &r);
+	if (rv == CKR_OK)
+		rv = mechanism_values_agree(pPrivateKeyTemplate, ulPrivateKeyAttributeCount, &r);
 	if (rv == CKR_OK)
 		rv = p11_key_uses(pPrivateKeyTemplate, ulPrivateKeyAttributeCount, r.type,
 				  &r.tmpl.attributes);
