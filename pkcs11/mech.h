@@ -29,8 +29,8 @@ struct p11_mech {
 	CK_KEY_TYPE key_type;
 	TPM_ALG_ID scheme; /* TPM_ALG_RSASSA, _RSAPSS, _ECDSA (P11_HASH_SIGN); the mode (P11_AES) */
 	TPM_ALG_ID hash;   /* P11_HASH_SIGN, P11_DIGEST, P11_HMAC */
-	CK_ULONG min, max; /* key sizes (bits; AES, HMAC: bytes; ML-DSA: parameter sets; ML-KEM:
-			    * public key bytes) */
+	CK_ULONG min, max; /* key sizes (bits; AES, HMAC, ML-DSA, ML-KEM: bytes, the last two of
+			    * the public key) */
 	CK_FLAGS flags;
 };
 /* The mechanism of type, or NULL. */

@@ -366,6 +366,10 @@ void p11_mutex_lock(unsigned which);
 void p11_mutex_unlock(unsigned which);
 /* p11_leave, then rv: `return p11_done(rv);` */
 CK_RV p11_done(CK_RV rv);
+/* C_GetInfo of the 3.0 and 2.40 function lists (C_GetInfo itself is the 3.2 list's): the same
+ * answer with that list's version as cryptokiVersion. */
+CK_RV p11_get_info_30(CK_INFO_PTR pInfo);
+CK_RV p11_get_info_240(CK_INFO_PTR pInfo);
 
 /* ---- slots and tokens (slot.c) ---- */
 /* Read the store's tokens again (slot list, empty slot). */
