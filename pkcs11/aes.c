@@ -384,10 +384,8 @@ static CK_RV update(CK_SESSION_HANDLE h, bool dec, const uint8_t *in, CK_ULONG l
 	}
 	held = c.op->len + len;
 	n = update_size(d, dec, held);
-	if (!out || *out_len < n) {
-		*out_len = n;
-		return out ? CKR_BUFFER_TOO_SMALL : CKR_OK;
-	}
+	if (!p11_out_fits(out, out_len, n, &rv))
+		return rv;
 	if (d->type == CKM_AES_CTR && !ctr_budget(c.op, n, &blocks))
 		rv = CKR_DATA_LEN_RANGE;
 	if (rv == CKR_OK)

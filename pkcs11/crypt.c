@@ -8,7 +8,7 @@
 
 #include "secret.h"
 
-static CK_RV oaep_params(const CK_MECHANISM *m, struct p11_op *op)
+static CK_RV oaep_params(const CK_MECHANISM *m, const struct p11_mech *d, struct p11_op *op)
 {
 	static const struct {
 		CK_MECHANISM_TYPE hash;
@@ -45,26 +45,13 @@ static CK_RV crypt_init(CK_SESSION_HANDLE h, enum p11_op_kind kind, CK_MECHANISM
 			CK_OBJECT_HANDLE key)
 {
 	struct p11_init in;
-	struct p11_op *op;
 	CK_RV rv = p11_op_init(h, kind, m, key, &in);
 
 	if (rv != CKR_OK)
 		return rv;
-	op = in.op;
 	if (in.d->kind == P11_AES)
-		return p11_aes_init(in.tok, op, kind == P11_OP_ENCRYPT, m, in.k, key);
-	memset(op, 0, sizeof(*op));
-	op->reauth = kind == P11_OP_DECRYPT && p11_attr_bool(in.k, CKA_ALWAYS_AUTHENTICATE, false);
-	if (in.d->kind == P11_RSA_OAEP)
-		rv = oaep_params(m, op);
-	else if (m->pParameter || m->ulParameterLen)
-		rv = CKR_MECHANISM_PARAM_INVALID;
-	if (rv != CKR_OK)
-		return rv;
-	op->active = true;
-	op->mech = in.d->type;
-	op->key = key;
-	return CKR_OK;
+		return p11_aes_init(in.tok, in.op, kind == P11_OP_ENCRYPT, m, in.k, key);
+	return p11_op_start(&in, m, key, in.d->kind == P11_RSA_OAEP ? oaep_params : NULL);
 }
 
 static size_t modulus_size(const struct p11_object *k)
@@ -183,10 +170,8 @@ CK_RV C_Encrypt(CK_SESSION_HANDLE hSession, CK_BYTE_PTR pData, CK_ULONG ulDataLe
 		return p11_done(CKR_ARGUMENTS_BAD);
 	}
 	size = modulus_size(k);
-	if (!pEncryptedData || *pulEncryptedDataLen < size) {
-		*pulEncryptedDataLen = size;
-		return p11_done(pEncryptedData ? CKR_BUFFER_TOO_SMALL : CKR_OK);
-	}
+	if (!p11_out_fits(pEncryptedData, pulEncryptedDataLen, size, &rv))
+		return p11_done(rv);
 	st = (struct crypt_step){ .key = k, .in = pData, .len = ulDataLen, .out = pEncryptedData,
 				  .cap = size };
 	rv = p11_op_step(&c, &st.op, k, encrypt_step, &st);

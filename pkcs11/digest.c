@@ -49,10 +49,8 @@ static CK_RV digest_final(struct p11_call *c, CK_BYTE_PTR out, CK_ULONG_PTR out_
 	struct digest_step st = { .len = 0 };
 	CK_RV rv;
 
-	if (!out || *out_len < size) {
-		*out_len = size;
-		return out ? CKR_BUFFER_TOO_SMALL : CKR_OK;
-	}
+	if (!p11_out_fits(out, out_len, size, &rv))
+		return rv;
 	rv = p11_op_step(c, &st.op, NULL, digest_step, &st);
 	if (rv == CKR_SESSION_CLOSED)
 		return rv;
@@ -70,16 +68,9 @@ CK_RV C_Digest(CK_SESSION_HANDLE hSession, CK_BYTE_PTR pData, CK_ULONG ulDataLen
 	       CK_BYTE_PTR pDigest, CK_ULONG_PTR pulDigestLen)
 {
 	struct p11_call c = { .h = hSession, .kind = P11_OP_DIGEST };
-	CK_RV rv = p11_enter_op(&c);
+	CK_RV rv = p11_enter_once(&c, pulDigestLen && (pData || !ulDataLen), pData, ulDataLen);
 
-	if (rv != CKR_OK)
-		return rv;
-	if (!pulDigestLen || (!pData && ulDataLen)) {
-		p11_op_end(c.op);
-		return p11_done(CKR_ARGUMENTS_BAD);
-	}
-	rv = p11_op_once(&c, pData, ulDataLen);
-	return p11_done(rv != CKR_OK ? rv : digest_final(&c, pDigest, pulDigestLen));
+	return rv != CKR_OK ? rv : p11_done(digest_final(&c, pDigest, pulDigestLen));
 }
 
 CK_RV C_DigestUpdate(CK_SESSION_HANDLE hSession, CK_BYTE_PTR pPart, CK_ULONG ulPartLen)
@@ -90,13 +81,7 @@ CK_RV C_DigestUpdate(CK_SESSION_HANDLE hSession, CK_BYTE_PTR pPart, CK_ULONG ulP
 CK_RV C_DigestFinal(CK_SESSION_HANDLE hSession, CK_BYTE_PTR pDigest, CK_ULONG_PTR pulDigestLen)
 {
 	struct p11_call c = { .h = hSession, .kind = P11_OP_DIGEST };
-	CK_RV rv = p11_enter_op(&c);
+	CK_RV rv = p11_enter_op_args(&c, pulDigestLen != NULL);
 
-	if (rv != CKR_OK)
-		return rv;
-	if (!pulDigestLen) {
-		p11_op_end(c.op);
-		return p11_done(CKR_ARGUMENTS_BAD);
-	}
-	return p11_done(digest_final(&c, pDigest, pulDigestLen));
+	return rv != CKR_OK ? rv : p11_done(digest_final(&c, pDigest, pulDigestLen));
 }

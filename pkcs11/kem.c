@@ -114,10 +114,8 @@ static CK_RV encapsulate(CK_SESSION_HANDLE hs, struct p11_session *s, struct p11
 
 	if (rv != CKR_OK)
 		return rv;
-	if (!ct || *ct_len < size) {
-		*ct_len = size;
-		return ct ? CKR_BUFFER_TOO_SMALL : CKR_OK;
-	}
+	if (!p11_out_fits(ct, ct_len, size, &rv))
+		return rv;
 	rv = secret_begin(s, tok, t, n, &o, &r);
 	if (rv != CKR_OK)
 		return rv;

@@ -41,6 +41,7 @@ TPM_ALG_ID p11_hash_of_mech(CK_MECHANISM_TYPE m);
 
 /* What a C_*Init with a key found (op.c). */
 struct p11_init {
+	enum p11_op_kind kind;
 	struct p11_session *s;
 	struct p11_token *tok;
 	struct p11_op *op; /* the session's operation of that kind */
@@ -56,5 +57,14 @@ struct p11_init {
  * in (CKR_USER_NOT_LOGGED_IN). A secret key's mechanism (AES, HMAC) checks its key itself. */
 CK_RV p11_op_init(CK_SESSION_HANDLE h, enum p11_op_kind kind, const CK_MECHANISM *m,
 		  CK_OBJECT_HANDLE key, struct p11_init *in);
+/* A mechanism's parameters m read into op: CKR_OK or CKR_MECHANISM_PARAM_INVALID. */
+typedef CK_RV (*p11_params_fn)(const CK_MECHANISM *m, const struct p11_mech *d,
+			       struct p11_op *op);
+/* The end of a C_*Init that p11_op_init began for a key pair's mechanism: the operation starts
+ * with key, its parameters read by params (NULL: the mechanism takes none, and any is
+ * CKR_MECHANISM_PARAM_INVALID), and wants the user's PIN again before each use if it signs or
+ * decrypts with a CKA_ALWAYS_AUTHENTICATE key. */
+CK_RV p11_op_start(const struct p11_init *in, const CK_MECHANISM *m, CK_OBJECT_HANDLE key,
+		   p11_params_fn params);
 
 #endif

@@ -120,6 +120,7 @@ CK_RV p11_op_init(CK_SESSION_HANDLE h, enum p11_op_kind kind, const CK_MECHANISM
 
 	if (rv != CKR_OK)
 		return rv;
+	in->kind = kind;
 	in->op = p11_session_op(in->s, kind);
 	if (in->op->active)
 		return CKR_OPERATION_ACTIVE;
@@ -143,6 +144,27 @@ CK_RV p11_op_init(CK_SESSION_HANDLE h, enum p11_op_kind kind, const CK_MECHANISM
 	return priv && in->tok->user != CKU_USER ? CKR_USER_NOT_LOGGED_IN : CKR_OK;
 }
 
+CK_RV p11_op_start(const struct p11_init *in, const CK_MECHANISM *m, CK_OBJECT_HANDLE key,
+		   p11_params_fn params)
+{
+	struct p11_op *op = in->op;
+	CK_RV rv;
+
+	memset(op, 0, sizeof(*op));
+	op->reauth = (in->kind == P11_OP_SIGN || in->kind == P11_OP_DECRYPT) &&
+		     p11_attr_bool(in->k, CKA_ALWAYS_AUTHENTICATE, false);
+	if (params)
+		rv = params(m, in->d, op);
+	else
+		rv = m->pParameter || m->ulParameterLen ? CKR_MECHANISM_PARAM_INVALID : CKR_OK;
+	if (rv != CKR_OK)
+		return rv;
+	op->active = true;
+	op->mech = in->d->type;
+	op->key = key;
+	return CKR_OK;
+}
+
 CK_RV p11_enter_op(struct p11_call *c)
 {
 	CK_RV rv = p11_enter();
@@ -153,6 +175,35 @@ CK_RV p11_enter_op(struct p11_call *c)
 	if (rv != CKR_OK)
 		p11_leave();
 	return rv;
+}
+
+CK_RV p11_enter_op_args(struct p11_call *c, bool ok)
+{
+	CK_RV rv = p11_enter_op(c);
+
+	if (rv != CKR_OK || ok)
+		return rv;
+	p11_op_end(c->op);
+	return p11_done(CKR_ARGUMENTS_BAD);
+}
+
+CK_RV p11_enter_once(struct p11_call *c, bool ok, const uint8_t *data, size_t len)
+{
+	CK_RV rv = p11_enter_op_args(c, ok);
+
+	if (rv != CKR_OK)
+		return rv;
+	rv = p11_op_once(c, data, len);
+	return rv == CKR_OK ? rv : p11_done(rv);
+}
+
+bool p11_out_fits(const void *out, CK_ULONG_PTR out_len, size_t size, CK_RV *rv)
+{
+	if (out && *out_len >= size)
+		return true;
+	*out_len = size;
+	*rv = out ? CKR_BUFFER_TOO_SMALL : CKR_OK;
+	return false;
 }
 
 CK_RV p11_op_key(struct p11_call *c, struct p11_object **k)

@@ -243,6 +243,16 @@ struct p11_call {
 CK_RV p11_op_get(struct p11_call *c);
 /* p11_enter, then p11_op_get; the lock released again when either fails. */
 CK_RV p11_enter_op(struct p11_call *c);
+/* p11_enter_op, then the call's arguments: ok false (a pointer the call needs is NULL) ends the
+ * operation, CKR_ARGUMENTS_BAD. The lock is released again on any error. */
+CK_RV p11_enter_op_args(struct p11_call *c, bool ok);
+/* The two-call length pattern (PKCS#11 §5.2): whether out (NULL: a length query) takes size
+ * bytes; if not, *out_len is set to size and *rv to the call's answer, CKR_OK for a query and
+ * CKR_BUFFER_TOO_SMALL otherwise (the operation goes on either way). */
+bool p11_out_fits(const void *out, CK_ULONG_PTR out_len, size_t size, CK_RV *rv);
+/* C_Sign, C_Verify, C_Digest: p11_enter_op_args, then the call's data taken whole
+ * (p11_op_once); the lock is released again on any error. */
+CK_RV p11_enter_once(struct p11_call *c, bool ok, const uint8_t *data, size_t len);
 /* The key of the call's operation as the session sees it now; the operation ends when the key
  * has gone (CKR_KEY_HANDLE_INVALID). */
 CK_RV p11_op_key(struct p11_call *c, struct p11_object **k);

@@ -108,7 +108,7 @@ static CK_RV context_params(CK_HEDGE_TYPE hedge, const CK_BYTE *ctx, CK_ULONG le
 }
 
 /* CKM_ML_DSA, CKM_HASH_ML_DSA_SHA*: an optional CK_SIGN_ADDITIONAL_CONTEXT. */
-static CK_RV mldsa_params(const CK_MECHANISM *m, struct p11_op *op)
+static CK_RV mldsa_params(const CK_MECHANISM *m, const struct p11_mech *d, struct p11_op *op)
 {
 	const CK_SIGN_ADDITIONAL_CONTEXT *p = m->pParameter;
 
@@ -128,7 +128,7 @@ static CK_RV hash_mldsa_params(const CK_MECHANISM *m, const struct p11_mech *d, 
 
 	if (d->hash) {
 		op->hash = d->hash;
-		return mldsa_params(m, op);
+		return mldsa_params(m, d, op);
 	}
 	if (!p || m->ulParameterLen != sizeof(*p))
 		return CKR_MECHANISM_PARAM_INVALID;
@@ -144,34 +144,27 @@ static bool is_pss(const struct p11_mech *d)
 	return d->kind == P11_RSA_PSS || (d->kind == P11_HASH_SIGN && d->scheme == TPM_ALG_RSAPSS);
 }
 
+/* What reads the parameters of mechanism d (NULL: it takes none). */
+static p11_params_fn params_of(const struct p11_mech *d)
+{
+	if (is_pss(d))
+		return pss_params;
+	if (d->kind == P11_MLDSA)
+		return mldsa_params;
+	return d->kind == P11_HASH_MLDSA ? hash_mldsa_params : NULL;
+}
+
 static CK_RV op_init(CK_SESSION_HANDLE h, enum p11_op_kind kind, CK_MECHANISM_PTR m,
 		     CK_OBJECT_HANDLE key)
 {
 	struct p11_init in;
-	struct p11_op *op;
 	CK_RV rv = p11_op_init(h, kind, m, key, &in);
 
 	if (rv != CKR_OK)
 		return rv;
-	op = in.op;
 	if (in.d->kind == P11_HMAC)
-		return p11_hmac_init(in.tok, op, kind == P11_OP_SIGN, m, in.k, key);
-	memset(op, 0, sizeof(*op));
-	op->reauth = kind == P11_OP_SIGN && p11_attr_bool(in.k, CKA_ALWAYS_AUTHENTICATE, false);
-	if (is_pss(in.d))
-		rv = pss_params(m, in.d, op);
-	else if (in.d->kind == P11_MLDSA)
-		rv = mldsa_params(m, op);
-	else if (in.d->kind == P11_HASH_MLDSA)
-		rv = hash_mldsa_params(m, in.d, op);
-	else if (m->pParameter || m->ulParameterLen)
-		rv = CKR_MECHANISM_PARAM_INVALID;
-	if (rv != CKR_OK)
-		return rv;
-	op->active = true;
-	op->mech = in.d->type;
-	op->key = key;
-	return CKR_OK;
+		return p11_hmac_init(in.tok, in.op, kind == P11_OP_SIGN, m, in.k, key);
+	return p11_op_start(&in, m, key, params_of(in.d));
 }
 
 /* ---- what the TPM signs ---- */
@@ -433,10 +426,8 @@ static CK_RV sign_final(struct p11_call *c, CK_BYTE_PTR out, CK_ULONG_PTR out_le
 		return CKR_KEY_HANDLE_INVALID;
 	}
 	st.size = result_size(c->op, k);
-	if (!out || *out_len < st.size) {
-		*out_len = st.size;
-		return out ? CKR_BUFFER_TOO_SMALL : CKR_OK;
-	}
+	if (!p11_out_fits(out, out_len, st.size, &rv))
+		return rv;
 	rv = run_step(c, k, &st);
 	if (rv == CKR_OK)
 		*out_len = st.size;
@@ -447,16 +438,9 @@ CK_RV C_Sign(CK_SESSION_HANDLE hSession, CK_BYTE_PTR pData, CK_ULONG ulDataLen,
 	     CK_BYTE_PTR pSignature, CK_ULONG_PTR pulSignatureLen)
 {
 	struct p11_call c = { .h = hSession, .kind = P11_OP_SIGN };
-	CK_RV rv = p11_enter_op(&c);
+	CK_RV rv = p11_enter_once(&c, pulSignatureLen && (pData || !ulDataLen), pData, ulDataLen);
 
-	if (rv != CKR_OK)
-		return rv;
-	if (!pulSignatureLen || (!pData && ulDataLen)) {
-		p11_op_end(c.op);
-		return p11_done(CKR_ARGUMENTS_BAD);
-	}
-	rv = p11_op_once(&c, pData, ulDataLen);
-	return p11_done(rv != CKR_OK ? rv : sign_final(&c, pSignature, pulSignatureLen));
+	return rv != CKR_OK ? rv : p11_done(sign_final(&c, pSignature, pulSignatureLen));
 }
 
 CK_RV C_SignUpdate(CK_SESSION_HANDLE hSession, CK_BYTE_PTR pPart, CK_ULONG ulPartLen)
@@ -468,15 +452,9 @@ CK_RV C_SignFinal(CK_SESSION_HANDLE hSession, CK_BYTE_PTR pSignature,
 		  CK_ULONG_PTR pulSignatureLen)
 {
 	struct p11_call c = { .h = hSession, .kind = P11_OP_SIGN };
-	CK_RV rv = p11_enter_op(&c);
+	CK_RV rv = p11_enter_op_args(&c, pulSignatureLen != NULL);
 
-	if (rv != CKR_OK)
-		return rv;
-	if (!pulSignatureLen) {
-		p11_op_end(c.op);
-		return p11_done(CKR_ARGUMENTS_BAD);
-	}
-	return p11_done(sign_final(&c, pSignature, pulSignatureLen));
+	return rv != CKR_OK ? rv : p11_done(sign_final(&c, pSignature, pulSignatureLen));
 }
 
 CK_RV C_VerifyInit(CK_SESSION_HANDLE hSession, CK_MECHANISM_PTR pMechanism,
@@ -511,12 +489,9 @@ CK_RV C_Verify(CK_SESSION_HANDLE hSession, CK_BYTE_PTR pData, CK_ULONG ulDataLen
 	       CK_BYTE_PTR pSignature, CK_ULONG ulSignatureLen)
 {
 	struct p11_call c = { .h = hSession, .kind = P11_OP_VERIFY };
-	CK_RV rv = p11_enter_op(&c);
+	CK_RV rv = p11_enter_once(&c, true, pData, ulDataLen);
 
-	if (rv != CKR_OK)
-		return rv;
-	rv = p11_op_once(&c, pData, ulDataLen);
-	return p11_done(rv != CKR_OK ? rv : verify_final(&c, pSignature, ulSignatureLen));
+	return rv != CKR_OK ? rv : p11_done(verify_final(&c, pSignature, ulSignatureLen));
 }
 
 CK_RV C_VerifyUpdate(CK_SESSION_HANDLE hSession, CK_BYTE_PTR pPart, CK_ULONG ulPartLen)
