@@ -49,6 +49,7 @@ static void setup(void)
 static void teardown(void)
 {
 	f->C_Finalize(NULL);
+	unsetenv("PQTPM_PKCS11_CONF"); /* tpm_gone's */
 	harness_rm_tree(dir);
 }
 
@@ -372,7 +373,6 @@ static void test_attributes(void)
 	CU_ASSERT_EQUAL(f->C_GenerateKeyPair(s, &m, pt, 1, NULL, 0, &pub, &priv),
 			CKR_DEVICE_ERROR);
 	CU_ASSERT_EQUAL(f->C_GenerateKey(s, &aes, &aes_bad[1], 1, &pub), CKR_DEVICE_ERROR);
-	unsetenv("PQTPM_PKCS11_CONF");
 }
 
 static CK_ULONG find(CK_ATTRIBUTE *t, CK_ULONG n, CK_OBJECT_HANDLE *out, CK_ULONG cap)
