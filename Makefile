@@ -35,7 +35,10 @@ CC ?= cc
 CFLAGS_BASE := -std=c11 -D_GNU_SOURCE -Wall -Wextra -Wno-unused-parameter -fPIC \
 	-fvisibility=hidden -Iinclude -Icore -Imssim -MMD -MP $(WOLFSSL_CFLAGS)
 ifeq ($(SAN),1)
-CFLAGS_OPT := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=undefined
+# PQTPM_CHECK_STATE: the engine checks what its commands changed against what they said they
+# would (core/txn.c's check_reading)
+CFLAGS_OPT := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=undefined \
+	-DPQTPM_CHECK_STATE
 LDFLAGS_SAN := -fsanitize=address,undefined
 else
 CFLAGS_OPT := -O2 -g
@@ -85,7 +88,7 @@ SERVER := $(BUILD)/bin/pqtpm-server
 SHARED_SRC := $(sort $(wildcard tests/integration/shared/*.c))
 SHARED_BIN := $(SHARED_SRC:tests/integration/shared/%.c=$(BUILD)/tests/shared/%)
 
-.PHONY: all run check deps test unit integration asan-check bench conformance fuzz fuzz-smoke valgrind \
+.PHONY: all run check deps test test-build unit integration asan-check bench conformance fuzz fuzz-smoke valgrind \
 	tsan install \
 	clean
 all: $(LIB_A) $(LIB_SO) $(TSS_A) $(TSS_SO) $(SERVER)
@@ -93,6 +96,11 @@ all: $(LIB_A) $(LIB_SO) $(TSS_A) $(TSS_SO) $(SERVER)
 $(BUILD)/obj/%.o: %.c | $(WOLFSSL_LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -c $< -o $@
+
+# Files named *_avx2.c hold AVX2 intrinsics (ML-DSA's NTT, Keccak four at a time): only they are
+# compiled for AVX2, and their code runs only where crypto_cpu_avx2() found it (core/crypto/cpu.h).
+AVX2_CFLAGS := $(if $(findstring x86_64,$(shell $(CC) -dumpmachine)),-mavx2 -mbmi -mbmi2)
+$(BUILD)/obj/%_avx2.o: ALL_CFLAGS += $(AVX2_CFLAGS)
 
 # Unit tests may test the client library's internals (tss/tss_int.h) too.
 $(BUILD)/obj/tests/unit/%.o: ALL_CFLAGS += -Itss
@@ -183,6 +191,9 @@ $(BUILD)/tests/%: $(BUILD)/obj/tests/integration/%.o $(ITEST_SUPPORT_OBJ) $(TSS_
 $(BUILD)/bench/%: $(BUILD)/obj/tests/bench/%.o $(BENCH_SUPPORT_OBJ) $(TSS_A) $(LIB_A)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS_SAN) -o $@ $^ -ltss2-esys -ltss2-tctildr -ltss2-mu -ltss2-rc $(LIBS)
+# lock_share switches callgrind's collection where the engine takes and lets go of its lock
+$(BUILD)/bench/lock_share: LDFLAGS_SAN += -Wl,--wrap=pthread_mutex_lock \
+	-Wl,--wrap=pthread_mutex_unlock -Wl,--wrap=pqtpm_engine_execute
 
 ifeq ($(WOLFSSL),sp)
 $(WOLFSSL_LIB): scripts/build-wolfssl-sp.sh
@@ -193,25 +204,39 @@ deps:
 	@scripts/install-deps.sh
 
 run: deps
-	@$(MAKE) --no-print-directory all
+	@$(MAKE) --no-print-directory -j$(JOBS) all
 	@mkdir -p var && chmod 0700 var
 	$(SERVER) --config conf/pqtpm.conf --state-dir var/pqtpm
 
 unit: $(UNIT_BIN)
 	@tests/run-unit.sh $(BUILD)
 
+# ITEST="name ..." runs those integration tests only.
 integration: all $(ITEST_BIN) $(SHARED_BIN)
-	@tests/run-integration.sh $(BUILD)
+	@tests/run-integration.sh $(BUILD) $(ITEST)
 
 test: all unit integration
 
-# The whole suite once as built (SP wolfCrypt), once against Debian's libwolfssl, once under
-# ASan/UBSan (with LSan) in build-asan/, the concurrency tests under ThreadSanitizer (make
-# tsan), a subset under valgrind with the constant-time check, then a short run of every fuzz
-# target with its regression inputs.
+# Everything the tests run, built in parallel; the tests themselves then run one at a time.
+JOBS ?= $(shell nproc 2>/dev/null || echo 2)
+test-build: all $(UNIT_BIN) $(ITEST_BIN) $(SHARED_BIN)
+
+# The whole suite once as built (SP wolfCrypt) and once under ASan/UBSan (with LSan) in
+# build-asan/; against Debian's libwolfssl, every unit test (each crypto path) and the
+# integration tests of SYSTEM_ITEST (each kind of key, session, algorithm and client, the
+# exported symbols, the stress test: the rest runs the same crypto calls again); the
+# concurrency tests under ThreadSanitizer (make tsan), a subset under valgrind with the
+# constant-time check, then a short run of every fuzz target with its regression inputs.
+SYSTEM_ITEST ?= tpm2tools_basic tpm2tools_keys tpm2tools_algs tpm2tools_sym tpm2tools_sessions \
+	tpm2tools_dup tpm2tools_attest fapi_tools esys_basic esys_sessions tss_conformance pq_mssim \
+	pq_crosscheck pkcs11_tools_mssim pkcs11_sym pkcs11_tls attest_cli stress symbols hardening_load
 check: deps
+	@$(MAKE) --no-print-directory -j$(JOBS) WERROR=1 test-build
 	@$(MAKE) --no-print-directory WERROR=1 test
-	@$(MAKE) --no-print-directory WERROR=1 WOLFSSL=system BUILD=build-system test
+	@$(MAKE) --no-print-directory -j$(JOBS) WERROR=1 WOLFSSL=system BUILD=build-system test-build
+	@$(MAKE) --no-print-directory WERROR=1 WOLFSSL=system BUILD=build-system \
+		ITEST="$(SYSTEM_ITEST)" test
+	@$(MAKE) --no-print-directory -j$(JOBS) WERROR=1 BUILD=build-asan SAN=1 test-build
 	@$(MAKE) --no-print-directory WERROR=1 BUILD=build-asan SAN=1 test
 	@$(MAKE) --no-print-directory WERROR=1 tsan
 	@$(MAKE) --no-print-directory WERROR=1 valgrind
@@ -223,8 +248,8 @@ BENCH_SYSTEM_BUILD ?= $(if $(filter build,$(BUILD)),build-system,$(BUILD)-sys)
 bench:
 	@[ "$(WOLFSSL)" = sp ] || { echo "make bench builds both flavours itself: no WOLFSSL=" >&2; exit 1; }
 	@scripts/install-deps.sh bench
-	@$(MAKE) --no-print-directory all $(BENCH_BIN)
-	@$(MAKE) --no-print-directory WOLFSSL=system BUILD=$(BENCH_SYSTEM_BUILD) all \
+	@$(MAKE) --no-print-directory -j$(JOBS) all $(BENCH_BIN)
+	@$(MAKE) --no-print-directory -j$(JOBS) WOLFSSL=system BUILD=$(BENCH_SYSTEM_BUILD) all \
 		$(BENCH_SRC:tests/bench/%.c=$(BENCH_SYSTEM_BUILD)/bench/%)
 	@tests/bench/run.sh $(BUILD) $(BENCH_SYSTEM_BUILD)
 
@@ -237,12 +262,17 @@ conformance: deps
 	@tests/conformance/run.sh $(BUILD)
 
 # The constant-time check: the ML-DSA / ML-KEM sources and the comparisons again, with
-# -DPQTPM_CT_CHECK (declassification points for memcheck, core/crypto/ct.h), at -O2 as shipped.
-CT_SRC := tests/ct/ct_check.c core/crypto/util.c core/crypto/keccak.c \
+# -DPQTPM_CT_CHECK (declassification points for memcheck, core/crypto/ct.h), at -O2 as shipped,
+# the AVX2 files with their flag.
+CT_ALL := tests/ct/ct_check.c core/crypto/util.c core/crypto/cpu.c $(wildcard core/crypto/keccak*.c) \
 	$(sort $(wildcard core/crypto/mldsa/*.c core/crypto/mlkem/*.c))
-$(BUILD)/ct/ct_check: $(CT_SRC) $(LIB_A)
+CT_AVX2 := $(filter %_avx2.c,$(CT_ALL))
+CT_SRC := $(filter-out %_avx2.c,$(CT_ALL))
+CT_CFLAGS = $(filter-out -MMD -MP -fPIC,$(CFLAGS_BASE)) -O2 -g -DPQTPM_CT_CHECK
+$(BUILD)/ct/ct_check: $(CT_ALL) $(LIB_A)
 	@mkdir -p $(dir $@)
-	$(CC) $(filter-out -MMD -MP -fPIC,$(CFLAGS_BASE)) -O2 -g -DPQTPM_CT_CHECK -o $@ $(CT_SRC) \
+	$(foreach f,$(CT_AVX2),$(CC) $(CT_CFLAGS) $(AVX2_CFLAGS) -c $(f) -o $(BUILD)/ct/$(notdir $(f:.c=.o)) &&) true
+	$(CC) $(CT_CFLAGS) -o $@ $(CT_SRC) $(addprefix $(BUILD)/ct/,$(notdir $(CT_AVX2:.c=.o))) \
 		$(LIB_A) $(LIBS)
 
 VALGRIND_UNIT ?= marshal session object context state mlkem wipe
@@ -258,7 +288,7 @@ TSAN_BUILD ?= build-tsan
 TSAN_UNIT ?= concurrency tss_threads pkcs11_threads
 TSAN_ITEST ?= stress concurrent_clients
 tsan:
-	@$(MAKE) --no-print-directory BUILD=$(TSAN_BUILD) CFLAGS_OPT="-O1 -g -fsanitize=thread" \
+	@$(MAKE) --no-print-directory -j$(JOBS) BUILD=$(TSAN_BUILD) CFLAGS_OPT="-O1 -g -fsanitize=thread" \
 		LDFLAGS_SAN=-fsanitize=thread $(TSAN_UNIT:%=$(TSAN_BUILD)/tests/test_%) \
 		$(TSAN_BUILD)/bin/pqtpm-server $(TSAN_ITEST:%=$(TSAN_BUILD)/tests/%)
 	@for t in $(TSAN_UNIT); do $(TSAN_BUILD)/tests/test_$$t || exit 1; done

@@ -31,17 +31,22 @@ TPM_RC pqtpm_attest_ek_certificate(struct pqtpm_tss *t, const char *ek_alg, uint
 	return TPM_RC_SUCCESS;
 }
 
-/* The EK authorizes its use as a parent through its policy: PolicySecret(endorsement). The
- * session is the next command's, and gone after it (continueSession clear). */
-static TPM_RC ek_policy_session(struct pqtpm_tss *t, struct pqtpm_tss_session **s)
+/* The EK authorizes its use as a parent through its policy: PolicySecret(endorsement), and
+ * in the high range the PolicyOR after it. The session is gone after the next command
+ * (continueSession clear). */
+TPM_RC ek_policy_session(struct pqtpm_tss *t, const char *ek_alg, struct pqtpm_tss_session **s)
 {
-	struct pqtpm_tss_session_params p = { .type = TPM_SE_POLICY, .hash = TPM_ALG_SHA256 };
+	struct pqtpm_tss_session_params p = { .type = TPM_SE_POLICY };
+	struct pqtpm_tss_digest branches[2];
+	size_t n;
 	TPM_RC rc;
 
+	*s = NULL;
+	TRY(ek_policy_branches(ek_alg, &p.hash, branches, &n));
 	TRY(pqtpm_tss_session_start(t, &p, s));
 	rc = pqtpm_tss_policy_secret(*s, TPM_RH_ENDORSEMENT, "");
-	if (rc == TPM_RC_SUCCESS)
-		rc = pqtpm_tss_use_sessions(t, *s, NULL, NULL);
+	if (rc == TPM_RC_SUCCESS && n)
+		rc = pqtpm_tss_policy_or(*s, branches, n);
 	if (rc != TPM_RC_SUCCESS) {
 		pqtpm_tss_session_free(*s);
 		*s = NULL;
@@ -71,7 +76,9 @@ TPM_RC pqtpm_attest_ak_create(struct pqtpm_tss *t, const char *alg, const char *
 		return PQTPM_TSS_RC_BAD_VALUE;
 	TRY(ak_template(alg, &tmpl));
 	TRY(pqtpm_attest_ek_create(t, ek_alg, &ek));
-	rc = ek_policy_session(t, &s);
+	rc = ek_policy_session(t, ek_alg, &s);
+	if (rc == TPM_RC_SUCCESS)
+		rc = pqtpm_tss_use_sessions(t, s, NULL, NULL);
 	if (rc == TPM_RC_SUCCESS)
 		rc = pqtpm_tss_create(t, ek.handle, "", &tmpl, "", &key);
 	pqtpm_tss_session_free(s);
@@ -96,7 +103,9 @@ TPM_RC pqtpm_attest_ak_load(struct pqtpm_tss *t, const struct pqtpm_attest_ak *a
 	memset(&key, 0, sizeof(key));
 	key.pub = ak->pub;
 	key.priv = ak->priv;
-	rc = ek_policy_session(t, &s);
+	rc = ek_policy_session(t, ak->ek_alg, &s);
+	if (rc == TPM_RC_SUCCESS)
+		rc = pqtpm_tss_use_sessions(t, s, NULL, NULL);
 	if (rc == TPM_RC_SUCCESS)
 		rc = pqtpm_tss_load(t, ek.handle, "", &key);
 	pqtpm_tss_session_free(s);

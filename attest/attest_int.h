@@ -54,6 +54,12 @@ const char *ak_alg_name(const struct ak_public *p);
 
 /* The AK algorithms of the CLI: template. */
 TPM_RC ak_template(const char *alg, struct pqtpm_tss_public *tmpl);
+/* The EK's policy (templates.c): the hash of its session, and the branches whose PolicyOR
+ * follows PolicySecret(TPM_RH_ENDORSEMENT) (*n 0: that alone, the low range). */
+TPM_RC ek_policy_branches(const char *ek_alg, TPM_ALG_ID *hash,
+			  struct pqtpm_tss_digest branches[2], size_t *n);
+/* A policy session that satisfies that policy (ak.c), for the caller's next command. */
+TPM_RC ek_policy_session(struct pqtpm_tss *t, const char *ek_alg, struct pqtpm_tss_session **s);
 
 /* Hash names as documents hold them ("sha1", "sha256", "sha384", "sha512"). */
 const char *hash_name(TPM_ALG_ID h);

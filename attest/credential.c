@@ -41,14 +41,13 @@ TPM_RC pqtpm_attest_credential_make(const struct pqtpm_tss_public *ek_pub,
 }
 
 /* ActivateCredential: the AK (password, empty) through an HMAC session, the EK through its
- * policy session (PolicySecret(TPM_RH_ENDORSEMENT)). */
+ * policy session (ek_policy_session). */
 TPM_RC pqtpm_attest_credential_activate(struct pqtpm_tss *t, const struct pqtpm_attest_ak *ak,
 					const struct pqtpm_tss_id_object *blob,
 					const struct pqtpm_tss_ciphertext *enc,
 					struct pqtpm_tss_digest *secret)
 {
 	struct pqtpm_tss_session_params hp = { .type = TPM_SE_HMAC, .hash = TPM_ALG_SHA256 };
-	struct pqtpm_tss_session_params pp = { .type = TPM_SE_POLICY, .hash = TPM_ALG_SHA256 };
 	struct pqtpm_tss_session *hs = NULL, *ps = NULL;
 	TPM_HANDLE ek, key;
 	TPM_RC rc;
@@ -56,9 +55,7 @@ TPM_RC pqtpm_attest_credential_activate(struct pqtpm_tss *t, const struct pqtpm_
 	TRY(pqtpm_attest_ak_load(t, ak, &ek, &key));
 	rc = pqtpm_tss_session_start(t, &hp, &hs);
 	if (rc == TPM_RC_SUCCESS)
-		rc = pqtpm_tss_session_start(t, &pp, &ps);
-	if (rc == TPM_RC_SUCCESS)
-		rc = pqtpm_tss_policy_secret(ps, TPM_RH_ENDORSEMENT, "");
+		rc = ek_policy_session(t, ak->ek_alg, &ps);
 	if (rc == TPM_RC_SUCCESS)
 		rc = pqtpm_tss_use_sessions(t, hs, ps, NULL);
 	if (rc == TPM_RC_SUCCESS)

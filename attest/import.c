@@ -135,7 +135,7 @@ int pqtpm_attest_import_tpm2tools(const uint8_t *msg, size_t msg_len, const uint
 	else if (msg_len == 0 || msg_len > sizeof(w->q.b) || sig_len == 0 || sig_len > sizeof(w->s.b))
 		err = "the message or the signature is empty or too large";
 	else if (ak_public_parse(ak_pub->b, ak_pub->size, &p) || !(alg = ak_alg_name(&p)))
-		err = "the AK is no RSA-2048, ECC P-256/P-384 or ML-DSA key";
+		err = "the AK is no RSA-2048, ECC P-256/P-384/P-521 or ML-DSA key";
 	else
 		err = parse_pcrs(pcrs, pcrs_len, sel, &nsel, &w->pv);
 	if (!err) {

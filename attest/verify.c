@@ -142,7 +142,8 @@ static void check_ak(struct ctx *c, const struct ak_public *p)
 		verify_failure(c, "ak-attributes", "RSA key of %u bits or without RSASSA/RSAPSS",
 			p->rsa_bits);
 	if (p->type == TPM_ALG_ECC &&
-	    ((p->curve != TPM_ECC_NIST_P256 && p->curve != TPM_ECC_NIST_P384) ||
+	    ((p->curve != TPM_ECC_NIST_P256 && p->curve != TPM_ECC_NIST_P384 &&
+	      p->curve != TPM_ECC_NIST_P521) ||
 	     p->scheme != TPM_ALG_ECDSA))
 		verify_failure(c, "ak-attributes", "ECC curve 0x%04x or scheme 0x%04x: a NIST curve of "
 			"at least 256 bits with ECDSA needed", p->curve, p->scheme);

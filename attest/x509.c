@@ -59,6 +59,7 @@ static bool der_done(const struct der_rd *r)
 static const uint8_t oid_ecdsa_sha256[] = { 0x2A, 0x86, 0x48, 0xCE, 0x3D, 0x04, 0x03, 0x02 };
 static const uint8_t oid_ec_public_key[] = { 0x2A, 0x86, 0x48, 0xCE, 0x3D, 0x02, 0x01 };
 static const uint8_t oid_prime256v1[] = { 0x2A, 0x86, 0x48, 0xCE, 0x3D, 0x03, 0x01, 0x07 };
+static const uint8_t oid_secp521r1[] = { 0x2B, 0x81, 0x04, 0x00, 0x23 };
 static const uint8_t oid_rsa_encryption[] = { 0x2A, 0x86, 0x48, 0x86, 0xF7, 0x0D, 0x01, 0x01,
 					      0x01 };
 static const uint8_t oid_ml_kem_768[] = { 0x60, 0x86, 0x48, 0x01, 0x65, 0x03, 0x04, 0x04, 0x02 };
@@ -253,7 +254,7 @@ const char *ek_cert_check(const uint8_t *cert, size_t len, const struct pqtpm_at
 }
 
 /* The EK template of the key's type with the key as unique: the RSA-2048 modulus (exponent
- * 65537), the P-256 point, the ML-KEM-768 encapsulation key. */
+ * 65537), the P-256 or P-521 point, the ML-KEM-768 encapsulation key. */
 static int ek_from_spki(const struct der_rd *alg, const struct der_rd *params,
 			const struct der_rd *key, struct pqtpm_tss_public *pub)
 {
@@ -269,13 +270,25 @@ static int ek_from_spki(const struct der_rd *alg, const struct der_rd *params,
 		return 0;
 	}
 	if (is_oid(alg, oid_ec_public_key, sizeof(oid_ec_public_key))) {
-		if (pqtpm_attest_ek_template("ecc-p256", pub, NULL) ||
-		    der_next(&p, 0x06, &curve, NULL, NULL) ||
-		    !is_oid(&curve, oid_prime256v1, sizeof(oid_prime256v1)) || k.len != 65 ||
-		    k.p[0] != 4)
+		bool p256;
+		size_t n;
+		struct wr w;
+
+		if (der_next(&p, 0x06, &curve, NULL, NULL))
 			return -EINVAL;
-		memcpy(pub->b + pub->size - 66, k.p + 1, 32);
-		memcpy(pub->b + pub->size - 32, k.p + 33, 32);
+		p256 = is_oid(&curve, oid_prime256v1, sizeof(oid_prime256v1));
+		if (!p256 && !is_oid(&curve, oid_secp521r1, sizeof(oid_secp521r1)))
+			return -EINVAL;
+		n = p256 ? 32 : 66;
+		if (pqtpm_attest_ek_template(p256 ? "ecc-p256" : "ecc-p521", pub, NULL) ||
+		    k.len != 1 + 2 * n || k.p[0] != 4)
+			return -EINVAL;
+		/* the template ends in its unique: x and y, P-256's of zeros, P-521's empty */
+		wr_init(&w, pub->b, sizeof(pub->b));
+		w.off = pub->size - (p256 ? 4u + 64u : 4u);
+		if (wr_tpm2b(&w, k.p + 1, (uint16_t)n) || wr_tpm2b(&w, k.p + 1 + n, (uint16_t)n))
+			return -EINVAL;
+		pub->size = (uint16_t)w.off;
 		return 0;
 	}
 	if (is_oid(alg, oid_ml_kem_768, sizeof(oid_ml_kem_768))) {

@@ -387,8 +387,10 @@ static TPM_RC encrypt_param(struct auth_area *a, uint8_t *params, size_t plen)
  * does not end exclusivity. */
 void auth_unaudited(struct cmd *c)
 {
-	if (!(c->def->flags & CMD_NO_SESSIONS))
+	if (!(c->def->flags & CMD_NO_SESSIONS) && c->e->exclusive_audit) {
 		c->e->exclusive_audit = 0;
+		volatile_dirty(c->e);
+	}
 }
 
 /* The audit session after a successful command: at its first audit or an auditReset the
@@ -416,8 +418,10 @@ static TPM_RC audit_extend(struct cmd *c, struct auth_area *a, const uint8_t *pa
 		s->audit_digest.size = (uint16_t)crypto_hash_size(s->auth_hash);
 		memset(s->audit_digest.b, 0, sizeof(s->audit_digest.b));
 		c->e->exclusive_audit = s->handle;
-	} else if (c->e->exclusive_audit != s->handle) {
+		volatile_dirty(c->e);
+	} else if (c->e->exclusive_audit != s->handle && c->e->exclusive_audit) {
 		c->e->exclusive_audit = 0;
+		volatile_dirty(c->e);
 	}
 	if (c->e->exclusive_audit == s->handle)
 		as->attrs |= TPMA_SESSION_AUDITEXCLUSIVE;

@@ -3,6 +3,7 @@
 
 #include "commit.h"
 #include "scheme.h"
+#include "txn.h"
 
 static const char COMMIT_LABEL[] = "ECDAA Commit";
 
@@ -34,6 +35,15 @@ static void commit_changed(struct pqtpm_engine *e)
 		return;
 	crypto_wipe(saved, sizeof(*saved));
 	engine_dirty(e);
+}
+
+/* Before a use that may change the commit state (commit_changed): a command that began
+ * reading asks for the lock first (dispatch.c). */
+static TPM_RC commit_writable(const struct pqtpm_engine *e)
+{
+	const struct commit_state *saved = &e->ps.ram_saved.commit;
+
+	return e->ps.ram_saved.valid && saved->nonce_set ? txn_writable(e) : TPM_RC_SUCCESS;
 }
 
 /* r = KDFa(nonce, label, Name, count || attempt) of the order's bits until it lies in
@@ -69,6 +79,7 @@ TPM_RC commit_new(struct pqtpm_engine *e, uint16_t curve, const struct tpm2b_nam
 {
 	struct commit_state *s = &e->commit;
 
+	volatile_dirty(e);
 	TRY(derive_r(s, curve, name, s->counter, r));
 	commit_changed(e);
 	slot_set(s, s->counter, true);
@@ -101,6 +112,7 @@ TPM_RC commit_r(struct pqtpm_engine *e, uint16_t curve, const struct tpm2b_name 
 
 	if (!full_count(&e->commit, counter, &count))
 		return TPM_RC_VALUE;
+	volatile_dirty(e); /* the nonce, if a Startup(STATE) brought back counts without it */
 	return derive_r(&e->commit, curve, name, count, r);
 }
 
@@ -111,6 +123,7 @@ void commit_end(struct pqtpm_engine *e, uint16_t counter)
 	if (full_count(&e->commit, counter, &count)) {
 		commit_changed(e);
 		slot_set(&e->commit, count, false);
+		volatile_dirty(e);
 	}
 }
 
@@ -137,6 +150,7 @@ TPM_RC commit_sign_ecdaa(struct pqtpm_engine *e, const struct object *key,
 		return TPM_RC_AUTH_UNAVAILABLE;
 	if (len == 0 || crypto_hash_size(scheme->hash_alg) == 0)
 		return TPM_RC_SCHEME;
+	TRY(commit_writable(e));
 	TRY(commit_r(e, curve, &key->name, scheme->count, r));
 	rc = scheme_ecc_fixed(key->sens.sensitive.b, key->sens.sensitive.size, len, d);
 	if (rc == TPM_RC_SUCCESS)

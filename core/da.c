@@ -61,14 +61,15 @@ static bool lockout_recovered(const struct pqtpm_engine *e, uint64_t now)
 	return now >= da->lockout_from && now - da->lockout_from >= wait;
 }
 
-/* Bring the state up to date with the time that passed; true if it changed. */
-static bool da_update(struct pqtpm_engine *e)
+/* The state brought up to date with the time that passed, into *da (e->ps.da unchanged); true
+ * if that differs from e->ps.da. */
+static bool da_updated(struct pqtpm_engine *e, struct da_state *da)
 {
-	struct da_state *da = &e->ps.da;
 	uint64_t now = engine_clock_ms(e), from;
 	uint32_t tries = healed_tries(e, now, &from);
-	bool changed = tries != da->failed_tries || from != da->heal_from;
+	bool changed = tries != e->ps.da.failed_tries || from != e->ps.da.heal_from;
 
+	*da = e->ps.da;
 	da->failed_tries = tries;
 	da->heal_from = from;
 	if (da->lockout_locked && now < da->lockout_from) { /* the Clock went back: wait anew */
@@ -124,12 +125,17 @@ static TPM_RC locked(struct pqtpm_engine *e, enum da_target t)
 TPM_RC da_check(struct cmd *c, const struct session *s, int slot)
 {
 	struct pqtpm_engine *e = c->e;
+	struct da_state da;
 
 	if (target(c, s, slot) == DA_NONE)
 		return TPM_RC_SUCCESS;
-	/* saved even if the command is refused */
-	if (da_update(e))
+	/* saved even if the command is refused; a command that began reading asks for the lock
+	 * first (dispatch.c) */
+	if (da_updated(e, &da)) {
+		TRY(txn_writable(e));
 		txn_keep_da(e);
+		e->ps.da = da;
+	}
 	/* a bound session is checked for its entity, the authValue for its own */
 	if (s && s->da_bound)
 		TRY(locked(e, s->lockout_bound ? DA_LOCKOUT : DA_TRIES));
@@ -147,6 +153,7 @@ TPM_RC da_failure(struct cmd *c, const struct session *s, int slot)
 
 	if (t == DA_NONE)
 		return TPM_RC_BAD_AUTH;
+	TRY(txn_writable(e)); /* counted under the lock (dispatch.c) */
 	/* the saved Clock must reach the failure, or a crash would move it back before it */
 	engine_clock_sync(e);
 	now = engine_clock_ms(e);
@@ -186,12 +193,13 @@ void da_reset(struct pqtpm_engine *e)
 void da_set_parameters(struct pqtpm_engine *e, uint32_t max_tries, uint32_t recovery_time,
 		       uint32_t lockout_recovery)
 {
-	struct da_state *da = &e->ps.da;
+	struct da_state da;
 
-	(void)da_update(e); /* what healed under the old recoveryTime stays healed */
+	(void)da_updated(e, &da); /* what healed under the old recoveryTime stays healed */
+	da.params_set = true;
+	da.max_tries = max_tries;
+	da.recovery_time = recovery_time;
+	da.lockout_recovery = lockout_recovery;
 	engine_dirty(e);
-	da->params_set = true;
-	da->max_tries = max_tries;
-	da->recovery_time = recovery_time;
-	da->lockout_recovery = lockout_recovery;
+	e->ps.da = da;
 }

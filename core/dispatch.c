@@ -10,8 +10,6 @@
 #include "txn.h"
 
 #define HEADER_SIZE 10
-/* run(): a reading command met a session that may move the DA counters (below) */
-#define RC_NEEDS_LOCK 0xFFFFFFFFu
 /* Room kept at the end of the response for the authorization area. */
 #define RSP_AUTH_RESERVE (MAX_SESSIONS * (2 + MAX_DIGEST_SIZE + 1 + 2 + MAX_DIGEST_SIZE))
 
@@ -90,38 +88,24 @@ static TPM_RC resolve_handles(struct cmd *c, struct rd *r)
  * and before it answers, so a command that starts after another process's command has
  * answered acts on its result, and one that starts earlier is ordered before it.
  *
- * The flag: no command that has it changes the state, reports Clock or a value made from it
- * (Clock is saved at each TPM_PT_CLOCK_UPDATE before a value past it is reported:
+ * The flag: no command that has it changes the state, or reports Clock or a value made from
+ * it (Clock is saved at each TPM_PT_CLOCK_UPDATE before a value past it is reported:
  * clock_checkpoint, which needs the lock; so ReadClock, GetTime and PolicySigned, whose
- * timeout is a Clock value, do not have it) or has a handle that needs authorization. That
- * last rule is what keeps the dictionary-attack counters and every authValue check on the
- * locked path: a hierarchy's, an index's or an object's authorization (which reads ps.hier,
- * the NV store, DA state and may count a failure) always runs under the lock on the newest
- * state. A PCR is the exception: its authorization reads nothing persistent (empty
- * authValue) and counts no failure (PCRs are exempt from DA), and the PCRs live in memory, so
- * PCR_Extend and PCR_Event, the commands of a measured boot, have it. An authorization
- * session can still come with such a command (parameter encryption, audit); one that is
- * bound to a DA-protected entity could count a failure against it, so such a command starts
- * over on the locked path (run() says RC_NEEDS_LOCK before anything was done). If such a
- * command changed the state after all, state_save refuses to write over another process's
- * newer state, and a rollback without a snapshot loads the file again. */
-static bool reads_state_only(TPM_CC cc)
+ * timeout is a Clock value, do not have it). Its authorization may have to change the state
+ * all the same: a failure counted against the dictionary-attack state, that state healing as
+ * time passed (da.c), a PIN index's count (nv/access.c). Each asks for the lock before it
+ * changes anything (txn_writable: TXN_RC_NEEDS_LOCK), and run() starts the command over on
+ * the locked path, as it does for an audited command that would count a new audit sequence
+ * and for an ECDAA signature that uses the commit state Shutdown(STATE) saved (commit.c).
+ * So a password or HMAC session that proves an authValue, with the DA state at rest, takes
+ * neither the lock nor a snapshot (Sign and the other signing commands have the flag), and
+ * every failure is counted under the lock on the newest state, as before. If such a command
+ * changed the state after all, state_save refuses to write over another process's newer
+ * state, and a rollback without a snapshot loads the file again; check builds (SAN=1) stop
+ * at the first one (txn.c's check_reading). */
+static bool reads_state_only(const struct cmd_def *def)
 {
-	const struct cmd_def *def = cmd_lookup(cc);
-
 	return def && (def->flags & CMD_READS_STATE);
-}
-
-/* A session in the authorization area that a failure would count against the DA state. */
-static bool da_session(struct cmd *c, const struct auth_area *a)
-{
-	for (unsigned i = 0; i < a->count; i++) {
-		const struct session *s = session_find(c->client, a->s[i].handle);
-
-		if (s && (s->da_bound || s->lockout_bound))
-			return true;
-	}
-	return false;
 }
 
 static size_t error_response(uint8_t *rsp, TPM_RC rc)
@@ -135,8 +119,9 @@ static size_t error_response(uint8_t *rsp, TPM_RC rc)
 	return HEADER_SIZE;
 }
 
-static TPM_RC run(struct cmd *c, const uint8_t *cmd, size_t len, struct auth_area *a,
-		  uint8_t *params)
+/* def: the row of the command code in the header (peek_code), NULL if none */
+static TPM_RC run(struct cmd *c, const struct cmd_def *def, const uint8_t *cmd, size_t len,
+		  struct auth_area *a, uint8_t *params)
 {
 	struct rd r;
 	uint32_t size, cc;
@@ -153,7 +138,7 @@ static TPM_RC run(struct cmd *c, const uint8_t *cmd, size_t len, struct auth_are
 	if (size != len || size > PQTPM_MAX_COMMAND_SIZE)
 		return TPM_RC_COMMAND_SIZE;
 	c->tag = tag;
-	c->def = cmd_lookup(cc);
+	c->def = def;
 	if (!c->e->started && !(c->def && (c->def->flags & CMD_NO_STARTUP)))
 		return TPM_RC_INITIALIZE;
 	if (!c->def)
@@ -163,8 +148,6 @@ static TPM_RC run(struct cmd *c, const uint8_t *cmd, size_t len, struct auth_are
 		return TPM_RC_FAILURE;
 	TRY(resolve_handles(c, &r));
 	TRY(auth_parse(c, &r, a));
-	if (!c->e->state_locked && c->e->state_dir && a->count && da_session(c, a))
-		return RC_NEEDS_LOCK;
 	/* Handlers read a copy: parameter decryption works in place. */
 	c->cp_start = r.buf + r.off;
 	c->cp_len = rd_left(&r);
@@ -173,8 +156,8 @@ static TPM_RC run(struct cmd *c, const uint8_t *cmd, size_t len, struct auth_are
 	rd_init(&c->in, params, c->cp_len);
 	TRY(cmd_audit_before(c));
 	/* a new audit sequence counts in the persistent state */
-	if (!c->e->state_locked && c->e->state_dir && cmd_audit_counts(c))
-		return RC_NEEDS_LOCK;
+	if (cmd_audit_counts(c))
+		TRY(txn_writable(c->e));
 	TRY(c->def->run(c));
 	/* Handlers refuse leftover bytes before they act (cmd_params_done); this only catches
 	 * one that forgot, too late to undo what it did outside e->ps. */
@@ -203,13 +186,13 @@ static TPM_RC command_end(struct txn *t, const struct cmd *c, TPM_RC rc)
 	return err != 0 ? save_failed(c, err, ok) : rc;
 }
 
-/* The command code, if the buffer holds a header (run() checks the rest). */
-static bool peek_code(const uint8_t *cmd, size_t len, TPM_CC *cc)
+/* The row of the command code, if the buffer holds a header (run() checks the rest). */
+static const struct cmd_def *peek_code(const uint8_t *cmd, size_t len)
 {
 	if (len < HEADER_SIZE)
-		return false;
-	*cc = (TPM_CC)cmd[6] << 24 | (TPM_CC)cmd[7] << 16 | (TPM_CC)cmd[8] << 8 | cmd[9];
-	return true;
+		return NULL;
+	return cmd_lookup((TPM_CC)cmd[6] << 24 | (TPM_CC)cmd[7] << 16 | (TPM_CC)cmd[8] << 8 |
+			  cmd[9]);
 }
 
 size_t dispatch(struct pqtpm_client *cl, uint8_t locality, const uint8_t *cmd, size_t len,
@@ -223,8 +206,7 @@ size_t dispatch(struct pqtpm_client *cl, uint8_t locality, const uint8_t *cmd, s
 	size_t params_at;
 	uint8_t params[PQTPM_MAX_COMMAND_SIZE];
 	uint8_t *rsp_params;
-	bool reads_only;
-	TPM_CC cc = 0;
+	const struct cmd_def *def;
 	TPM_RC rc;
 
 	memset(&c, 0, sizeof(c));
@@ -239,11 +221,11 @@ size_t dispatch(struct pqtpm_client *cl, uint8_t locality, const uint8_t *cmd, s
 	params_at = HEADER_SIZE + 4 + 4;
 	wr_init(&c.out, rsp + params_at, cap - params_at - RSP_AUTH_RESERVE);
 
-	reads_only = peek_code(cmd, len, &cc) && reads_state_only(cc);
-	rc = txn_begin(&t, e, reads_only);
+	def = peek_code(cmd, len);
+	rc = txn_begin(&t, e, reads_state_only(def));
 	if (rc == TPM_RC_SUCCESS)
-		rc = run(&c, cmd, len, &a, params);
-	if (rc == RC_NEEDS_LOCK) {
+		rc = run(&c, def, cmd, len, &a, params);
+	if (rc == TXN_RC_NEEDS_LOCK) {
 		/* nothing done yet: start again, locked */
 		auth_wipe(&a);
 		crypto_wipe(params, c.cp_len);
@@ -256,7 +238,9 @@ size_t dispatch(struct pqtpm_client *cl, uint8_t locality, const uint8_t *cmd, s
 		wr_init(&c.out, rsp + params_at, cap - params_at - RSP_AUTH_RESERVE);
 		rc = txn_begin(&t, e, false);
 		if (rc == TPM_RC_SUCCESS)
-			rc = run(&c, cmd, len, &a, params);
+			rc = run(&c, def, cmd, len, &a, params);
+		if (rc == TXN_RC_NEEDS_LOCK) /* cannot be, locked: no such code goes out */
+			rc = TPM_RC_FAILURE;
 	}
 	crypto_wipe(params, c.cp_len);
 	rc = command_end(&t, &c, rc);

@@ -21,6 +21,7 @@ static void power_on(struct pqtpm_engine *e)
 {
 	if (e->powered)
 		return;
+	volatile_dirty(e);
 	e->powered = true;
 	e->started = false;
 	e->clock_base_ms = clock_monotonic_ms();
@@ -51,6 +52,7 @@ static void power_off(struct pqtpm_engine *e)
 {
 	if (!e->powered)
 		return;
+	volatile_dirty(e);
 	flush_volatile(e);
 	/* orderly counters not flushed by a Shutdown are lost, as a TPM's RAM is */
 	nv_orderly_drop(e);
@@ -325,6 +327,28 @@ int pqtpm_engine_execute(struct pqtpm_client *c, uint8_t locality, const uint8_t
 	return 0;
 }
 
+/* _TPM_Hash_End after Startup (a D-RTM sequence) counts restartCount (pcr.c): saved as a
+ * command's changes are, in a transaction of its own, so that another process reading the
+ * state sees it. */
+static int hash_end(struct pqtpm_engine *e)
+{
+	bool drtm = e->started;
+	struct txn t;
+	int rc;
+
+	if (!e->hcrtm_active)
+		return -EINVAL;
+	if (txn_begin(&t, e, false) != TPM_RC_SUCCESS)
+		return -EIO;
+	rc = pcr_hcrtm_end(e);
+	if (rc == 0 && drtm)
+		engine_dirty(e);
+	if (txn_commit(&t, rc == 0) != 0 && rc == 0)
+		rc = -EIO;
+	txn_end(&t);
+	return rc;
+}
+
 int pqtpm_engine_signal(struct pqtpm_engine *e, enum pqtpm_signal sig)
 {
 	int rc = 0;
@@ -363,11 +387,13 @@ int pqtpm_engine_signal(struct pqtpm_engine *e, enum pqtpm_signal sig)
 		rc = e->powered ? pcr_hcrtm_start(e) : -EINVAL;
 		break;
 	case PQTPM_SIGNAL_HASH_END:
-		rc = e->hcrtm_active ? pcr_hcrtm_end(e) : -EINVAL;
+		rc = hash_end(e);
 		break;
 	default:
 		rc = -EINVAL;
 	}
+	/* the platform's signals are rare: each one is written, changed or not */
+	volatile_dirty(e);
 	volatile_update(e, false);
 	pthread_mutex_unlock(&e->lock);
 	return rc;

@@ -25,6 +25,7 @@
 #define MAX_CLIENTS_TOTAL 1024
 #define PRIMARY_SEED_SIZE 64	 /* bytes; the largest hash we support */
 #define PCR_NUM TPM_PCR_COUNT
+#define MLDSA_TR_BYTES 64	 /* tr = H(pk): what an ML-DSA key's mu starts with */
 /* TPM_PT_FIRMWARE_VERSION_1/2 (cmd/capability.c), TPMS_ATTEST.firmwareVersion (attest.c) */
 #define FIRMWARE_VERSION_1 0x00000001u /* 0.1 */
 #define FIRMWARE_VERSION_2 0
@@ -77,6 +78,9 @@ struct object {
 	uint8_t seq_first[4];	/* first bytes seen, to decide the above */
 	uint8_t seq_first_len;
 	struct sig_seq sig;	/* SIGN_SEQ, VERIFY_SEQ */
+	/* ML-DSA kinds: tr = H(pk) of FIPS 204, made at the key's first use (key_material.h) */
+	uint8_t mldsa_tr[MLDSA_TR_BYTES];
+	bool mldsa_tr_known;
 	/* The forms built from a key's private part (key_material.h), shared by reference with
 	 * the computations that use them; valid only while forms_owner == this object: a struct
 	 * copy of the object (EvictControl, ContextLoad) neither uses nor frees the original's. */
@@ -247,12 +251,16 @@ struct pqtpm_engine {
 	uint64_t *state_seq;		/* <state_dir>/pqtpm.seq mapped shared: bumped by writers */
 	uint64_t state_seq_seen;	/* its value when ps was last loaded or saved */
 	bool state_seq_known;		/* state_seq_seen is that value */
+	uint64_t state_loads;		/* times ps was read from the file (a new seed maybe) */
 	/* The one process that runs the engine on state_dir (state/owner.c): an OFD lock on
 	 * pqtpm.lock, its socket pqtpm.sock served from a thread (state/serve.c), and the
 	 * volatile state written to pqtpm.volatile before each answer (state/volatile.c). */
 	bool owner_locked;
 	int owner_fd;
 	struct volatile_file *vol;
+#ifdef PQTPM_CHECK_STATE
+	struct volatile_file *vol_check; /* check builds without a state directory (volatile.c) */
+#endif
 	struct serve *serve;
 	uint8_t null_seed[PRIMARY_SEED_SIZE];
 	uint8_t null_proof[PRIMARY_SEED_SIZE];
@@ -293,6 +301,7 @@ struct pqtpm_engine {
 	 * sequence) and the commit state. */
 	struct tpm2b_digest cmd_audit_digest;
 	struct commit_state commit;
+	bool volatile_changed;	/* volatile_dirty since pqtpm.volatile was last written */
 };
 
 /* ---- command context ---- */
@@ -419,6 +428,17 @@ TPM_RC entity_auth(struct cmd *c, unsigned slot, struct tpm2b_digest *auth);
 /* Mark persistent state changed: the command's transaction saves it before the response
  * leaves (txn.c). */
 void engine_dirty(struct pqtpm_engine *e);
+
+/* Mark the volatile state changed: a field that pqtpm.volatile holds (state/volatile_codec.c:
+ * the power and startup flags, the PCRs, the NULL hierarchy, saved sessions, orderly counters,
+ * the command audit digest, the commit state, the context and session counters ...). The
+ * command's end writes the file before the answer (txn_end), and skips the encoding when
+ * nothing was marked: a change without the mark would reach the file only with the next one.
+ * Check builds (SAN=1) stop at the first command that changed it unmarked (state/volatile.c). */
+static inline void volatile_dirty(struct pqtpm_engine *e)
+{
+	e->volatile_changed = true;
+}
 
 /* Run one command (dispatch.c). Always writes a response. */
 size_t dispatch(struct pqtpm_client *cl, uint8_t locality, const uint8_t *cmd, size_t len,

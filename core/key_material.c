@@ -4,6 +4,7 @@
 
 #include "crypto/mldsa.h"
 #include "key_material.h"
+#include "scheme.h"
 
 struct key_forms {
 	unsigned refs;			/* atomic: the object's and each key_material's */
@@ -67,6 +68,23 @@ void object_free_caches(struct object *o)
 	o->forms_owner = NULL;
 }
 
+static bool is_mldsa_kind(const struct object *o)
+{
+	return o->pub.type == TPM_ALG_MLDSA || o->pub.type == TPM_ALG_HASH_MLDSA;
+}
+
+const uint8_t *object_mldsa_tr(const struct object *o)
+{
+	/* made through a const pointer, as the forms are (key_material_of) */
+	struct object *w = (struct object *)o;
+
+	if (!w->mldsa_tr_known) {
+		scheme_mldsa_tr(&o->pub, w->mldsa_tr);
+		w->mldsa_tr_known = true;
+	}
+	return w->mldsa_tr;
+}
+
 TPM_RC key_material_of(struct key_material *k, const struct object *o)
 {
 	/* The forms are kept in the object but are no part of its value: objects are never
@@ -89,6 +107,8 @@ TPM_RC key_material_of(struct key_material *k, const struct object *o)
 		k->sens = o->sens;
 	else
 		memset(&k->sens, 0, sizeof(k->sens));
+	if (is_mldsa_kind(o))
+		memcpy(k->mldsa_tr, object_mldsa_tr(o), sizeof(k->mldsa_tr));
 	k->forms = w->forms;
 	if (k->forms)
 		__atomic_add_fetch(&k->forms->refs, 1, __ATOMIC_RELAXED);

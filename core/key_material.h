@@ -20,11 +20,17 @@ struct key_material {
 	struct tpmt_public pub;
 	struct tpmt_sensitive sens;	/* zero for a public-only key */
 	bool has_sensitive;
+	uint8_t mldsa_tr[MLDSA_TR_BYTES]; /* ML-DSA kinds (object_mldsa_tr) */
 	struct key_forms *forms;	/* NULL: a key with nothing to build (ECC, HMAC, public) */
 };
 
 /* Under the engine lock. TPM_RC_MEMORY when the forms cannot be made (nothing taken then). */
 TPM_RC key_material_of(struct key_material *k, const struct object *o);
+/* An ML-DSA kind of key's tr = H(pk, 64), under the engine lock: hashed at the first use and
+ * kept with the object, since it is ~100,000 instructions (a 1,952-byte ML-DSA-65 public key
+ * through SHAKE256) that every sequence start and SignDigest spent under the lock. A struct
+ * copy of the object keeps it: the public area never changes. */
+const uint8_t *object_mldsa_tr(const struct object *o);
 /* Wipe the sensitive copy and let go of the forms (the last reference frees them). */
 void key_material_drop(struct key_material *k);
 

@@ -84,6 +84,7 @@ const uint8_t *pcr_value(const struct pqtpm_engine *e, TPM_ALG_ID alg, unsigned 
 
 static void changed(struct pqtpm_engine *e, unsigned pcr)
 {
+	volatile_dirty(e);
 	if (!attrs[pcr].no_increment)
 		e->pcr_update_counter++;
 }
@@ -122,6 +123,7 @@ static void hcrtm_into_pcr0(struct pqtpm_engine *e)
 
 static void hcrtm_discard(struct pqtpm_engine *e)
 {
+	volatile_dirty(e);
 	crypto_wipe(e->hcrtm, sizeof(e->hcrtm));
 	e->hcrtm_active = false;
 	e->hcrtm_pre_startup = false;
@@ -129,6 +131,7 @@ static void hcrtm_discard(struct pqtpm_engine *e)
 
 void pcr_reset_all(struct pqtpm_engine *e, bool startup_clear)
 {
+	volatile_dirty(e);
 	if (startup_clear || e->nbanks == 0) {
 		e->nbanks = 0;
 		for (size_t i = 0; i < NBANK_ALGS; i++)
@@ -371,5 +374,6 @@ int pcr_hcrtm_end(struct pqtpm_engine *e)
 	/* H-CRTM: the contexts wait for Startup, which knows the banks (pcr_reset_all). */
 	e->hcrtm_active = false;
 	e->hcrtm_pre_startup = true;
+	volatile_dirty(e);
 	return 0;
 }

@@ -154,29 +154,27 @@ static bool hash_oid(TPM_ALG_ID alg, uint8_t oid[11])
 	}
 }
 
-/* tr = H(pk, 64); the public key was checked for its length when the object was loaded. */
-static void mldsa_tr(const struct tpmt_public *pub, uint8_t tr[64])
+void scheme_mldsa_tr(const struct tpmt_public *pub, uint8_t tr[MLDSA_TR_BYTES])
 {
-	shake256(tr, 64, pub->unique.b, pub->unique.size);
+	shake256(tr, MLDSA_TR_BYTES, pub->unique.b, pub->unique.size);
 }
 
 /* mu over tr || mode || |ctx| || ctx, the message to follow */
-static void mu_head(const struct tpmt_public *pub, uint8_t mode, const uint8_t *ctx,
+static void mu_head(const uint8_t tr[MLDSA_TR_BYTES], uint8_t mode, const uint8_t *ctx,
 		    size_t ctxlen, struct keccak_ctx *h)
 {
-	uint8_t tr[64], head[2] = { mode, (uint8_t)ctxlen };
+	uint8_t head[2] = { mode, (uint8_t)ctxlen };
 
-	mldsa_tr(pub, tr);
 	shake256_init(h);
-	keccak_absorb(h, tr, sizeof(tr));
+	keccak_absorb(h, tr, MLDSA_TR_BYTES);
 	keccak_absorb(h, head, sizeof(head));
 	keccak_absorb(h, ctx, ctxlen);
 }
 
-void scheme_mldsa_mu_begin(const struct tpmt_public *pub, const uint8_t *ctx, size_t ctxlen,
+void scheme_mldsa_mu_begin(const uint8_t tr[MLDSA_TR_BYTES], const uint8_t *ctx, size_t ctxlen,
 			   struct keccak_ctx *h)
 {
-	mu_head(pub, 0, ctx, ctxlen, h);
+	mu_head(tr, 0, ctx, ctxlen, h);
 }
 
 void scheme_mldsa_mu_end(struct keccak_ctx *h, uint8_t mu[SCHEME_MU_BYTES])
@@ -186,8 +184,8 @@ void scheme_mldsa_mu_end(struct keccak_ctx *h, uint8_t mu[SCHEME_MU_BYTES])
 	keccak_wipe(h, sizeof(*h));
 }
 
-TPM_RC scheme_mldsa_mu_hash(const struct tpmt_public *pub, TPM_ALG_ID hash, const uint8_t *digest,
-			    size_t dlen, const uint8_t *ctx, size_t ctxlen,
+TPM_RC scheme_mldsa_mu_hash(const uint8_t tr[MLDSA_TR_BYTES], TPM_ALG_ID hash,
+			    const uint8_t *digest, size_t dlen, const uint8_t *ctx, size_t ctxlen,
 			    uint8_t mu[SCHEME_MU_BYTES])
 {
 	struct keccak_ctx h;
@@ -199,7 +197,7 @@ TPM_RC scheme_mldsa_mu_hash(const struct tpmt_public *pub, TPM_ALG_ID hash, cons
 		return TPM_RC_SIZE;
 	if (ctxlen > MAX_SIGNATURE_CTX)
 		return TPM_RC_SIZE;
-	mu_head(pub, 1, ctx, ctxlen, &h);
+	mu_head(tr, 1, ctx, ctxlen, &h);
 	keccak_absorb(&h, oid, sizeof(oid));
 	keccak_absorb(&h, digest, dlen);
 	scheme_mldsa_mu_end(&h, mu);
@@ -256,8 +254,8 @@ static TPM_RC sign_hash_mldsa(const struct key_material *key, const struct tpm2b
 	uint8_t mu[SCHEME_MU_BYTES];
 	TPM_RC rc;
 
-	rc = scheme_mldsa_mu_hash(&key->pub, key->pub.pre_hash, digest->b, digest->size, NULL, 0,
-				  mu);
+	rc = scheme_mldsa_mu_hash(key->mldsa_tr, key->pub.pre_hash, digest->b, digest->size,
+				  NULL, 0, mu);
 	if (rc == TPM_RC_SUCCESS)
 		rc = scheme_mldsa_sign_mu(key, mu, sig);
 	crypto_wipe(mu, sizeof(mu));
@@ -271,8 +269,8 @@ static TPM_RC verify_hash_mldsa(const struct key_material *key, const struct tpm
 
 	if (sig->sig_alg != TPM_ALG_HASH_MLDSA || sig->hash != key->pub.pre_hash)
 		return TPM_RC_SCHEME;
-	if (scheme_mldsa_mu_hash(&key->pub, key->pub.pre_hash, digest->b, digest->size, NULL, 0,
-				 mu) != TPM_RC_SUCCESS)
+	if (scheme_mldsa_mu_hash(key->mldsa_tr, key->pub.pre_hash, digest->b, digest->size, NULL,
+				 0, mu) != TPM_RC_SUCCESS)
 		return TPM_RC_SIGNATURE;
 	return scheme_mldsa_verify_mu(key, mu, sig);
 }
@@ -290,7 +288,7 @@ TPM_RC scheme_sign_message(const struct key_material *key, const struct tpmt_sch
 	if (scheme->scheme == TPM_ALG_MLDSA) {
 		if (key->pub.type != TPM_ALG_MLDSA)
 			return TPM_RC_SCHEME;
-		scheme_mldsa_mu_begin(&key->pub, NULL, 0, &h);
+		scheme_mldsa_mu_begin(key->mldsa_tr, NULL, 0, &h);
 		keccak_absorb(&h, data, len);
 		scheme_mldsa_mu_end(&h, mu);
 		rc = scheme_mldsa_sign_mu(key, mu, sig);
@@ -312,7 +310,7 @@ TPM_RC scheme_verify_message(const struct key_material *key, const uint8_t *data
 	uint8_t mu[SCHEME_MU_BYTES];
 
 	if (key->pub.type == TPM_ALG_MLDSA) {
-		scheme_mldsa_mu_begin(&key->pub, NULL, 0, &h);
+		scheme_mldsa_mu_begin(key->mldsa_tr, NULL, 0, &h);
 		keccak_absorb(&h, data, len);
 		scheme_mldsa_mu_end(&h, mu);
 		return scheme_mldsa_verify_mu(key, mu, sig);

@@ -44,16 +44,19 @@ TPM_RC scheme_verify_message(const struct key_material *key, const uint8_t *data
 			     const struct tpmt_signature *sig);
 
 /* ---- ML-DSA pieces for the v1.85 commands (cmd/pq_*.c) ----
- * mu is FIPS 204's message representative H(tr || M', 64), tr = H(pk, 64). */
+ * mu is FIPS 204's message representative H(tr || M', 64), tr = H(pk, 64): a loaded key's tr is
+ * made once (object_mldsa_tr, key_material.h), not at each signature. */
 #define SCHEME_MU_BYTES 64
+/* tr of an ML-DSA kind of key; its public key was checked for its length when it was loaded. */
+void scheme_mldsa_tr(const struct tpmt_public *pub, uint8_t tr[MLDSA_TR_BYTES]);
 /* Pure ML-DSA: start mu over tr || 0 || |ctx| || ctx; the message is absorbed after it. */
-void scheme_mldsa_mu_begin(const struct tpmt_public *pub, const uint8_t *ctx, size_t ctxlen,
+void scheme_mldsa_mu_begin(const uint8_t tr[MLDSA_TR_BYTES], const uint8_t *ctx, size_t ctxlen,
 			   struct keccak_ctx *h);
 void scheme_mldsa_mu_end(struct keccak_ctx *h, uint8_t mu[SCHEME_MU_BYTES]);
 /* HashML-DSA: mu over tr || 1 || |ctx| || ctx || OID(hash) || digest. TPM_RC_HASH for a hash
  * without an OID here, TPM_RC_SIZE for a digest of another length. */
-TPM_RC scheme_mldsa_mu_hash(const struct tpmt_public *pub, TPM_ALG_ID hash, const uint8_t *digest,
-			    size_t dlen, const uint8_t *ctx, size_t ctxlen,
+TPM_RC scheme_mldsa_mu_hash(const uint8_t tr[MLDSA_TR_BYTES], TPM_ALG_ID hash,
+			    const uint8_t *digest, size_t dlen, const uint8_t *ctx, size_t ctxlen,
 			    uint8_t mu[SCHEME_MU_BYTES]);
 /* Sign mu with the key (hedged, fresh randomness): sig gets sig_alg (MLDSA, or HASH_MLDSA with
  * hash for a HashML-DSA key), size and bytes. TPM_RC_AUTH_UNAVAILABLE without a private part. */

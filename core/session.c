@@ -50,6 +50,7 @@ TPM_RC session_alloc(struct pqtpm_client *cl, uint8_t type, struct session **out
 	do {
 		s->handle = base | (cl->e->next_session++ & 0xFFFFFFu);
 	} while (session_handle_in_use(cl->e, s->handle));
+	volatile_dirty(cl->e);
 	s->type = type;
 	slots(cl)[slot] = s;
 	*out = s;
@@ -59,8 +60,10 @@ TPM_RC session_alloc(struct pqtpm_client *cl, uint8_t type, struct session **out
 /* A flushed session takes its audit exclusivity with it: a later session may get its handle. */
 static void session_free(struct pqtpm_engine *e, struct session *s)
 {
-	if (e->exclusive_audit == s->handle)
+	if (e->exclusive_audit == s->handle) {
 		e->exclusive_audit = 0;
+		volatile_dirty(e);
+	}
 	crypto_wipe(s, sizeof(*s));
 	free(s);
 }
@@ -86,6 +89,7 @@ void session_drop_saved(struct pqtpm_engine *e)
 		if (e->saved_sessions[i]) {
 			session_free(e, e->saved_sessions[i]);
 			e->saved_sessions[i] = NULL;
+			volatile_dirty(e);
 		}
 	}
 }
@@ -103,6 +107,7 @@ bool session_flush(struct pqtpm_client *cl, TPM_HANDLE h)
 		if (e->saved_sessions[i] && e->saved_sessions[i]->handle == h) {
 			session_free(e, e->saved_sessions[i]);
 			e->saved_sessions[i] = NULL;
+			volatile_dirty(e);
 			return true;
 		}
 	}

@@ -40,6 +40,7 @@ TPM_RC session_context_save(struct cmd *c, TPM_HANDLE h, struct tpms_context *ct
 		return TPM_RC_SESSION_MEMORY;
 	if (e->context_counter == UINT64_MAX)
 		return TPM_RC_TOO_MANY_CONTEXTS;
+	volatile_dirty(e);
 	ctx->sequence = ++e->context_counter;
 	ctx->saved_handle = h;
 	ctx->hierarchy = TPM_RH_NULL;
@@ -89,6 +90,7 @@ TPM_RC session_context_load(struct cmd *c, const struct tpms_context *ctx, TPM_H
 		return TPM_RC_SESSION_HANDLES;
 	c->client->sessions[free_slot] = e->saved_sessions[slot];
 	e->saved_sessions[slot] = NULL;
+	volatile_dirty(e);
 	*h = handle;
 	return TPM_RC_SUCCESS;
 }
@@ -132,6 +134,7 @@ TPM_RC session_resume_restore(struct pqtpm_engine *e)
 {
 	const struct session_resume *r = e->ps.resume;
 
+	volatile_dirty(e);
 	/* a capture always has a proof: an all-zero one is no capture */
 	if (!r || all_zero(r->null_proof, sizeof(r->null_proof))) {
 		/* a new process never had a NULL hierarchy: never run with a zero seed */
@@ -176,8 +179,10 @@ void session_resume_pcr_counter(struct pqtpm_engine *e)
 		if (s && s->pcr_counter_set && s->pcr_counter >= floor)
 			floor = s->pcr_counter + 1u;
 	}
-	if (e->pcr_update_counter < floor)
+	if (e->pcr_update_counter < floor) {
 		e->pcr_update_counter = floor;
+		volatile_dirty(e);
+	}
 }
 
 void session_resume_free(struct session_resume *r)

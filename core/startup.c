@@ -103,6 +103,7 @@ TPM_RC startup_run(struct pqtpm_engine *e, uint16_t type, uint8_t locality)
 		return rc_param(TPM_RC_VALUE, 1);
 	if (type == TPM_SU_STATE && !after_state)
 		return rc_param(TPM_RC_VALUE, 1);
+	volatile_dirty(e);
 	e->startup_locality = locality;
 
 	if (type == TPM_SU_CLEAR && !after_state) {

@@ -1,5 +1,6 @@
 /* The transaction of one command (txn.h). */
 #include <stddef.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "nv/nv.h"
@@ -23,27 +24,65 @@ static void clock_checkpoint(struct pqtpm_engine *e)
 		engine_log(e, PQTPM_LOG_WARN, "cannot save Clock to the state file");
 }
 
+#ifdef PQTPM_CHECK_STATE
+/* Check builds (SAN=1): a command that began reading left e->ps as it found it, but for Clock
+ * and a DA count it was let keep (it held the lock anyway, or there is no state directory).
+ * A row with CMD_READS_STATE whose handler changes the state, or a change made without asking
+ * for the lock, fails here in every test that runs it, rather than in a race with another
+ * process. */
+static void check_reading(struct txn *t)
+{
+	struct pqtpm_engine *e = t->e;
+	struct persist now = e->ps;
+
+	if (t->ps_snapped)
+		return;
+	now.clock = t->ps_seen.clock;
+	now.generation = t->ps_seen.generation;
+	/* txn_writable's rule, written out: the check must not trust what it checks */
+	if (t->keep_da && (!e->state_dir || e->state_locked))
+		now.da = t->ps_seen.da;
+	if (memcmp(&now, &t->ps_seen, sizeof(now)) != 0) {
+		engine_log(e, PQTPM_LOG_ERROR, "a command that began reading changed e->ps");
+		abort();
+	}
+	crypto_wipe(&now, sizeof(now));
+	crypto_wipe(&t->ps_seen, sizeof(t->ps_seen));
+}
+#endif
+
 TPM_RC txn_begin(struct txn *t, struct pqtpm_engine *e, bool reads_only)
 {
 	char err[512];
 
 	memset(t, 0, offsetof(struct txn, dropped));
 	t->e = e;
+	t->loads = e->state_loads;
 	e->txn = t;
-	if (reads_only && state_fresh(e))
-		return TPM_RC_SUCCESS;
-	if (state_begin(e, err, sizeof(err)) < 0) {
-		engine_log(e, PQTPM_LOG_ERROR, "%s", err);
-		return TPM_RC_NV_UNAVAILABLE;
+	if (!reads_only || !state_fresh(e)) {
+		if (state_begin(e, err, sizeof(err)) < 0) {
+			engine_log(e, PQTPM_LOG_ERROR, "%s", err);
+			return TPM_RC_NV_UNAVAILABLE;
+		}
+		if (e->started)
+			clock_checkpoint(e);
 	}
-	if (e->started)
-		clock_checkpoint(e);
 	if (!reads_only) {
 		t->ps_snap = e->ps;
 		t->clock_base_snap = e->clock_base_ms;
 		t->ps_snapped = true;
 	}
+#ifdef PQTPM_CHECK_STATE
+	else {
+		t->ps_seen = e->ps;
+	}
+#endif
 	return TPM_RC_SUCCESS;
+}
+
+TPM_RC txn_writable(const struct pqtpm_engine *e)
+{
+	return !e->state_dir || e->state_locked ? TPM_RC_SUCCESS : TXN_RC_NEEDS_LOCK;
 }
 
 void engine_dirty(struct pqtpm_engine *e)
@@ -172,6 +211,7 @@ static void rollback(struct txn *t)
 		/* a new slot had value 0: the stored value rules again */
 		e->nv_ram->value[t->ram_slot] = t->ram_value;
 		e->nv_ram->handle[t->ram_slot] = t->ram_value ? t->ram_handle : 0;
+		volatile_dirty(e);
 	}
 	t->ram_changed = false;
 	for (unsigned i = 0; i < t->nadded; i++)
@@ -187,6 +227,9 @@ int txn_commit(struct txn *t, bool ok)
 	bool kept = t->keep_da || t->nkeep_nv;
 	int err = 0;
 
+#ifdef PQTPM_CHECK_STATE
+	check_reading(t);
+#endif
 	if (ok && t->dirty) {
 		err = state_save(e);
 		if (err != 0) {
@@ -212,9 +255,10 @@ int txn_commit(struct txn *t, bool ok)
 		for (unsigned i = 0; i < t->ndropped; i++)
 			object_wipe_free(t->dropped[i]);
 	t->ndropped = t->nadded = 0;
-	/* only a command that may change e->ps (or that loaded it) can have changed a
-	 * hierarchy seed: the primaries made from the old one go */
-	if (t->ps_snapped || e->state_locked)
+	/* a hierarchy seed changes only with e->ps: in a command that changed it (or took its
+	 * change back), or in a state loaded from the file; the primaries made from the old one
+	 * go */
+	if (t->dirty || t->loads != e->state_loads)
 		primary_cache_sweep(e);
 	if (t->ps_snapped)
 		crypto_wipe(&t->ps_snap, sizeof(t->ps_snap));

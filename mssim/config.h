@@ -12,7 +12,7 @@
 #define MSSIM_DEFAULT_STATE_DIR "./var/pqtpm"
 #define MSSIM_DEFAULT_BIND "127.0.0.1"
 #define MSSIM_DEFAULT_PORT 2321
-/* Worker threads: "auto" is one per CPU the server may run on, at most
+/* Spare connection threads (server.h): "auto" is one per CPU the server may run on, at most
  * MSSIM_AUTO_THREADS_MAX; an explicit count may go up to MSSIM_THREADS_MAX. */
 #define MSSIM_AUTO_THREADS_MAX 8
 #define MSSIM_THREADS_MAX 64
@@ -24,7 +24,7 @@ struct mssim_config {
 	unsigned platform_port;	/* 0 until resolved: port + 1 */
 	unsigned pcr_banks;	/* PQTPM_BANK_* */
 	enum pqtpm_log_level log_level;
-	unsigned threads;	/* worker threads; 0 = auto (mssim_config_threads()) */
+	unsigned threads;	/* spare connection threads; 0 = auto (mssim_config_threads()) */
 	enum pqtpm_capabilities capabilities;
 	bool no_ek_certificates; /* ek_certificates = no (pqtpm_engine_config's) */
 	char export_ca[PATH_MAX]; /* --export-ca: write the CA certificate there and exit */
@@ -45,7 +45,8 @@ enum mssim_config_result mssim_config_from_args(struct mssim_config *c, int argc
 
 void mssim_config_usage(FILE *out);
 
-/* The number of worker threads to start: c->threads, or for auto (0) the number of CPUs in
+/* How many connection threads to keep for new connections once their own clients left:
+ * c->threads, or for auto (0) the number of CPUs in
  * the process's affinity mask (taskset, cpusets; the online CPUs if it cannot be read),
  * capped at MSSIM_AUTO_THREADS_MAX. */
 unsigned mssim_config_threads(const struct mssim_config *c);

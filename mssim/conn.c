@@ -1,9 +1,9 @@
-/* One MSSIM connection: receive, decode frames, act on them, send the replies.
+/* One MSSIM connection on its own thread: receive, decode frames, act on them, send the
+ * replies.
  *
- * Level-triggered epoll, one recv per readiness so that no client starves the others. While a
- * reply is not fully sent the connection waits for EPOLLOUT only and decodes nothing more, so
- * the output buffer never holds more than one reply and a client that does not read its
- * responses only holds up itself.
+ * Blocking socket calls: the thread has nothing else to serve. A reply is sent whole (one
+ * send) before the next frame is decoded, so the output buffer never holds more than one
+ * reply, and a client that does not read its responses holds up only its own thread.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -11,159 +11,133 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/epoll.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "conn.h"
+#include "crypto/crypto.h"
 #include "protocol.h"
+
+#define SPIN_NS 200000u	/* longest poll before sleeping in recv (receive) */
+
+/* Why a connection ends, for its last log line. */
+struct conn_end {
+	enum pqtpm_log_level level;
+	char why[160];
+};
+
+__attribute__((format(printf, 3, 4)))
+static int end_with(struct conn_end *end, enum pqtpm_log_level level, const char *fmt, ...)
+{
+	va_list ap;
+
+	end->level = level;
+	va_start(ap, fmt);
+	vsnprintf(end->why, sizeof(end->why), fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+/* A failed recv or send: the server's own shutdown at stop, or the client's doing. */
+static int end_io(struct mssim_conn *c, struct conn_end *end, const char *call)
+{
+	if (atomic_load(&c->srv->stopping))
+		return end_with(end, PQTPM_LOG_INFO, "server stopping");
+	return end_with(end, PQTPM_LOG_INFO, "%s: %s", call, strerror(errno));
+}
 
 static const char *port_name(enum mssim_port port)
 {
 	return port == MSSIM_PORT_COMMAND ? "command" : "platform";
 }
 
-static void conn_free(struct mssim_conn *c, enum pqtpm_log_level level, const char *why)
+static uint64_t now_ns(void)
 {
-	struct mssim_worker *wk = c->wk;
+	struct timespec ts;
 
-	mssim_log(level, "conn %u (%s port, %s): closed: %s", c->id, port_name(c->w.port),
-		  c->peer, why);
-	/* close() also takes the socket out of the epoll set. */
-	if (close(c->w.fd) < 0)
-		mssim_log(PQTPM_LOG_DEBUG, "conn %u: close: %s", c->id, strerror(errno));
-	pqtpm_client_free(c->client);
-	if (c->prev)
-		c->prev->next = c->next;
-	else
-		wk->conns = c->next;
-	if (c->next)
-		c->next->prev = c->prev;
-	mssim_worker_count(wk, c->w.port, -1);
-	free(c);
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-void mssim_conn_close(struct mssim_conn *c, const char *why)
+/* Receives into the frame buffer, sleeping until something comes. A lone client in a tight
+ * loop sends its next command microseconds after its reply went out, and a sleep in recv
+ * costs a wake-up on every round trip (server.h). So while this is the only command
+ * connection and its recent gaps were short, the thread first polls its socket for up to
+ * SPIN_NS, yielding the CPU between polls to anything runnable (the client itself, when it
+ * shares this CPU). The average gap (1/8 weight per receive, a sleep counting as SPIN_NS)
+ * keeps polling off for clients that think between commands; a thread keeps it from one
+ * connection to the next, as the epoll workers did (a server's clients tend to be alike).
+ * Linux's own busy-polling (SO_BUSY_POLL) does not cover loopback. Returns 0, or -1 (end
+ * says why). */
+static int receive(struct mssim_conn *c, struct conn_end *end)
 {
-	conn_free(c, PQTPM_LOG_INFO, why);
-}
-
-__attribute__((format(printf, 3, 4)))
-static void conn_closef(struct mssim_conn *c, enum pqtpm_log_level level, const char *fmt, ...)
-{
-	char why[160];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(why, sizeof(why), fmt, ap);
-	va_end(ap);
-	conn_free(c, level, why);
-}
-
-int mssim_conn_open(struct mssim_worker *wk, const struct mssim_handoff *h)
-{
-	struct epoll_event ev = { .events = EPOLLIN };
-	struct mssim_conn *c;
-	int one = 1;
-
-	/* Replies are whole messages sent at once: never wait to coalesce them. */
-	if (setsockopt(h->fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one)) < 0)
-		mssim_log(PQTPM_LOG_WARN, "%s: TCP_NODELAY: %s", h->peer, strerror(errno));
-	c = calloc(1, sizeof(*c));
-	if (!c) {
-		mssim_log(PQTPM_LOG_ERROR, "%s: out of memory for a connection", h->peer);
-		goto fail;
-	}
-	c->w.kind = MSSIM_WATCH_CONN;
-	c->w.fd = h->fd;
-	c->w.port = h->port;
-	c->wk = wk;
-	c->id = h->id;
-	snprintf(c->peer, sizeof(c->peer), "%s", h->peer);
-	mssim_frame_init(&c->frame, h->port);
-	if (h->port == MSSIM_PORT_COMMAND) {
-		c->client = pqtpm_client_new(wk->srv->engine);
-		if (!c->client) {
-			mssim_log(PQTPM_LOG_ERROR, "%s: the engine refused a new client", h->peer);
-			goto fail;
-		}
-	}
-	ev.data.ptr = &c->w;
-	if (epoll_ctl(wk->epfd, EPOLL_CTL_ADD, h->fd, &ev) < 0) {
-		mssim_log(PQTPM_LOG_ERROR, "%s: epoll_ctl: %s", h->peer, strerror(errno));
-		goto fail;
-	}
-	c->events = EPOLLIN;
-	c->next = wk->conns;
-	if (wk->conns)
-		wk->conns->prev = c;
-	wk->conns = c;
-	mssim_log(PQTPM_LOG_INFO, "conn %u (%s port, %s): opened", c->id, port_name(h->port),
-		  h->peer);
-	return 0;
-fail:
-	if (c)
-		pqtpm_client_free(c->client);
-	free(c);
-	close(h->fd);
-	mssim_worker_count(wk, h->port, -1);
-	return -1;
-}
-
-static int out_pending(const struct mssim_conn *c)
-{
-	return c->out_off < c->out_len;
-}
-
-/* Sends what is left of the reply in one call. Returns 0 (all sent, or the rest waits for
- * EPOLLOUT) or -1 (c closed). */
-static int flush(struct mssim_conn *c)
-{
-	ssize_t n;
-
-	n = send(c->w.fd, c->out + c->out_off, c->out_len - c->out_off, MSG_NOSIGNAL);
-	if (n < 0) {
-		if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)
-			return 0;
-		conn_closef(c, PQTPM_LOG_INFO, "send: %s", strerror(errno));
-		return -1;
-	}
-	c->out_off += n;
-	if (c->out_off == c->out_len)
-		c->out_off = c->out_len = 0;
-	return 0;
-}
-
-/* One recv into the frame buffer. Returns 0 or -1 (c closed). */
-static int receive(struct mssim_conn *c)
-{
+	uint64_t start = now_ns(), t = start;
 	size_t room, pending;
 	uint8_t *space;
+	int block = 1;
 	ssize_t n;
 
 	space = mssim_frame_space(&c->frame, &room);
-	n = recv(c->w.fd, space, room, 0);
-	if (n < 0) {
-		if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)
-			return 0;
-		conn_closef(c, PQTPM_LOG_INFO, "recv: %s", strerror(errno));
-		return -1;
+	if (c->port == MSSIM_PORT_COMMAND && c->idle_avg_ns < SPIN_NS / 2 &&
+	    atomic_load(&c->srv->open[MSSIM_PORT_COMMAND]) <= 1) {
+		for (;;) {
+			n = recv(c->fd, space, room, MSG_DONTWAIT);
+			if (n >= 0 || (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)) {
+				block = 0;
+				break;
+			}
+			t = now_ns();
+			if (t - start >= SPIN_NS)
+				break;
+			sched_yield();
+		}
 	}
+	if (block) {
+		do
+			n = recv(c->fd, space, room, 0);
+		while (n < 0 && errno == EINTR);
+		t = now_ns();
+	}
+	c->idle_avg_ns += (t - start < SPIN_NS ? t - start : SPIN_NS) / 8 - c->idle_avg_ns / 8;
+	if (n < 0)
+		return end_io(c, end, "recv");
 	if (n == 0) {
+		if (atomic_load(&c->srv->stopping))
+			return end_with(end, PQTPM_LOG_INFO, "server stopping");
 		pending = mssim_frame_pending(&c->frame);
 		if (pending)
-			conn_closef(c, PQTPM_LOG_INFO, "peer closed mid-frame (%zu bytes unused)",
-				    pending);
-		else
-			conn_closef(c, PQTPM_LOG_INFO, "peer closed");
-		return -1;
+			return end_with(end, PQTPM_LOG_INFO,
+					"peer closed mid-frame (%zu bytes unused)", pending);
+		return end_with(end, PQTPM_LOG_INFO, "peer closed");
 	}
-	mssim_frame_received(&c->frame, n);
+	mssim_frame_received(&c->frame, (size_t)n);
+	return 0;
+}
+
+/* Sends the reply: one send (a blocking socket takes it whole unless the peer goes or the
+ * server stops). Returns 0, or -1 (end says why). */
+static int send_reply(struct mssim_conn *c, struct conn_end *end)
+{
+	size_t off = 0;
+	ssize_t n;
+
+	while (off < c->out_len) {
+		n = send(c->fd, c->out + off, c->out_len - off, MSG_NOSIGNAL);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return end_io(c, end, "send");
+		}
+		off += (size_t)n;
+	}
+	c->out_len = 0;
 	return 0;
 }
 
@@ -176,7 +150,7 @@ static void ack_partial(struct mssim_conn *c)
 {
 	int one = 1;
 
-	if (setsockopt(c->w.fd, IPPROTO_TCP, TCP_QUICKACK, &one, sizeof(one)) < 0)
+	if (setsockopt(c->fd, IPPROTO_TCP, TCP_QUICKACK, &one, sizeof(one)) < 0)
 		mssim_log(PQTPM_LOG_DEBUG, "conn %u: TCP_QUICKACK: %s", c->id, strerror(errno));
 }
 
@@ -213,7 +187,7 @@ static const char *record_dir(void)
 
 static void record_command(const struct mssim_conn *c, const uint8_t *cmd, size_t len)
 {
-	static atomic_ulong seq;	/* over all workers */
+	static atomic_ulong seq;	/* over all connections */
 	const char *dir = record_dir();
 	char path[PATH_MAX];
 	ssize_t n;
@@ -235,8 +209,9 @@ static void record_command(const struct mssim_conn *c, const uint8_t *cmd, size_
 }
 
 /* Executes a TPM command: the engine writes its response straight into the output buffer,
- * between the size and the acknowledgement, so that all three leave in one send. */
-static int run_command(struct mssim_conn *c, const struct mssim_event *ev)
+ * between the size and the acknowledgement, so that all three leave in one send. Returns 0,
+ * or -1 (end says why). */
+static int run_command(struct mssim_conn *c, const struct mssim_event *ev, struct conn_end *end)
 {
 	size_t rsp_len = 0;
 	int rc;
@@ -244,10 +219,8 @@ static int run_command(struct mssim_conn *c, const struct mssim_event *ev)
 	record_command(c, ev->data, ev->len);
 	rc = pqtpm_engine_execute(c->client, ev->locality, ev->data, ev->len, c->out + 4,
 				  PQTPM_MAX_RESPONSE_SIZE, &rsp_len);
-	if (rc < 0 || rsp_len > PQTPM_MAX_RESPONSE_SIZE) {
-		conn_closef(c, PQTPM_LOG_ERROR, "engine failed to answer a command (%d)", rc);
-		return -1;
-	}
+	if (rc < 0 || rsp_len > PQTPM_MAX_RESPONSE_SIZE)
+		return end_with(end, PQTPM_LOG_ERROR, "engine failed to answer a command (%d)", rc);
 	mssim_put_u32(c->out, (uint32_t)rsp_len);
 	mssim_put_u32(c->out + 4 + rsp_len, MSSIM_ACK_OK);
 	c->out_len = 4 + rsp_len + 4;
@@ -262,90 +235,102 @@ static void signal_done(struct mssim_conn *c, const struct mssim_event *ev, int 
 	reply_u32(c, rc < 0 ? MSSIM_ACK_FAIL : MSSIM_ACK_OK);
 }
 
-/* Acts on one decoded frame, leaving its reply in out. Returns 0 or -1 (c closed). */
-static int act(struct mssim_conn *c, const struct mssim_event *ev)
+/* Acts on one decoded frame, leaving its reply in out. Returns 0, or -1 (end says why): the
+ * connection closes after the reply, if any, went out. */
+static int act(struct mssim_conn *c, const struct mssim_event *ev, struct conn_end *end)
 {
-	struct pqtpm_engine *e = c->wk->srv->engine;
+	struct pqtpm_engine *e = c->srv->engine;
 
 	if (ev->problem[0] && ev->type != MSSIM_EV_CLOSE)
 		mssim_log(PQTPM_LOG_WARN, "conn %u (%s port, %s): %s", c->id,
-			  port_name(c->w.port), c->peer, ev->problem);
+			  port_name(c->port), c->peer, ev->problem);
 	switch (ev->type) {
 	case MSSIM_EV_NONE:
 		break;
 	case MSSIM_EV_COMMAND:
-		return run_command(c, ev);
+		return run_command(c, ev, end);
 	case MSSIM_EV_SIGNAL:
 		signal_done(c, ev, pqtpm_engine_signal(e, ev->signal));
 		break;
 	case MSSIM_EV_HASH_DATA:
 		signal_done(c, ev, pqtpm_engine_hash_data(e, ev->data, ev->len));
 		break;
-	case MSSIM_EV_CLOSE:
-		/* A protocol error, or the client's TPM_SESSION_END / TPM_STOP. */
-		c->closing = 1;
-		c->close_level = ev->problem[0] ? PQTPM_LOG_WARN : PQTPM_LOG_INFO;
-		snprintf(c->close_why, sizeof(c->close_why), "%s",
-			 ev->problem[0] ? ev->problem : ev->name);
-		/* The reply, if any, goes out before the close. */
-		/* fall through */
 	case MSSIM_EV_REPLY:
 		memcpy(c->out, ev->reply, ev->reply_len);
 		c->out_len = ev->reply_len;
 		break;
+	case MSSIM_EV_CLOSE:
+		/* A protocol error, or the client's TPM_SESSION_END / TPM_STOP. */
+		memcpy(c->out, ev->reply, ev->reply_len);
+		c->out_len = ev->reply_len;
+		return end_with(end, ev->problem[0] ? PQTPM_LOG_WARN : PQTPM_LOG_INFO, "%s",
+				ev->problem[0] ? ev->problem : ev->name);
 	}
 	return 0;
 }
 
-/* Acts on the complete frames received so far while nothing waits to be sent, and closes
- * the connection once a closing reply is out. Bounded: each frame consumes at least 4 of the
- * at most MSSIM_FRAME_CAP buffered bytes. Returns 0 or -1 (c closed). */
-static int process(struct mssim_conn *c)
+/* Decodes and acts on frames, receiving when none is whole, until the connection ends.
+ * Bounded per receive: each frame consumes at least 4 of the at most MSSIM_FRAME_CAP
+ * buffered bytes. */
+static void serve(struct mssim_conn *c, struct conn_end *end)
 {
 	struct mssim_event ev;
+	int rc;
 
-	while (!out_pending(c) && !c->closing) {
+	for (;;) {
 		mssim_frame_next(&c->frame, &ev);
-		if (ev.type == MSSIM_EV_NONE)
-			break;
-		if (act(c, &ev) < 0 || (out_pending(c) && flush(c) < 0))
-			return -1;
+		if (ev.type == MSSIM_EV_NONE) {
+			if (mssim_frame_pending(&c->frame))
+				ack_partial(c);
+			if (receive(c, end) < 0)
+				return;
+			continue;
+		}
+		rc = act(c, &ev, end);
+		/* A closing frame's reply still goes out. */
+		if (c->out_len && send_reply(c, end) < 0)
+			return;
+		if (rc < 0)
+			return;
 	}
-	if (c->closing && !out_pending(c)) {
-		conn_free(c, c->close_level, c->close_why);
-		return -1;
+}
+
+/* TCP_NODELAY and the engine client. Returns 0, or -1 (end says why). */
+static int start(struct mssim_conn *c, struct conn_end *end)
+{
+	int one = 1;
+
+	/* Replies are whole messages sent at once: never wait to coalesce them. */
+	if (setsockopt(c->fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one)) < 0)
+		mssim_log(PQTPM_LOG_WARN, "%s: TCP_NODELAY: %s", c->peer, strerror(errno));
+	mssim_frame_init(&c->frame, c->port);
+	c->out_len = 0;
+	if (c->port == MSSIM_PORT_COMMAND) {
+		c->client = pqtpm_client_new(c->srv->engine);
+		if (!c->client)
+			return end_with(end, PQTPM_LOG_ERROR, "the engine refused a new client");
 	}
-	if (!out_pending(c) && mssim_frame_pending(&c->frame))
-		ack_partial(c);
+	mssim_log(PQTPM_LOG_INFO, "conn %u (%s port, %s): opened", c->id, port_name(c->port),
+		  c->peer);
 	return 0;
 }
 
-/* Waits for room to send while a reply is pending, else for input. May close c. */
-static void want_events(struct mssim_conn *c)
+void *mssim_conn_main(void *arg)
 {
-	struct epoll_event ev;
-	uint32_t want = out_pending(c) ? EPOLLOUT : EPOLLIN;
+	struct mssim_conn *c = arg;
+	struct conn_end end;
 
-	if (want == c->events)
-		return;
-	ev.events = want;
-	ev.data.ptr = &c->w;
-	if (epoll_ctl(c->wk->epfd, EPOLL_CTL_MOD, c->w.fd, &ev) < 0) {
-		conn_closef(c, PQTPM_LOG_ERROR, "epoll_ctl: %s", strerror(errno));
-		return;
-	}
-	c->events = want;
-}
-
-void mssim_conn_ready(struct mssim_conn *c)
-{
-	if (out_pending(c)) {
-		if (flush(c) < 0)
-			return;
-	} else if (receive(c) < 0) {
-		return;
-	}
-	if (process(c) < 0)
-		return;
-	want_events(c);
+	do {
+		end = (struct conn_end){ PQTPM_LOG_INFO, "" };
+		if (start(c, &end) == 0)
+			serve(c, &end);
+		mssim_log(end.level, "conn %u (%s port, %s): closed: %s", c->id,
+			  port_name(c->port), c->peer, end.why);
+		pqtpm_client_free(c->client);
+		c->client = NULL;
+		atomic_fetch_sub(&c->srv->open[c->port], 1);
+	} while (mssim_server_next(c->srv, c));
+	/* wolfSSL's per-thread ECC tables, filled by the commands this thread ran. */
+	crypto_thread_cleanup();
+	return NULL;
 }

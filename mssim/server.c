@@ -1,12 +1,11 @@
-/* pqtpm-server: listeners, signals, the accepting loop and the workers' epoll loops (the
- * design is in server.h). Connections live in conn.c. */
+/* pqtpm-server: listeners, signals, the accepting loop, and the connection threads' start and
+ * end (the design is in server.h). A connection's own work is in conn.c. */
 #include <arpa/inet.h>
 #include <errno.h>
-#include <fcntl.h>
-#include <limits.h>
+#include <malloc.h>
 #include <netdb.h>
 #include <netinet/in.h>
-#include <sched.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -16,19 +15,15 @@
 #include <sys/eventfd.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "conn.h"
-#include "crypto/crypto.h"
 #include "server.h"
 
 #define LISTEN_BACKLOG 64
 #define ACCEPT_BATCH 32		/* accepts per wake-up, so that a flood does not starve clients */
-#define EPOLL_BATCH 64
-#define INBOX_BATCH 32		/* connections taken from the handoff pipe per read */
-#define WORKER_STACK (8u << 20)
-#define SPIN_NS 200000u	/* longest poll before sleeping (wait_events) */
+#define EPOLL_BATCH 16
+#define CONN_STACK (8u << 20)
 
 static void stop_signals(sigset_t *set)
 {
@@ -72,207 +67,203 @@ static int watch(int epfd, struct mssim_watch *w)
 	return 0;
 }
 
-/* ---- workers ---- */
+/* ---- connection threads ---- */
 
-void mssim_worker_count(struct mssim_worker *wk, enum mssim_port port, int delta)
+/* Commands run on the connection threads: give them at least the stack the main thread has
+ * by default (glibc's thread default falls to 2 MiB under `ulimit -s unlimited`). Only the
+ * pages a thread touches are memory. Returns 0 or -1 (logged). */
+static int init_threads(struct mssim_server *s)
 {
-	atomic_fetch_add(&wk->open[port], (unsigned)delta);
-	atomic_fetch_add(&wk->srv->nconns, (unsigned)delta);
-}
-
-/* Takes in the sockets the main thread handed over. Returns 1 once the write end is closed
- * (stop: everything written before has been taken in), -1 on a fatal error (logged), else 0. */
-static int take_inbox(struct mssim_worker *wk)
-{
-	struct mssim_handoff in[INBOX_BATCH];
-	ssize_t n;
-	size_t i;
-
-	n = read(wk->inbox.fd, in, sizeof(in));
-	if (n < 0) {
-		if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)
-			return 0;
-		mssim_log(PQTPM_LOG_ERROR, "worker %u: read: %s", wk->index, strerror(errno));
-		return -1;
-	}
-	if (n == 0)
-		return 1;
-	/* Every write is one whole record, atomic: reads come in whole records. */
-	if (n % sizeof(in[0]) != 0) {
-		mssim_log(PQTPM_LOG_ERROR, "worker %u: torn handoff (%zd bytes)", wk->index, n);
-		return -1;
-	}
-	for (i = 0; i < (size_t)n / sizeof(in[0]); i++)
-		mssim_conn_open(wk, &in[i]);
-	return 0;
-}
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
-/* Waits for events. A client in a tight loop sends its next command microseconds after its
- * reply went out; sleeping in epoll_wait then costs a wake-up (IPI, scheduler, a VM's idle
- * exit) on every round trip, often more than the command itself. So while this worker's
- * recent idle gaps were short it first polls its set for up to SPIN_NS (epoll_wait with
- * timeout 0: every connection and the inbox, so nobody waits longer than before), yielding
- * the CPU between polls to anything runnable (the client itself, when it shares this CPU),
- * and only then sleeps. The average gap (1/8 weight per wait, a failed poll counting as
- * SPIN_NS) keeps polling off for clients that think between commands: the CPU is spent only
- * while someone is keeping the gaps short. Linux's own busy-polling (SO_BUSY_POLL) does not
- * cover loopback. */
-/* Command connections open over all workers. */
-static unsigned command_conns(const struct mssim_server *s)
-{
-	unsigned i, n = 0;
-
-	for (i = 0; i < s->nworkers; i++)
-		n += atomic_load(&s->workers[i].open[MSSIM_PORT_COMMAND]);
-	return n;
-}
-
-static int wait_events(struct mssim_worker *wk, struct epoll_event *evs)
-{
-	uint64_t start = now_ns(), t = start, idle;
-	int n;
-
-	/* Only for a lone client: with two or more, pollers and clients compete for the CPUs
-	 * (measured: 2 clients on 2 CPUs swung between 26k and 73k GetRandom/s with every worker
-	 * polling, a steady ~70k with none) */
-	if (wk->idle_avg_ns < SPIN_NS / 2 && command_conns(wk->srv) <= 1) {
-		do {
-			n = epoll_wait(wk->epfd, evs, EPOLL_BATCH, 0);
-			if (n != 0)
-				goto done;
-			sched_yield();
-			t = now_ns();
-		} while (t - start < SPIN_NS);
-	}
-	n = epoll_wait(wk->epfd, evs, EPOLL_BATCH, -1);
-	t = now_ns();
-done:
-	idle = n > 0 && t - start < SPIN_NS ? t - start : SPIN_NS;
-	wk->idle_avg_ns += idle / 8 - wk->idle_avg_ns / 8;
-	return n;
-}
-
-/* Serves this worker's connections until the main thread closes the pipe's write end. */
-static int worker_loop(struct mssim_worker *wk)
-{
-	struct epoll_event evs[EPOLL_BATCH];
-	struct mssim_watch *w;
-	int i, n, stop = 0, rc;
-
-	while (!stop) {
-		n = wait_events(wk, evs);
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			mssim_log(PQTPM_LOG_ERROR, "worker %u: epoll_wait: %s", wk->index,
-				  strerror(errno));
-			return -1;
-		}
-		for (i = 0; i < n; i++) {
-			w = evs[i].data.ptr;
-			if (w->kind == MSSIM_WATCH_INBOX) {
-				rc = take_inbox(wk);
-				if (rc < 0)
-					return -1;
-				stop |= rc;
-			} else {
-				/* Only c itself can be freed here, never another connection of
-				 * this batch (new ones from the inbox are not in it). */
-				mssim_conn_ready((struct mssim_conn *)w);
-			}
-		}
-	}
-	return 0;
-}
-
-static void *worker_main(void *arg)
-{
-	struct mssim_worker *wk = arg;
-	uint64_t one = 1;
-
-	if (worker_loop(wk) < 0) {
-		/* Tell the main thread, which stops the server with an error. */
-		if (write(wk->srv->failed.fd, &one, sizeof(one)) < 0)
-			mssim_log(PQTPM_LOG_ERROR, "worker %u: eventfd: %s", wk->index,
-				  strerror(errno));
-	}
-	/* Each close unlinks the head. */
-	while (wk->conns)
-		mssim_conn_close(wk->conns, "server stopping");
-	/* wolfSSL's per-thread ECC tables, filled by the commands this thread ran. */
-	crypto_thread_cleanup();
-	return NULL;
-}
-
-static int start_workers(struct mssim_server *s, unsigned n)
-{
-	struct mssim_worker *wk;
-	pthread_attr_t attr;
 	size_t stack = 0;
-	int pfd[2], rc;
-	unsigned i;
+	int rc;
 
-	s->workers = calloc(n, sizeof(*s->workers));
-	if (!s->workers) {
-		mssim_log(PQTPM_LOG_ERROR, "out of memory for %u workers", n);
+	rc = pthread_mutex_init(&s->lock, NULL);
+	if (rc != 0) {
+		mssim_log(PQTPM_LOG_ERROR, "pthread_mutex_init: %s", strerror(rc));
 		return -1;
 	}
-	/* Commands run on the workers now: give them at least the stack the main thread has by
-	 * default (glibc's thread default falls to 2 MiB under `ulimit -s unlimited`). */
-	rc = pthread_attr_init(&attr);
+	rc = pthread_attr_init(&s->thread_attr);
 	if (rc != 0) {
 		mssim_log(PQTPM_LOG_ERROR, "pthread_attr_init: %s", strerror(rc));
+		pthread_mutex_destroy(&s->lock);
 		return -1;
 	}
-	if (pthread_attr_getstacksize(&attr, &stack) == 0 && stack < WORKER_STACK)
-		rc = pthread_attr_setstacksize(&attr, WORKER_STACK);
+	s->threads_ready = 1;
+	if (pthread_attr_getstacksize(&s->thread_attr, &stack) == 0 && stack < CONN_STACK)
+		rc = pthread_attr_setstacksize(&s->thread_attr, CONN_STACK);
 	if (rc != 0) {
 		mssim_log(PQTPM_LOG_ERROR, "pthread_attr_setstacksize: %s", strerror(rc));
-		pthread_attr_destroy(&attr);
 		return -1;
 	}
-	s->nworkers = n;
-	for (i = 0; i < n; i++) {
-		wk = &s->workers[i];
-		wk->srv = s;
-		wk->index = i;
-		wk->inbox.kind = MSSIM_WATCH_INBOX;
-		wk->inbox.fd = wk->inbox_w = wk->epfd = -1;
-		wk->idle_avg_ns = SPIN_NS;	/* no polling until clients show short gaps */
+	return 0;
+}
+
+/* conns and spare: doubly linked, under s->lock. */
+static void list_add(struct mssim_conn **head, struct mssim_conn *c)
+{
+	c->prev = NULL;
+	c->next = *head;
+	if (*head)
+		(*head)->prev = c;
+	*head = c;
+}
+
+static void list_del(struct mssim_conn **head, struct mssim_conn *c)
+{
+	if (c->prev)
+		c->prev->next = c->next;
+	else
+		*head = c->next;
+	if (c->next)
+		c->next->prev = c->prev;
+}
+
+/* Under s->lock: c takes the accepted socket and joins conns. */
+static void assign(struct mssim_server *s, struct mssim_conn *c, int fd, enum mssim_port port,
+		   const char *peer)
+{
+	c->fd = fd;
+	c->port = port;
+	c->id = ++s->next_id;
+	snprintf(c->peer, sizeof(c->peer), "%s", peer);
+	list_add(&s->conns, c);
+}
+
+int mssim_server_next(struct mssim_server *s, struct mssim_conn *c)
+{
+	uint64_t one = 1;
+
+	/* Closed under the lock, out of conns: the main thread shuts down only the sockets in
+	 * conns, and finds every thread on one of the lists while it waits for them at stop. */
+	pthread_mutex_lock(&s->lock);
+	list_del(&s->conns, c);
+	close_fd(c->fd);
+	c->fd = -1;
+	if (!atomic_load(&s->stopping) && s->nspare < s->spare_max) {
+		list_add(&s->spare, c);
+		s->nspare++;
+		while (c->fd < 0 && !atomic_load(&s->stopping))
+			pthread_cond_wait(&c->wake, &s->lock);
+		if (c->fd >= 0) {
+			/* start_conn took c off spare */
+			pthread_mutex_unlock(&s->lock);
+			return 1;
+		}
+		list_del(&s->spare, c);
+		s->nspare--;
 	}
-	for (i = 0; i < n; i++) {
-		wk = &s->workers[i];
-		wk->epfd = epoll_create1(EPOLL_CLOEXEC);
-		if (wk->epfd < 0) {
-			mssim_log(PQTPM_LOG_ERROR, "epoll_create1: %s", strerror(errno));
-			break;
-		}
-		/* Non-blocking both ways: a worker never waits on it, nor the main thread. */
-		if (pipe2(pfd, O_NONBLOCK | O_CLOEXEC) < 0) {
-			mssim_log(PQTPM_LOG_ERROR, "pipe2: %s", strerror(errno));
-			break;
-		}
-		wk->inbox.fd = pfd[0];
-		wk->inbox_w = pfd[1];
-		if (watch(wk->epfd, &wk->inbox) < 0)
-			break;
-		rc = pthread_create(&wk->thread, &attr, worker_main, wk);
-		if (rc != 0) {
-			mssim_log(PQTPM_LOG_ERROR, "pthread_create: %s", strerror(rc));
-			break;
-		}
-		wk->started = 1;
+	c->next = s->done;
+	s->done = c;
+	pthread_mutex_unlock(&s->lock);
+	if (write(s->ended.fd, &one, sizeof(one)) < 0)
+		mssim_log(PQTPM_LOG_ERROR, "eventfd: %s", strerror(errno));
+	return 0;
+}
+
+static void free_conn(struct mssim_conn *c)
+{
+	pthread_cond_destroy(&c->wake);
+	free(c);
+}
+
+/* Joins the threads that ended and frees their connections. Returns how many. */
+static unsigned join_ended(struct mssim_server *s)
+{
+	struct mssim_conn *c, *next;
+	unsigned n = 0;
+	int rc;
+
+	pthread_mutex_lock(&s->lock);
+	c = s->done;
+	s->done = NULL;
+	pthread_mutex_unlock(&s->lock);
+	for (; c; c = next, n++) {
+		next = c->next;
+		rc = pthread_join(c->thread, NULL);
+		if (rc != 0)
+			mssim_log(PQTPM_LOG_ERROR, "pthread_join: %s", strerror(rc));
+		free_conn(c);
 	}
-	pthread_attr_destroy(&attr);
-	return i == n ? 0 : -1;
+	/* What those threads allocated (Debian's wolfSSL: ~0.8 MB of ECC tables each) is free
+	 * but stays resident in malloc's arenas, more or less of it from one batch of clients to
+	 * the next (hardening_load saw 12-16 MB after identical rounds); give it back. */
+	if (n)
+		malloc_trim(0);
+	return n;
+}
+
+/* Gives an accepted connection to a spare thread, or to a new one (counted first, so that the
+ * cap and the thread's own count see it). */
+static void start_conn(struct mssim_server *s, int fd, enum mssim_port port, const char *peer)
+{
+	struct mssim_conn *c;
+	int rc;
+
+	atomic_fetch_add(&s->open[port], 1);
+	pthread_mutex_lock(&s->lock);
+	c = s->spare;
+	if (c) {
+		list_del(&s->spare, c);
+		s->nspare--;
+		assign(s, c, fd, port, peer);
+		pthread_mutex_unlock(&s->lock);
+		/* After the unlock, so that the thread does not wake into a held lock. Only this
+		 * thread frees c, and only once c's thread has ended. */
+		pthread_cond_signal(&c->wake);
+		return;
+	}
+	pthread_mutex_unlock(&s->lock);
+	c = calloc(1, sizeof(*c));
+	if (!c || (rc = pthread_cond_init(&c->wake, NULL)) != 0) {
+		mssim_log(PQTPM_LOG_ERROR, "%s: refused, out of memory for a connection", peer);
+		free(c);
+		goto refuse;
+	}
+	c->srv = s;
+	pthread_mutex_lock(&s->lock);
+	assign(s, c, fd, port, peer);
+	pthread_mutex_unlock(&s->lock);
+	rc = pthread_create(&c->thread, &s->thread_attr, mssim_conn_main, c);
+	if (rc == 0)
+		return;
+	mssim_log(PQTPM_LOG_ERROR, "%s: refused, cannot start a thread: %s", peer, strerror(rc));
+	pthread_mutex_lock(&s->lock);
+	list_del(&s->conns, c);
+	pthread_mutex_unlock(&s->lock);
+	free_conn(c);
+refuse:
+	atomic_fetch_sub(&s->open[port], 1);
+	close_fd(fd);
+}
+
+/* Stop: every open socket shut down both ways, so that its thread's recv or send returns,
+ * every spare thread woken, then every thread joined. */
+static void end_all(struct mssim_server *s)
+{
+	struct pollfd pfd = { .fd = s->ended.fd, .events = POLLIN };
+	struct mssim_conn *c;
+	uint64_t n;
+	int left;
+
+	pthread_mutex_lock(&s->lock);
+	atomic_store(&s->stopping, 1);
+	for (c = s->conns; c; c = c->next)
+		if (shutdown(c->fd, SHUT_RDWR) < 0)
+			mssim_log(PQTPM_LOG_DEBUG, "conn %u: shutdown: %s", c->id, strerror(errno));
+	for (c = s->spare; c; c = c->next)
+		pthread_cond_signal(&c->wake);
+	pthread_mutex_unlock(&s->lock);
+	for (;;) {
+		pthread_mutex_lock(&s->lock);
+		left = s->conns || s->spare || s->done;
+		pthread_mutex_unlock(&s->lock);
+		if (!left)
+			return;
+		/* A thread queues itself, then writes the eventfd: none is missed. */
+		if (join_ended(s) == 0 && poll(&pfd, 1, -1) > 0 &&
+		    read(s->ended.fd, &n, sizeof(n)) < 0 && errno != EAGAIN)
+			mssim_log(PQTPM_LOG_ERROR, "eventfd: %s", strerror(errno));
+	}
 }
 
 /* A non-blocking listening socket on a numeric address. Returns the fd or -1 (logged). */
@@ -322,12 +313,14 @@ int mssim_server_open(struct mssim_server *s, struct pqtpm_engine *e,
 
 	memset(s, 0, sizeof(*s));
 	s->engine = e;
-	s->listener[0].fd = s->listener[1].fd = s->stop.fd = s->failed.fd = -1;
+	s->listener[0].fd = s->listener[1].fd = s->stop.fd = s->ended.fd = -1;
 	s->epfd = epoll_create1(EPOLL_CLOEXEC);
 	if (s->epfd < 0) {
 		mssim_log(PQTPM_LOG_ERROR, "epoll_create1: %s", strerror(errno));
 		return -1;
 	}
+	if (init_threads(s) < 0)
+		return -1;
 	for (p = MSSIM_PORT_COMMAND; p <= MSSIM_PORT_PLATFORM; p++) {
 		s->listener[p].kind = MSSIM_WATCH_LISTEN;
 		s->listener[p].port = p;
@@ -344,13 +337,13 @@ int mssim_server_open(struct mssim_server *s, struct pqtpm_engine *e,
 	}
 	if (watch(s->epfd, &s->stop) < 0)
 		return -1;
-	s->failed.kind = MSSIM_WATCH_FAILED;
-	s->failed.fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-	if (s->failed.fd < 0) {
+	s->ended.kind = MSSIM_WATCH_ENDED;
+	s->ended.fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	if (s->ended.fd < 0) {
 		mssim_log(PQTPM_LOG_ERROR, "eventfd: %s", strerror(errno));
 		return -1;
 	}
-	if (watch(s->epfd, &s->failed) < 0 || start_workers(s, mssim_config_threads(cfg)) < 0)
+	if (watch(s->epfd, &s->ended) < 0)
 		return -1;
 
 	if (!mssim_config_is_loopback(cfg))
@@ -359,9 +352,11 @@ int mssim_server_open(struct mssim_server *s, struct pqtpm_engine *e,
 	if (cfg->platform_port != cfg->port + 1)
 		mssim_log(PQTPM_LOG_WARN, "platform port %u is not command port + 1: tpm2-tss's "
 					  "mssim TCTI will not find it", cfg->platform_port);
+	s->spare_max = mssim_config_threads(cfg);
 	mssim_log(PQTPM_LOG_INFO, "listening on %s: command port %u, platform port %u",
 		  cfg->bind, cfg->port, cfg->platform_port);
-	mssim_log(PQTPM_LOG_INFO, "%u worker thread%s", s->nworkers, s->nworkers == 1 ? "" : "s");
+	mssim_log(PQTPM_LOG_INFO, "a thread per connection, up to %u kept for the next ones",
+		  s->spare_max);
 	return 0;
 }
 
@@ -378,48 +373,6 @@ static void peer_name(const struct sockaddr_storage *ss, socklen_t len, char *bu
 		snprintf(buf, cap, "%s:%s", host, serv);
 }
 
-/* The worker with the fewest open connections on this port, the search starting after the
- * last one chosen (so that ties go round-robin). Counting per port keeps the busy command
- * connections spread even when every client also opens an idle platform connection. */
-static struct mssim_worker *pick_worker(struct mssim_server *s, enum mssim_port port)
-{
-	unsigned i, k, load, best = 0, best_load = UINT32_MAX;
-
-	for (i = 0; i < s->nworkers; i++) {
-		k = (s->next_worker + i) % s->nworkers;
-		load = atomic_load(&s->workers[k].open[port]);
-		if (load < best_load) {
-			best = k;
-			best_load = load;
-		}
-	}
-	s->next_worker = (best + 1) % s->nworkers;
-	return &s->workers[best];
-}
-
-/* Passes an accepted socket to the least loaded worker. */
-static void hand_over(struct mssim_server *s, int fd, enum mssim_port port, const char *peer)
-{
-	struct mssim_worker *wk = pick_worker(s, port);
-	struct mssim_handoff h = { .fd = fd, .port = port, .id = ++s->next_id };
-	ssize_t n;
-
-	_Static_assert(sizeof(h) <= PIPE_BUF, "a handoff must be one atomic pipe write");
-	snprintf(h.peer, sizeof(h.peer), "%s", peer);
-	/* Counted before the worker can see it (and uncount it). */
-	mssim_worker_count(wk, port, 1);
-	do
-		n = write(wk->inbox_w, &h, sizeof(h));
-	while (n < 0 && errno == EINTR);
-	if (n == (ssize_t)sizeof(h))
-		return;
-	/* EAGAIN: the pipe holds hundreds of records, above the connection cap. */
-	mssim_log(PQTPM_LOG_ERROR, "%s: cannot hand over to worker %u: %s", peer, wk->index,
-		  n < 0 ? strerror(errno) : "short write");
-	mssim_worker_count(wk, port, -1);
-	close_fd(fd);
-}
-
 static void accept_some(struct mssim_server *s, struct mssim_watch *l)
 {
 	struct sockaddr_storage ss;
@@ -430,7 +383,8 @@ static void accept_some(struct mssim_server *s, struct mssim_watch *l)
 
 	for (i = 0; i < ACCEPT_BATCH; i++) {
 		len = sizeof(ss);
-		fd = accept4(l->fd, (struct sockaddr *)&ss, &len, SOCK_NONBLOCK | SOCK_CLOEXEC);
+		/* Blocking: its thread has nothing else to wait for. */
+		fd = accept4(l->fd, (struct sockaddr *)&ss, &len, SOCK_CLOEXEC);
 		if (fd < 0) {
 			if (errno == EINTR || errno == ECONNABORTED)
 				continue;
@@ -440,7 +394,8 @@ static void accept_some(struct mssim_server *s, struct mssim_watch *l)
 		}
 		peer_name(&ss, len, peer, sizeof(peer));
 		/* Only this thread adds: the count cannot pass the cap behind our back. */
-		open = atomic_load(&s->nconns);
+		open = atomic_load(&s->open[MSSIM_PORT_COMMAND]) +
+		       atomic_load(&s->open[MSSIM_PORT_PLATFORM]);
 		if (open >= MSSIM_MAX_CONNS) {
 			mssim_log(PQTPM_LOG_WARN, "%s: refused, %u connections already open", peer,
 				  open);
@@ -448,7 +403,7 @@ static void accept_some(struct mssim_server *s, struct mssim_watch *l)
 				mssim_log(PQTPM_LOG_DEBUG, "close: %s", strerror(errno));
 			continue;
 		}
-		hand_over(s, fd, l->port, peer);
+		start_conn(s, fd, l->port, peer);
 	}
 }
 
@@ -469,6 +424,7 @@ int mssim_server_run(struct mssim_server *s)
 {
 	struct epoll_event evs[EPOLL_BATCH];
 	struct mssim_watch *w;
+	uint64_t one;
 	int i, n;
 
 	/* Runs for the life of the server; it ends on SIGINT or SIGTERM. */
@@ -490,61 +446,30 @@ int mssim_server_run(struct mssim_server *s)
 				if (stop_requested(s))
 					return 0;
 				break;
-			case MSSIM_WATCH_FAILED:
-				/* The worker logged why. */
-				mssim_log(PQTPM_LOG_ERROR, "a worker failed: stopping");
-				return -1;
-			case MSSIM_WATCH_INBOX:
-			case MSSIM_WATCH_CONN:
-				break;	/* never in this set */
+			case MSSIM_WATCH_ENDED:
+				if (read(s->ended.fd, &one, sizeof(one)) < 0 && errno != EAGAIN) {
+					mssim_log(PQTPM_LOG_ERROR, "eventfd: %s", strerror(errno));
+					return -1;
+				}
+				join_ended(s);
+				break;
 			}
 		}
 	}
 }
 
-static void discard_inbox(struct mssim_worker *wk)
-{
-	struct mssim_handoff h;
-
-	if (wk->inbox.fd < 0)
-		return;
-	while (read(wk->inbox.fd, &h, sizeof(h)) == (ssize_t)sizeof(h)) {
-		close_fd(h.fd);
-		mssim_worker_count(wk, h.port, -1);
-	}
-}
-
 void mssim_server_close(struct mssim_server *s)
 {
-	struct mssim_worker *wk;
-	unsigned i;
-	int rc;
-
-	/* End of file on every pipe: each worker takes in what is still queued, closes all its
-	 * connections and leaves. All are told before any is waited for. */
-	for (i = 0; i < s->nworkers; i++) {
-		close_fd(s->workers[i].inbox_w);
-		s->workers[i].inbox_w = -1;
+	if (s->threads_ready) {
+		end_all(s);
+		pthread_attr_destroy(&s->thread_attr);
+		pthread_mutex_destroy(&s->lock);
+		s->threads_ready = 0;
 	}
-	for (i = 0; i < s->nworkers; i++) {
-		wk = &s->workers[i];
-		if (wk->started) {
-			rc = pthread_join(wk->thread, NULL);
-			if (rc != 0)
-				mssim_log(PQTPM_LOG_ERROR, "pthread_join: %s", strerror(rc));
-		}
-		/* Left over only if the worker failed and left early: nobody else has them. */
-		discard_inbox(wk);
-		close_fd(wk->inbox.fd);
-		close_fd(wk->epfd);
-	}
-	free(s->workers);
-	s->workers = NULL;
-	s->nworkers = 0;
 	close_fd(s->listener[MSSIM_PORT_COMMAND].fd);
 	close_fd(s->listener[MSSIM_PORT_PLATFORM].fd);
 	close_fd(s->stop.fd);
-	close_fd(s->failed.fd);
+	close_fd(s->ended.fd);
 	close_fd(s->epfd);
-	s->listener[0].fd = s->listener[1].fd = s->stop.fd = s->failed.fd = s->epfd = -1;
+	s->listener[0].fd = s->listener[1].fd = s->stop.fd = s->ended.fd = s->epfd = -1;
 }

@@ -56,19 +56,21 @@ summary_of() {
 	grep -E '^[0-9]+ passed, [0-9]+ failed$' "$1" | tail -n 1 || true
 }
 
+# Called right after the test; t0 is the SECONDS it began at (the time says what to trim when
+# make check grows).
 report() {
 	local name=$1 st=$2 log=$3 sum
 	sum=$(summary_of "$log")
 	if [ "$st" -eq 0 ]; then
 		pass=$((pass + 1))
-		echo "PASS $name${sum:+ ($sum)}"
+		echo "PASS $name${sum:+ ($sum)} $((SECONDS - t0)) s"
 		if [ "${VERBOSE:-0}" = 1 ]; then
 			sed 's/^/  /' "$log"
 		fi
 	else
 		fail=$((fail + 1))
 		failed="$failed $name"
-		echo "FAIL $name (exit $st)${sum:+ ($sum)}"
+		echo "FAIL $name (exit $st)${sum:+ ($sum)} $((SECONDS - t0)) s"
 		if [ "${VERBOSE:-0}" = 1 ]; then
 			sed 's/^/  /' "$log"
 		else
@@ -89,6 +91,7 @@ for t in "$idir"/*.sh; do
 	[ "$name" = lib ] && continue
 	selected "$name" "$@" || continue
 	st=0
+	t0=$SECONDS
 	timeout -k 10 "$SCRIPT_TIMEOUT" bash "$t" >"$logs/$name.log" 2>&1 </dev/null || st=$?
 	report "$name" "$st" "$logs/$name.log"
 done
@@ -135,6 +138,7 @@ for c in "$idir"/*.c; do
 		esac
 	fi
 	st=0
+	t0=$SECONDS
 	run_prog "$name" >"$logs/$name.log" 2>&1 || st=$?
 	report "$name" "$st" "$logs/$name.log"
 done

@@ -60,6 +60,7 @@ static TPM_RC clock_rate_adjust(struct cmd *c)
 	/* the time so far at the old rate, from now on at the new one */
 	engine_clock_sync(e);
 	e->clock_ppm = ppm;
+	volatile_dirty(e);
 	return TPM_RC_SUCCESS;
 }
 

@@ -95,6 +95,7 @@ static TPM_RC extend(struct pqtpm_engine *e, const struct cmd *c, const uint8_t 
 
 	TRY(cp_hash(c, alg, &cp));
 	TRY(session_rp_hash(alg, c->def->code, rsp_params, rsp_len, &rp));
+	volatile_dirty(e);
 	/* counted by cmd_audit_count, in the command's transaction */
 	if (c->audit_new_sequence || d->size == 0) {
 		d->size = (uint16_t)crypto_hash_size(alg);
@@ -211,6 +212,7 @@ static TPM_RC set_command_code_audit_status(struct cmd *c)
 		}
 		a->alg = alg;
 		c->e->cmd_audit_digest.size = 0;
+		volatile_dirty(c->e);
 		/* as the reference implementation: the change itself is not audited, the next
 		 * audited command starts the sequence under the new hash */
 		c->audited = false;
@@ -284,6 +286,7 @@ static TPM_RC get_command_audit_digest(struct cmd *c)
 	pthread_mutex_lock(&audit_lock);
 	c->e->cmd_audit_digest.size = 0;
 	pthread_mutex_unlock(&audit_lock);
+	volatile_dirty(c->e);
 	return TPM_RC_SUCCESS;
 }
 

@@ -167,6 +167,7 @@ static TPM_RC save_object(struct pqtpm_engine *e, const struct object *o,
 
 	if (e->context_counter == UINT64_MAX)
 		return TPM_RC_TOO_MANY_CONTEXTS;
+	volatile_dirty(e);
 	ctx->sequence = ++e->context_counter;
 	ctx->saved_handle = saved_handle_for(o);
 	/* A sequence belongs to no hierarchy: its context dies with the TPM Reset. */

@@ -110,7 +110,8 @@ static TPM_RC ecc_parameters(struct cmd *c)
 
 const struct cmd_def cmds_ecc[] = {
 	{ .code = TPM_CC_ECDH_ZGen, .name = "ECDH_ZGen", .handles = 1, .auth = { AUTH_USER },
-	  .htype = { HK_OBJECT }, .flags = CMD_PARAM_IN | CMD_PARAM_OUT, .run = ecdh_zgen },
+	  .htype = { HK_OBJECT }, .flags = CMD_PARAM_IN | CMD_PARAM_OUT | CMD_READS_STATE,
+	  .run = ecdh_zgen },
 	{ .code = TPM_CC_ECDH_KeyGen, .name = "ECDH_KeyGen", .handles = 1, .auth = { AUTH_NONE },
 	  .htype = { HK_OBJECT }, .flags = CMD_PARAM_OUT | CMD_READS_STATE, .run = ecdh_keygen },
 	{ .code = TPM_CC_ECC_Parameters, .name = "ECC_Parameters", .flags = CMD_READS_STATE,

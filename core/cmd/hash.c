@@ -272,7 +272,7 @@ const struct cmd_def cmds_hash[] = {
 	{ .code = TPM_CC_HMAC_Start, .name = "HMAC_Start", .handles = 1, .auth = { AUTH_USER },
 	  .htype = { HK_OBJECT }, .flags = CMD_PARAM_IN | CMD_RHANDLE, .run = hmac_start },
 	{ .code = TPM_CC_SequenceUpdate, .name = "SequenceUpdate", .handles = 1,
-	  .auth = { AUTH_USER }, .htype = { HK_OBJECT }, .flags = CMD_PARAM_IN,
+	  .auth = { AUTH_USER }, .htype = { HK_OBJECT }, .flags = CMD_PARAM_IN | CMD_READS_STATE,
 	  .run = sequence_update },
 	{ .code = TPM_CC_Hash, .name = "Hash",
 	  .flags = CMD_PARAM_IN | CMD_PARAM_OUT | CMD_READS_STATE, .run = hash },

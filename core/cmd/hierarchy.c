@@ -73,6 +73,8 @@ static TPM_RC hierarchy_control(struct cmd *c)
 		flush_hierarchy(e, enable);
 	if (enable == TPM_RH_PLATFORM_NV)
 		engine_dirty(e);
+	else
+		volatile_dirty(e);
 	return TPM_RC_SUCCESS;
 }
 
@@ -110,6 +112,7 @@ static TPM_RC clear(struct cmd *c)
 	TRY(crypto_random(ps->hier[HIER_OWNER].proof, PRIMARY_SEED_SIZE));
 	TRY(crypto_random(ps->hier[HIER_ENDORSEMENT].proof, PRIMARY_SEED_SIZE));
 	e->sh_enable = e->eh_enable = true;
+	volatile_dirty(e);
 	for (int i = HIER_OWNER; i <= HIER_LOCKOUT; i++) {
 		if (i == HIER_NULL)
 			continue;
@@ -197,6 +200,7 @@ static TPM_RC change_eps(struct cmd *c)
 	h->policy.size = 0;
 	h->policy_alg = TPM_ALG_NULL;
 	e->eh_enable = true;
+	volatile_dirty(e);
 	flush_hierarchy(e, TPM_RH_ENDORSEMENT);
 	TRY(drop_persistent(e, 1u << HIER_ENDORSEMENT));
 	engine_dirty(e);

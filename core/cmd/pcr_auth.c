@@ -14,6 +14,7 @@ static TPM_RC pcr_set_auth_value(struct cmd *c)
 		return rc_handle(TPM_RC_VALUE, 1);
 	}
 	c->e->pcr_group_auth = auth;
+	volatile_dirty(c->e);
 	crypto_wipe(&auth, sizeof(auth));
 	return TPM_RC_SUCCESS;
 }

@@ -50,8 +50,8 @@ static TPM_RC mu_of(const struct object *key, const struct tpm2b_signature_ctx *
 	}
 	if (digest->size != crypto_hash_size(hash))
 		return rc_param(TPM_RC_SIZE, 2);
-	return rc_handle(scheme_mldsa_mu_hash(&key->pub, hash, digest->b, digest->size, ctx->b,
-					      ctx->size, mu),
+	return rc_handle(scheme_mldsa_mu_hash(object_mldsa_tr(key), hash, digest->b, digest->size,
+					      ctx->b, ctx->size, mu),
 			 1);
 }
 
@@ -185,9 +185,9 @@ static TPM_RC verify_digest_signature(struct cmd *c)
 
 const struct cmd_def cmds_pq_digest[] = {
 	{ .code = TPM_CC_VerifyDigestSignature, .name = "VerifyDigestSignature", .handles = 1,
-	  .auth = { AUTH_NONE }, .htype = { HK_OBJECT }, .flags = CMD_PARAM_IN,
+	  .auth = { AUTH_NONE }, .htype = { HK_OBJECT }, .flags = CMD_PARAM_IN | CMD_READS_STATE,
 	  .run = verify_digest_signature },
 	{ .code = TPM_CC_SignDigest, .name = "SignDigest", .handles = 1, .auth = { AUTH_USER },
-	  .htype = { HK_OBJECT }, .flags = CMD_PARAM_IN, .run = sign_digest },
+	  .htype = { HK_OBJECT }, .flags = CMD_PARAM_IN | CMD_READS_STATE, .run = sign_digest },
 	{ 0 },
 };

@@ -98,10 +98,10 @@ static TPM_RC decapsulate(struct cmd *c)
 
 const struct cmd_def cmds_pq_kem[] = {
 	{ .code = TPM_CC_Encapsulate, .name = "Encapsulate", .handles = 1,
-	  .auth = { AUTH_NONE }, .htype = { HK_OBJECT }, .flags = CMD_PARAM_OUT,
+	  .auth = { AUTH_NONE }, .htype = { HK_OBJECT }, .flags = CMD_PARAM_OUT | CMD_READS_STATE,
 	  .run = encapsulate },
 	{ .code = TPM_CC_Decapsulate, .name = "Decapsulate", .handles = 1,
-	  .auth = { AUTH_USER }, .htype = { HK_OBJECT }, .flags = CMD_PARAM_IN | CMD_PARAM_OUT,
-	  .run = decapsulate },
+	  .auth = { AUTH_USER }, .htype = { HK_OBJECT },
+	  .flags = CMD_PARAM_IN | CMD_PARAM_OUT | CMD_READS_STATE, .run = decapsulate },
 	{ 0 },
 };

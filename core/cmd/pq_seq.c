@@ -38,7 +38,7 @@ static TPM_RC choose(struct object *seq, const struct object *key,
 	switch (ks.scheme) {
 	case TPM_ALG_MLDSA:
 		s->hash_alg = TPM_ALG_NULL;
-		scheme_mldsa_mu_begin(&key->pub, ctx->b, ctx->size, &s->mu);
+		scheme_mldsa_mu_begin(object_mldsa_tr(key), ctx->b, ctx->size, &s->mu);
 		return TPM_RC_SUCCESS;
 	case TPM_ALG_HASH_MLDSA:
 		if (ks.hash_alg != TPM_ALG_SHA256 && ks.hash_alg != TPM_ALG_SHA384 &&
@@ -140,8 +140,8 @@ TPM_RC sig_seq_finish(const struct object *seq, const struct object *key, const 
 	crypto_wipe(&h, sizeof(h));
 	if (rc != TPM_RC_SUCCESS || s->scheme != TPM_ALG_HASH_MLDSA)
 		return rc;
-	return scheme_mldsa_mu_hash(&key->pub, s->hash_alg, m->digest.b, m->digest.size, s->ctx.b,
-				    s->ctx.size, m->mu);
+	return scheme_mldsa_mu_hash(object_mldsa_tr(key), s->hash_alg, m->digest.b, m->digest.size,
+				    s->ctx.b, s->ctx.size, m->mu);
 }
 
 void sig_seq_msg_wipe(struct sig_seq_msg *m)

@@ -106,7 +106,8 @@ static TPM_RC rsa_decrypt(struct cmd *c)
 
 const struct cmd_def cmds_rsa[] = {
 	{ .code = TPM_CC_RSA_Decrypt, .name = "RSA_Decrypt", .handles = 1, .auth = { AUTH_USER },
-	  .htype = { HK_OBJECT }, .flags = CMD_PARAM_IN | CMD_PARAM_OUT, .run = rsa_decrypt },
+	  .htype = { HK_OBJECT }, .flags = CMD_PARAM_IN | CMD_PARAM_OUT | CMD_READS_STATE,
+	  .run = rsa_decrypt },
 	{ .code = TPM_CC_RSA_Encrypt, .name = "RSA_Encrypt", .handles = 1, .auth = { AUTH_NONE },
 	  .htype = { HK_OBJECT }, .flags = CMD_PARAM_IN | CMD_PARAM_OUT | CMD_READS_STATE,
 	  .run = rsa_encrypt },

@@ -85,7 +85,7 @@ static TPM_RC verify_signature(struct cmd *c)
 
 const struct cmd_def cmds_sign[] = {
 	{ .code = TPM_CC_Sign, .name = "Sign", .handles = 1, .auth = { AUTH_USER },
-	  .htype = { HK_OBJECT }, .flags = CMD_PARAM_IN, .run = sign },
+	  .htype = { HK_OBJECT }, .flags = CMD_PARAM_IN | CMD_READS_STATE, .run = sign },
 	{ .code = TPM_CC_VerifySignature, .name = "VerifySignature", .handles = 1,
 	  .auth = { AUTH_NONE }, .htype = { HK_OBJECT }, .flags = CMD_PARAM_IN | CMD_READS_STATE,
 	  .run = verify_signature },

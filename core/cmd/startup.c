@@ -22,6 +22,7 @@ static TPM_RC shutdown(struct cmd *c)
 	TRY(cmd_params_done(c));
 	if (type != TPM_SU_CLEAR && type != TPM_SU_STATE)
 		return rc_param(TPM_RC_VALUE, 1);
+	volatile_dirty(c->e); /* the orderly counters flushed, sessions kept for Startup */
 	if (type == TPM_SU_STATE)
 		startup_save_pcrs(c->e);
 	else

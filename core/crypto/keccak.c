@@ -1,69 +1,29 @@
-/* Keccak-f[1600] on 64-bit lanes (lane (x, y) is s[x + 5y], bytes little-endian) and the FIPS 202 sponge. */
+/* Keccak-f[1600] on 64-bit lanes (lane (x, y) is s[x + 5y], bytes little-endian; the rounds are in
+ * keccak_rounds.h) and the FIPS 202 sponge. */
 #include <string.h>
 
+#include "crypto/cpu.h"
 #include "crypto/keccak.h"
+#include "crypto/keccak_rounds.h"
 
-/* rotation left by a constant 0..63 (the mask keeps n = 0 defined) */
-#define ROL(v, n) (((v) << (n)) | ((v) >> ((64 - (n)) & 63)))
+#define LOAD(v, n) v = s[n];
+#define STORE(v, n) s[n] = v;
 
-/* RC[i] for round i, from the rc(t) LFSR of FIPS 202 Alg. 5/6 */
-static const uint64_t round_constants[24] = {
-	0x0000000000000001ULL, 0x0000000000008082ULL, 0x800000000000808aULL, 0x8000000080008000ULL,
-	0x000000000000808bULL, 0x0000000080000001ULL, 0x8000000080008081ULL, 0x8000000000008009ULL,
-	0x000000000000008aULL, 0x0000000000000088ULL, 0x0000000080008009ULL, 0x000000008000000aULL,
-	0x000000008000808bULL, 0x800000000000008bULL, 0x8000000000008089ULL, 0x8000000000008003ULL,
-	0x8000000000008002ULL, 0x8000000000000080ULL, 0x000000000000800aULL, 0x800000008000000aULL,
-	0x8000000080008081ULL, 0x8000000000008080ULL, 0x0000000080000001ULL, 0x8000000080008008ULL,
-};
+static void permute(uint64_t s[25])
+{
+	KECCAK_PERMUTE(uint64_t, LOAD, STORE);
+}
 
-/*
- * One output plane y (lanes e[y5 .. y5 + 4]) of a round: rho and pi pick lane i_x of the input,
- * with theta's d applied and rotated by r_x (lane (x, y) moves to (y, 2x + 3y)), then chi.
- * Working plane by plane keeps only five temporaries alive.
- */
-#define PLANE(e, a, y5, i0, r0, i1, r1, i2, r2, i3, r3, i4, r4) do { \
-	b0 = ROL(a[i0] ^ d[i0 % 5], r0); \
-	b1 = ROL(a[i1] ^ d[i1 % 5], r1); \
-	b2 = ROL(a[i2] ^ d[i2 % 5], r2); \
-	b3 = ROL(a[i3] ^ d[i3 % 5], r3); \
-	b4 = ROL(a[i4] ^ d[i4 % 5], r4); \
-	e[y5 + 0] = b0 ^ (~b1 & b2); \
-	e[y5 + 1] = b1 ^ (~b2 & b3); \
-	e[y5 + 2] = b2 ^ (~b3 & b4); \
-	e[y5 + 3] = b3 ^ (~b4 & b0); \
-	e[y5 + 4] = b4 ^ (~b0 & b1); \
-} while (0)
-
-/* one round from state a into state e; iota last */
-#define ROUND(e, a, rc) do { \
-	c0 = a[0] ^ a[5] ^ a[10] ^ a[15] ^ a[20]; \
-	c1 = a[1] ^ a[6] ^ a[11] ^ a[16] ^ a[21]; \
-	c2 = a[2] ^ a[7] ^ a[12] ^ a[17] ^ a[22]; \
-	c3 = a[3] ^ a[8] ^ a[13] ^ a[18] ^ a[23]; \
-	c4 = a[4] ^ a[9] ^ a[14] ^ a[19] ^ a[24]; \
-	d[0] = c4 ^ ROL(c1, 1); \
-	d[1] = c0 ^ ROL(c2, 1); \
-	d[2] = c1 ^ ROL(c3, 1); \
-	d[3] = c2 ^ ROL(c4, 1); \
-	d[4] = c3 ^ ROL(c0, 1); \
-	PLANE(e, a, 0, 0, 0, 6, 44, 12, 43, 18, 21, 24, 14); \
-	PLANE(e, a, 5, 3, 28, 9, 20, 10, 3, 16, 45, 22, 61); \
-	PLANE(e, a, 10, 1, 1, 7, 6, 13, 25, 19, 8, 20, 18); \
-	PLANE(e, a, 15, 4, 27, 5, 36, 11, 10, 17, 15, 23, 56); \
-	PLANE(e, a, 20, 2, 62, 8, 55, 14, 39, 15, 41, 21, 2); \
-	e[0] ^= (rc); \
-} while (0)
-
+/* the same rounds compiled for BMI (and-not and three-operand rotations) where the CPU has it */
 void keccak_f1600(uint64_t s[25])
 {
-	uint64_t e[25], d[5], b0, b1, b2, b3, b4, c0, c1, c2, c3, c4;
-	int round;
-
-	/* two rounds per pass, state s -> e -> s, so no copying between rounds */
-	for (round = 0; round < 24; round += 2) {
-		ROUND(e, s, round_constants[round]);
-		ROUND(s, e, round_constants[round + 1]);
+#ifdef KECCAK_AVX2
+	if (crypto_cpu_avx2()) {
+		keccak_f1600_bmi(s);
+		return;
 	}
+#endif
+	permute(s);
 }
 
 /* written out so that compilers turn them into single loads and stores on little-endian hosts */
@@ -119,22 +79,40 @@ void sha3_512_init(struct keccak_ctx *ctx)
 	init(ctx, SHA3_512_RATE, 0x06);
 }
 
+/* s ^= in at byte offset pos, len bytes within one block: whole lanes where they line up */
+static void xor_bytes(uint64_t *s, unsigned pos, const uint8_t *in, size_t len)
+{
+	for (; len > 0 && pos % 8; len--, pos++)
+		s[pos / 8] ^= (uint64_t)*in++ << (8 * (pos % 8));
+	for (; len >= 8; len -= 8, pos += 8, in += 8)
+		s[pos / 8] ^= load64_le(in);
+	for (; len > 0; len--, pos++)
+		s[pos / 8] ^= (uint64_t)*in++ << (8 * (pos % 8));
+}
+
+static void copy_bytes(uint8_t *out, const uint64_t *s, unsigned pos, size_t len)
+{
+	for (; len > 0 && pos % 8; len--, pos++)
+		*out++ = (uint8_t)(s[pos / 8] >> (8 * (pos % 8)));
+	for (; len >= 8; len -= 8, pos += 8, out += 8)
+		store64_le(out, s[pos / 8]);
+	for (; len > 0; len--, pos++)
+		*out++ = (uint8_t)(s[pos / 8] >> (8 * (pos % 8)));
+}
+
 void keccak_absorb(struct keccak_ctx *ctx, const uint8_t *in, size_t len)
 {
-	unsigned i;
+	size_t n;
 
 	while (len > 0) {
-		if (ctx->pos == 0 && len >= ctx->rate) {
-			for (i = 0; i < ctx->rate / 8; i++)
-				ctx->s[i] ^= load64_le(in + 8 * i);
-			keccak_f1600(ctx->s);
-			in += ctx->rate;
-			len -= ctx->rate;
-			continue;
-		}
-		ctx->s[ctx->pos / 8] ^= (uint64_t)*in++ << (8 * (ctx->pos % 8));
-		len--;
-		if (++ctx->pos == ctx->rate) {
+		n = ctx->rate - ctx->pos;
+		if (n > len)
+			n = len;
+		xor_bytes(ctx->s, ctx->pos, in, n);
+		in += n;
+		len -= n;
+		ctx->pos += (unsigned)n;
+		if (ctx->pos == ctx->rate) {
 			keccak_f1600(ctx->s);
 			ctx->pos = 0;
 		}
@@ -150,26 +128,77 @@ void keccak_finalize(struct keccak_ctx *ctx)
 
 void keccak_squeeze(struct keccak_ctx *ctx, uint8_t *out, size_t len)
 {
-	unsigned i;
+	size_t n;
 
 	while (len > 0) {
 		if (ctx->pos == ctx->rate) {
 			keccak_f1600(ctx->s);
 			ctx->pos = 0;
-			if (len >= ctx->rate) {
-				for (i = 0; i < ctx->rate / 8; i++)
-					store64_le(out + 8 * i, ctx->s[i]);
-				ctx->pos = ctx->rate;
-				out += ctx->rate;
-				len -= ctx->rate;
-				continue;
-			}
 		}
-		*out++ = (uint8_t)(ctx->s[ctx->pos / 8] >> (8 * (ctx->pos % 8)));
-		ctx->pos++;
-		len--;
+		n = ctx->rate - ctx->pos;
+		if (n > len)
+			n = len;
+		copy_bytes(out, ctx->s, ctx->pos, n);
+		out += n;
+		len -= n;
+		ctx->pos += (unsigned)n;
 	}
 }
+
+#ifdef KECCAK_AVX2
+static void x4_absorb(struct keccak_x4 *ctx, unsigned rate, const uint8_t *const in[4], size_t len)
+{
+	uint64_t last[25];
+	size_t off, i;
+	unsigned j;
+
+	memset(ctx->s, 0, sizeof(ctx->s));
+	ctx->rate = rate;
+	for (off = 0; len - off >= rate; off += rate) {
+		for (j = 0; j < 4; j++)
+			for (i = 0; i < rate / 8; i++)
+				ctx->s[4 * i + j] ^= load64_le(in[j] + off + 8 * i);
+		keccak_f1600_x4_avx2(ctx->s);
+	}
+	/* the rest of each input and the SHAKE padding (0x1f ... 0x80), lane by lane */
+	for (j = 0; j < 4; j++) {
+		memset(last, 0, sizeof(last));
+		xor_bytes(last, 0, in[j] + off, len - off);
+		last[(len - off) / 8] ^= 0x1fULL << (8 * ((len - off) % 8));
+		last[(rate - 1) / 8] ^= 0x80ULL << (8 * ((rate - 1) % 8));
+		for (i = 0; i < rate / 8; i++)
+			ctx->s[4 * i + j] ^= last[i];
+	}
+	keccak_wipe(last, sizeof(last));
+}
+
+void shake128_x4_absorb(struct keccak_x4 *ctx, const uint8_t *const in[4], size_t len)
+{
+	x4_absorb(ctx, SHAKE128_RATE, in, len);
+}
+
+void shake256_x4_absorb(struct keccak_x4 *ctx, const uint8_t *const in[4], size_t len)
+{
+	x4_absorb(ctx, SHAKE256_RATE, in, len);
+}
+
+void keccak_x4_squeeze_blocks(struct keccak_x4 *ctx, uint8_t *const out[4], size_t nblocks)
+{
+	const size_t words = ctx->rate / 8;
+	size_t b, i;
+	unsigned j;
+	uint8_t *o;
+
+	for (b = 0; b < nblocks; b++) {
+		keccak_f1600_x4_avx2(ctx->s);
+		for (j = 0; j < 4; j++) {
+			o = out[j] + b * 8 * words;
+			for (i = 0; i < words; i++)
+				store64_le(o + 8 * i, ctx->s[4 * i + j]);
+		}
+	}
+}
+#endif
 
 static void oneshot(struct keccak_ctx *ctx, uint8_t *out, size_t outlen, const uint8_t *in, size_t inlen)
 {

@@ -24,6 +24,28 @@ struct keccak_ctx {
 
 void keccak_f1600(uint64_t s[25]);
 
+/*
+ * Four SHAKE instances side by side (ML-DSA samples four polynomials at once), on CPUs with AVX2
+ * only: callers check crypto_cpu_avx2() (crypto/cpu.h) first. Lane i of instance j is s[4 i + j].
+ * The inputs have one length; absorbing pads them, and squeezing gives whole blocks.
+ */
+#if defined(__x86_64__) && defined(__GNUC__)
+#define KECCAK_AVX2 1
+struct keccak_x4 {
+	uint64_t s[25 * 4];
+	unsigned rate;
+};
+
+void shake128_x4_absorb(struct keccak_x4 *ctx, const uint8_t *const in[4], size_t len);
+void shake256_x4_absorb(struct keccak_x4 *ctx, const uint8_t *const in[4], size_t len);
+void keccak_x4_squeeze_blocks(struct keccak_x4 *ctx, uint8_t *const out[4], size_t nblocks);
+
+/* keccak_avx2.c, compiled for AVX2 and BMI: the four-state permutation, and the one-state
+ * permutation that keccak_f1600 uses on such CPUs */
+void keccak_f1600_x4_avx2(uint64_t s[25 * 4]);
+void keccak_f1600_bmi(uint64_t s[25]);
+#endif
+
 void shake128_init(struct keccak_ctx *ctx);
 void shake256_init(struct keccak_ctx *ctx);
 void sha3_256_init(struct keccak_ctx *ctx);

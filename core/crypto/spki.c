@@ -4,6 +4,7 @@
 static const uint8_t oid_ec_public_key[] = { 0x2A, 0x86, 0x48, 0xCE, 0x3D, 0x02, 0x01 };
 static const uint8_t oid_prime256v1[] = { 0x2A, 0x86, 0x48, 0xCE, 0x3D, 0x03, 0x01, 0x07 };
 static const uint8_t oid_secp384r1[] = { 0x2B, 0x81, 0x04, 0x00, 0x22 };
+static const uint8_t oid_secp521r1[] = { 0x2B, 0x81, 0x04, 0x00, 0x23 };
 static const uint8_t oid_rsa_encryption[] = { 0x2A, 0x86, 0x48, 0x86, 0xF7, 0x0D, 0x01, 0x01,
 					      0x01 };
 /* id-alg-ml-kem-768, 2.16.840.1.101.3.4.4.2 (draft-ietf-lamps-kyber-certificates) */
@@ -37,12 +38,15 @@ void spki_write(struct der *d, const struct spki_key *k)
 		break;
 	case SPKI_ECC_P256:
 	case SPKI_ECC_P384:
+	case SPKI_ECC_P521:
 		der_open(d, DER_SEQUENCE);
 		der_tlv(d, DER_OID, oid_ec_public_key, sizeof(oid_ec_public_key));
 		if (k->kind == SPKI_ECC_P256)
 			der_tlv(d, DER_OID, oid_prime256v1, sizeof(oid_prime256v1));
-		else
+		else if (k->kind == SPKI_ECC_P384)
 			der_tlv(d, DER_OID, oid_secp384r1, sizeof(oid_secp384r1));
+		else
+			der_tlv(d, DER_OID, oid_secp521r1, sizeof(oid_secp521r1));
 		der_close(d);
 		der_open(d, DER_BIT_STRING); /* ECPoint, uncompressed (RFC 5480 2.2) */
 		der_raw(d, &no_unused_bits, 1);

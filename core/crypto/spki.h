@@ -1,5 +1,5 @@
 /* SubjectPublicKeyInfo of the keys a TPM holds: RSA (rsaEncryption, RFC 8017 RSAPublicKey),
- * ECC P-256 and P-384 (id-ecPublicKey, uncompressed point, RFC 5480) and ML-KEM-768
+ * ECC P-256, P-384 and P-521 (id-ecPublicKey, uncompressed point, RFC 5480) and ML-KEM-768
  * (id-alg-ml-kem-768, the raw encapsulation key), through the DER writer. */
 #ifndef PQTPM_CRYPTO_SPKI_H
 #define PQTPM_CRYPTO_SPKI_H
@@ -7,7 +7,7 @@
 #include "crypto/der.h"
 #include "crypto/pem.h"
 
-enum spki_kind { SPKI_RSA, SPKI_ECC_P256, SPKI_ECC_P384, SPKI_MLKEM768 };
+enum spki_kind { SPKI_RSA, SPKI_ECC_P256, SPKI_ECC_P384, SPKI_ECC_P521, SPKI_MLKEM768 };
 
 struct spki_key {
 	enum spki_kind kind;

@@ -94,6 +94,7 @@ TPM_RC nv_auth_checked(struct cmd *c, unsigned slot, bool ok)
 	nv = (uint64_t)count << 32 | pin_limit(v);
 	if (nv == v)
 		return TPM_RC_SUCCESS;
+	TRY(txn_writable(c->e)); /* counted under the lock (dispatch.c) */
 	nv_begin_change(c->e);
 	nv_put_u64(c->e->ps.nv, idx, nv);
 	/* counted even if the command fails */

@@ -75,6 +75,7 @@ void nv_counter_set(struct pqtpm_engine *e, struct nv_index *idx, uint64_t v, bo
 		struct nv_ram *ram = e->nv_ram;
 
 		txn_ram_change(e, i);
+		volatile_dirty(e);
 		ram->value[i] = v;
 		/* the first write (WRITTEN) and every rollover go to the store */
 		*durable = (v & NV_ORDERLY_COUNT) == 0 || !(idx->pub.attributes & TPMA_NV_WRITTEN);
@@ -104,6 +105,8 @@ void nv_orderly_flush(struct pqtpm_engine *e)
 
 void nv_orderly_drop(struct pqtpm_engine *e)
 {
+	if (e->nv_ram)
+		volatile_dirty(e);
 	free(e->nv_ram);
 	e->nv_ram = NULL;
 }
@@ -112,6 +115,8 @@ void nv_orderly_forget(struct pqtpm_engine *e, TPM_HANDLE h)
 {
 	int i = ram_slot(e->nv_ram, h, false);
 
-	if (i >= 0)
+	if (i >= 0) {
 		e->nv_ram->handle[i] = 0;
+		volatile_dirty(e);
+	}
 }

@@ -9,9 +9,9 @@
  * template || sensitive.data) with the seed it came from, and hands out the same public and
  * sensitive area again (with the caller's authValue, which no random value depends on). An
  * entry goes when its hierarchy's seed is not the one it came from any more (Clear, ChangeEPS,
- * ChangePPS, a TPM Reset for the NULL hierarchy, another process's change loaded): dispatch
- * sweeps after every command that held the state lock, the only ones that can change a seed.
- * Everything is wiped when it goes. */
+ * ChangePPS, a TPM Reset for the NULL hierarchy, another process's change loaded): the
+ * command's transaction sweeps after a change of the persistent state or a load of the state
+ * file (txn.c), the only ways a seed changes. Everything is wiped when it goes. */
 #include <stdlib.h>
 #include <string.h>
 

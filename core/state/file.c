@@ -265,6 +265,7 @@ int state_load(struct pqtpm_engine *e, char *err, size_t errlen)
 		return rc;
 	state_free_persist(&e->ps);
 	e->ps = ps;
+	e->state_loads++;
 	e->state_id = id;
 	seq_seen(e, seq);
 	crypto_wipe(&ps, sizeof(ps));

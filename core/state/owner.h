@@ -36,7 +36,8 @@ int volatile_open(struct pqtpm_engine *e, char *err, size_t errlen);
 /* Remove <dir>/pqtpm.volatile (a new state file: the TPM was never powered). */
 void volatile_discard(struct pqtpm_engine *e);
 /* Write the volatile state if it changed since the last write (before a command's answer
- * leaves); clean marks an orderly close. Logs a failure. */
+ * leaves): only if something was marked (volatile_dirty, engine_int.h) since; clean marks an
+ * orderly close and always writes. Logs a failure (and the mark stays, for the next try). */
 void volatile_update(struct pqtpm_engine *e, bool clean);
 /* Whether the restored state came from an owner that did not close (kill -9, crash). */
 bool volatile_restored_unclean(const struct pqtpm_engine *e);

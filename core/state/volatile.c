@@ -311,6 +311,8 @@ int volatile_open(struct pqtpm_engine *e, char *err, size_t errlen)
 		return rc;
 	}
 	read_boot_id(v->boot_id);
+	/* the first update writes: a restored slot says clean, or the TPM is new */
+	volatile_dirty(e);
 	if (fstat(v->fd, &st) < 0) {
 		rc = -errno;
 		snprintf(err, errlen, "%s: %s", v->path, strerror(-rc));
@@ -336,6 +338,35 @@ void volatile_discard(struct pqtpm_engine *e)
 			  path);
 }
 
+#ifdef PQTPM_CHECK_STATE
+/* Check builds without a state directory: the body kept in memory after each command, so that
+ * the many tests that run an engine in memory find a change made without volatile_dirty too. */
+static void check_in_memory(struct pqtpm_engine *e, bool clean)
+{
+	static const uint8_t no_boot[VOLATILE_BOOT_ID_SIZE];
+	struct volatile_file *v = e->vol_check;
+	bool first = !v;
+	struct wr w;
+
+	if (first) {
+		v = e->vol_check = calloc(1, sizeof(*v));
+		if (!v)
+			abort();
+	}
+	wr_init(&w, v->slot, VOLATILE_MAX_BODY);
+	if (volatile_encode(e, no_boot, false, &w) != TPM_RC_SUCCESS)
+		abort();
+	if (!first && !e->volatile_changed && !clean &&
+	    (w.off != v->last_len || memcmp(v->slot, v->last, w.off) != 0)) {
+		pqtpm_log(PQTPM_LOG_ERROR, "the volatile state changed without volatile_dirty");
+		abort();
+	}
+	memcpy(v->last, v->slot, w.off);
+	v->last_len = w.off;
+	e->volatile_changed = false;
+}
+#endif
+
 void volatile_update(struct pqtpm_engine *e, bool clean)
 {
 	struct volatile_file *v = e->vol;
@@ -344,16 +375,36 @@ void volatile_update(struct pqtpm_engine *e, bool clean)
 	struct wr w;
 	int rc;
 
+#ifdef PQTPM_CHECK_STATE
+	if (!v)
+		check_in_memory(e, clean);
+#endif
 	if (!v)
 		return;
+#ifndef PQTPM_CHECK_STATE
+	/* nothing marked (volatile_dirty): the file has it; the encoding costs more than the rest
+	 * of a GetRandom */
+	if (!e->volatile_changed && !clean)
+		return;
+#endif
 	wr_init(&w, &v->slot[HEADER_SIZE], VOLATILE_MAX_BODY);
 	if (volatile_encode(e, v->boot_id, clean, &w) != TPM_RC_SUCCESS) {
 		pqtpm_log(PQTPM_LOG_ERROR, "%s: the volatile state does not fit", v->path);
 		return;
 	}
 	len = w.off;
-	if (len == v->last_len && memcmp(&v->slot[HEADER_SIZE], v->last, len) == 0)
+	if (len == v->last_len && memcmp(&v->slot[HEADER_SIZE], v->last, len) == 0) {
+		e->volatile_changed = false;
 		return;
+	}
+#ifdef PQTPM_CHECK_STATE
+	/* check builds encode every time, to find a change that was not marked */
+	if (!e->volatile_changed && !clean) {
+		pqtpm_log(PQTPM_LOG_ERROR, "%s: the volatile state changed without volatile_dirty",
+			  v->path);
+		abort();
+	}
+#endif
 	wr_init(&w, v->slot, HEADER_SIZE);
 	wr_bytes(&w, magic, sizeof(magic));
 	wr_u32(&w, VOLATILE_VERSION);
@@ -372,6 +423,7 @@ void volatile_update(struct pqtpm_engine *e, bool clean)
 	v->seq++;
 	memcpy(v->last, &v->slot[HEADER_SIZE], len);
 	v->last_len = len;
+	e->volatile_changed = false;
 }
 
 bool volatile_restored_unclean(const struct pqtpm_engine *e)
@@ -383,6 +435,12 @@ void volatile_close(struct pqtpm_engine *e)
 {
 	struct volatile_file *v = e->vol;
 
+#ifdef PQTPM_CHECK_STATE
+	if (e->vol_check)
+		crypto_wipe(e->vol_check, sizeof(*e->vol_check));
+	free(e->vol_check);
+	e->vol_check = NULL;
+#endif
 	if (!v)
 		return;
 	if (v->fd >= 0)

@@ -23,12 +23,14 @@ extern "C" {
 #define PQTPM_ATTEST_MAX_NONCE 64 /* TPMS_ATTEST.extraData holds at most a digest */
 #define PQTPM_ATTEST_MAX_CERT 2048
 
-/* The algorithm names of the CLI and the documents: EKs "rsa2048", "ecc-p256", "mlkem768";
- * AKs "rsa2048", "ecc-p256", "ecc-p384", "mldsa44", "mldsa65", "mldsa87". */
+/* The algorithm names of the CLI and the documents: EKs "rsa2048", "ecc-p256", "ecc-p521",
+ * "mlkem768"; AKs "rsa2048", "ecc-p256", "ecc-p384", "ecc-p521", "mldsa44", "mldsa65",
+ * "mldsa87". */
 
 /* The default EK of an algorithm as a TPMT_PUBLIC template (the EK Credential Profile's low
- * range templates; ML-KEM-768 after them: docs/pq-decisions.md), and the NV index of its
- * certificate. PQTPM_TSS_RC_BAD_VALUE for an unknown name. */
+ * range templates, its high-range H-4 for "ecc-p521"; ML-KEM-768 after them:
+ * docs/pq-decisions.md), and the NV index of its certificate (none is made for H-4's).
+ * PQTPM_TSS_RC_BAD_VALUE for an unknown name. */
 TPM_RC pqtpm_attest_ek_template(const char *ek_alg, struct pqtpm_tss_public *tmpl,
 				TPM_HANDLE *cert_index);
 /* CreatePrimary of that EK in the endorsement hierarchy (empty endorsement auth). */
@@ -161,7 +163,7 @@ TPM_RC pqtpm_attest_measure(struct pqtpm_tss *t, uint32_t pcr, uint32_t type, co
 			    size_t len, const struct pqtpm_tss_ha *digest, int header,
 			    uint8_t *out, size_t cap, size_t *outlen);
 
-/* The key of an RSA or ECC (P-256, P-384) public area (TPMT_PUBLIC) as a PEM
+/* The key of an RSA or ECC (P-256, P-384, P-521) public area (TPMT_PUBLIC) as a PEM
  * SubjectPublicKeyInfo ("-----BEGIN PUBLIC KEY-----"), NUL-terminated: 0, or -EINVAL for a
  * key without that form (ML-DSA, ML-KEM) or cap too small. */
 #define PQTPM_ATTEST_MAX_PEM 1024

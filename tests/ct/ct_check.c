@@ -9,7 +9,8 @@
  *
  * Covered: crypto_ct_equal (MACs, HMACs, tickets), crypto_ct_trim and crypto_ct_equal_trimmed
  * (authValues, core/auth.c), ML-KEM KeyGen/Encaps/Decaps (both the accepting and the implicit
- * rejection path), ML-DSA KeyGen/Sign, for every parameter set.
+ * rejection path), ML-DSA KeyGen/Sign, for every parameter set; the post-quantum ones twice on a
+ * CPU with AVX2, with the AVX2 code (NTT, Keccak) and with the portable code.
  *
  * `ct_check self-test` branches on a secret on purpose: the runner expects memcheck to report
  * it, which shows that the marking works.
@@ -20,6 +21,7 @@
 
 #include <valgrind/memcheck.h>
 
+#include "crypto/cpu.h"
 #include "crypto/crypto.h"
 #include "crypto/mldsa.h"
 #include "crypto/mlkem.h"
@@ -175,17 +177,25 @@ static int self_test(void)
 
 int main(int argc, char **argv)
 {
+	bool avx2;
+
 	if (argc > 1 && strcmp(argv[1], "self-test") == 0)
 		return self_test();
 	if (!RUNNING_ON_VALGRIND)
 		fprintf(stderr, "ct_check: not under valgrind, so only the results are checked\n");
 	check_compare();
-	for (int set = MLKEM_512; set <= MLKEM_1024; set++)
-		check_mlkem(set);
-	for (int set = MLDSA_44; set <= MLDSA_87; set++)
-		check_mldsa(set);
+	avx2 = crypto_cpu_avx2();
+	for (int pass = avx2 ? 0 : 1; pass < 2; pass++) {
+		/* pass 0: the AVX2 code; pass 1: the portable code */
+		crypto_cpu_allow_avx2(pass == 0);
+		for (int set = MLKEM_512; set <= MLKEM_1024; set++)
+			check_mlkem(set);
+		for (int set = MLDSA_44; set <= MLDSA_87; set++)
+			check_mldsa(set);
+	}
 	if (failures)
 		return 1;
-	printf("ct_check: ct_equal, authValue comparison, ML-KEM 512/768/1024, ML-DSA 44/65/87\n");
+	printf("ct_check: ct_equal, authValue comparison, ML-KEM 512/768/1024, ML-DSA 44/65/87 (%s)\n",
+	       avx2 ? "AVX2 and portable code" : "portable code; no AVX2 here");
 	return 0;
 }

@@ -112,6 +112,7 @@ static void mode_protected(const uint8_t *p, size_t n)
 	ctx.saved_handle = saved_handles[p[0] % 3];
 	ctx.hierarchy = hierarchies[p[1] % N(hierarchies)];
 	ctx.sequence = ++engine->context_counter;
+	volatile_dirty(engine);	/* as ContextSave marks its count (check builds verify it) */
 	p += 2;
 	n -= 2;
 	if (n > CONTEXT_MAX_PLAIN - 9)

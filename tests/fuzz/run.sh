@@ -104,8 +104,11 @@ build() {
 			[ "$out/fuzz_$t" -nt tests/fuzz/fuzz_util.h ]; then
 			continue
 		fi
+		# PQTPM_CHECK_STATE as SAN=1 built the library: harnesses that reach into the engine
+		# must see its structures laid out the same way.
 		# shellcheck disable=SC2046,SC2086
 		"$CC_FUZZ" -std=c11 -D_GNU_SOURCE -O1 -g -fno-omit-frame-pointer $FUZZ_DEFS \
+			-DPQTPM_CHECK_STATE \
 			-Wall -Wextra -Wno-unused-parameter -Werror \
 			-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
 			-Iinclude -Icore -Imssim -Itests/fuzz -Ibuild/wolfssl-sp/include \

@@ -1,12 +1,13 @@
 #!/bin/bash
 # pqtpm-attest as a user drives it, one process per step, on one state directory: the CA and
 # the EK certificates (openssl verify, the key is the EK's), AKs of every algorithm under RSA,
-# ECC and ML-KEM EKs, credentials made for them (no TPM) and activated, quotes and their
+# ECC and ML-KEM EKs (P-521 under the high-range P-521 EK, which is tpm2_createek -G ecc521's
+# and has no certificate), credentials made for them (no TPM) and activated, quotes and their
 # verification (a wrong nonce, another AK: invalid, exit
 # 1), PCRs extended through a running pqtpm-server and quoted by pqtpm-attest on the same
-# directory (with the server running and after it stopped), RSA and ECC quote signatures
-# checked by openssl and tpm2_checkquote, --help everywhere, and exit status 2 with a message
-# naming the flag or file for bad input.
+# directory (with the server running and after it stopped), RSA and ECC (P-256, P-384,
+# P-521) quote signatures checked by openssl and tpm2_checkquote, --help everywhere, and exit
+# status 2 with a message naming the flag or file for bad input.
 set -eu
 # shellcheck source=tests/integration/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -39,6 +40,10 @@ for ek in rsa2048 ecc-p256 mlkem768; do
 	attest "ek $ek" ek --alg "$ek" --public "$K/ek_$ek.pub" --format tpm2b \
 		--certificate "$K/ek_$ek.der"
 done
+# the profile's high-range P-521 EK (H-4): a key, no certificate
+attest "ek ecc-p521" ek --alg ecc-p521 --public "$K/ek_ecc-p521.pub" --format tpm2b
+rc_is "ek ecc-p521 has no certificate (exit 2)" 2 ek --alg ecc-p521 --certificate "$K/x.der"
+grep -q "reading the certificate" "$T/err" && ok "the message says so" || bad "the message says so"
 for ek in rsa2048 ecc-p256; do
 	attest "ek $ek (PEM, the default for RSA and ECC)" ek --alg "$ek" --public "$K/ek_$ek.pem"
 	grep -q "BEGIN PUBLIC KEY" "$K/ek_$ek.pem" && ok "$ek: PEM" || bad "$ek: PEM"
@@ -64,9 +69,10 @@ PY
 
 # AKs of every algorithm, each quoted and verified in processes of their own
 n=0
-for alg in rsa2048 ecc-p256 ecc-p384 mldsa44 mldsa65 mldsa87; do
+for alg in rsa2048 ecc-p256 ecc-p384 mldsa44 mldsa65 mldsa87 ecc-p521; do
 	eks=(rsa2048 ecc-p256 mlkem768)
 	ek=${eks[$((n % 3))]}
+	[ "$alg" = ecc-p521 ] && ek=ecc-p521
 	n=$((n + 1))
 	attest "ak create $alg (EK $ek)" ak create --alg "$alg" --ek-alg "$ek" --out "$K/ak_$alg.json"
 	attest "ak public $alg" ak public --ak "$K/ak_$alg.json" --out "$K/ak_$alg.pub"
@@ -128,9 +134,21 @@ for ek in rsa2048 ecc-p256; do
 done
 rc_is "a credential for another AK's Name is refused (exit 2)" 2 credential activate \
 	--ak "$K/akc_ecc-p256.json" --credential "$K/cred_rsa2048.json" --out "$K/got_x"
+# the P-521 EK: its policy is PolicyOR(PolicySecret(endorsement), PolicyC) in SHA-512; the
+# verifier rebuilds its template around the PEM key
+attest "ek ecc-p521 (PEM)" ek --alg ecc-p521 --public "$K/ek_ecc-p521.pem"
+attest "credential make (ecc-p521 EK, PEM key)" credential make --ek-public "$K/ek_ecc-p521.pem" \
+	--ak-name "$(jq -r .name "$K/ak_ecc-p521.json")" --secret "$K/secret" --out "$K/cred521.json"
+attest "credential activate (ecc-p521 EK)" credential activate --ak "$K/ak_ecc-p521.json" \
+	--credential "$K/cred521.json" --out "$K/got521"
+if cmp -s "$K/secret" "$K/got521"; then ok "ecc-p521: the secret comes back"; else bad "ecc-p521: the secret comes back"; fi
+rc_is "verify --ca: the P-521 EK has no certificate (exit 1)" 1 verify \
+	--evidence "$K/ev_ecc-p521.json" --ak-public "$K/ak_ecc-p521.json" --nonce "$NONCE" \
+	--ca "$K/ca.pem"
+check_eq "the failing check is ek-certificate" ek-certificate "$(jq -r '.failures[0].check' "$T/out")"
 
 # RSA and ECC quotes without pqtpm: openssl over the TPMS_ATTEST, tpm2_checkquote
-for alg in rsa2048 ecc-p256 ecc-p384; do
+for alg in rsa2048 ecc-p256 ecc-p384 ecc-p521; do
 	mkdir -p "$K/$alg"
 	run "split the $alg evidence" python3 "$H/tpm_sig.py" "$K/ev_$alg.json" "$K/$alg"
 	attest "ak public $alg --format pem" ak public --ak "$K/ak_$alg.json" --format pem \
@@ -141,8 +159,11 @@ for alg in rsa2048 ecc-p256 ecc-p384; do
 		"$(openssl pkey -pubin -in "$T/out" -outform DER | sha256sum)"
 	check_eq "$alg: AK.json's public_pem is that key" "$(cat "$K/$alg/ak.pem")" \
 		"$(jq -r .public_pem "$K/ak_$alg.json")"
-	h=sha256
-	[ "$alg" = ecc-p384 ] && h=sha384
+	if [ "$alg" = ecc-p521 ]; then
+		check_eq "ecc-p521: the PEM names secp521r1 (1.3.132.0.35)" "secp521r1" \
+			"$(openssl asn1parse -in "$K/$alg/ak.pem" | sed -n 's/.*OBJECT *:\(secp521r1\)$/\1/p')"
+	fi
+	case $alg in ecc-p384) h=sha384 ;; ecc-p521) h=sha512 ;; *) h=sha256 ;; esac
 	run "openssl verifies the $alg quote" openssl dgst "-$h" -verify "$K/$alg/ak.pem" \
 		-signature "$K/$alg/sig.openssl" "$K/$alg/attest.bin"
 	run "tpm2_checkquote $alg" tpm2_checkquote -u "$K/ak_$alg.pub" -m "$K/$alg/attest.bin" \
@@ -152,6 +173,9 @@ done
 # PCRs extended through a server on the directory, quoted by another process
 tpm_start "$S"
 run "startup" tpm2_startup -c
+run "tpm2_createek -G ecc521" tpm2_createek -c "$K/ek521.ctx" -G ecc521 -u "$K/tools_ek521.pub"
+run "flush it" tpm2_flushcontext -t
+if cmp -s "$K/ek_ecc-p521.pub" "$K/tools_ek521.pub"; then ok "ek ecc-p521 is tpm2_createek -G ecc521's EK"; else bad "ek ecc-p521 is tpm2_createek -G ecc521's EK"; fi
 run "extend PCR 16" tpm2_pcrextend 16:sha256=$(printf 'boot' | sha256sum | cut -c1-64)
 run "tpm2_pcrread 16" tpm2_pcrread sha256:16
 want=$(sed -n 's/.*16 *: *0x\([0-9A-Fa-f]*\).*/\1/p' "$T/out" | tr 'A-F' 'a-f')

@@ -21,9 +21,11 @@ obj=$BUILD_DIR/obj/core
 [ -d "$obj" ] || { bad "no objects in $obj (build first)"; finish; }
 
 # one line per object: "D file symbol" (defined) or "U file symbol" (used)
-for o in $(cd "$obj" && find . -name '*.o' | sed 's|^\./||' | sort); do
-	nm "$obj/$o" | awk -v f="${o%.o}" '$2 ~ /^[TDBR]$/ { print "D", f, $3 } $1 == "U" { print "U", f, $2 }'
-done >"$T/syms"
+# (one nm for every object: nm -A prefixes each line with its object's path)
+(cd "$obj" && find . -name '*.o' | sed 's|^\./||' | sort | xargs nm -A) |
+	awk '{ split($1, p, ".o:"); f = p[1] }
+	     NF == 3 && $2 ~ /^[TDBR]$/ { print "D", f, $3 } NF == 3 && $2 == "U" { print "U", f, $3 }' \
+	>"$T/syms"
 
 python3 - "$T/syms" "$UP_MAX" "$CIRCLE_MAX" >"$T/report" <<'PY' || true
 import sys

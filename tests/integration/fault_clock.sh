@@ -20,7 +20,7 @@ if [ "$TPM_IMPL" != pqtpm ]; then
 	finish
 fi
 
-# the multi-threaded variant: the server runs worker threads
+# the multi-threaded variant: the server runs a thread per connection
 FAKETIME_LIB=${FAKETIME_LIB:-$(dpkg -L libfaketime 2>/dev/null | grep '/libfaketimeMT\.so\.1$' | head -n 1)}
 if [ ! -f "$FAKETIME_LIB" ]; then
 	bad "libfaketimeMT not found (Debian: faketime; make deps)"

@@ -58,7 +58,7 @@ raw_stop() {
 _sec_cleanup() {
 	[ -z "$RAW_PID" ] || kill -KILL "$RAW_PID" 2>/dev/null || true
 }
-trap '_sec_cleanup; _lib_cleanup' EXIT
+trap '_st=$?; _sec_cleanup; (exit $_st); _lib_cleanup' EXIT
 
 # The local addresses (hex, as in /proc/net/tcp{,6}) listening on a port, one per line.
 listen_addrs() {

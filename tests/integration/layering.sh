@@ -9,13 +9,15 @@ set -eu
 . "$(dirname "$0")/lib.sh"
 
 cd "$ROOT_DIR"
+# what follows #include on a line that grep -n printed (no process per line)
+include_re='^[0-9]+:[[:space:]]*#[[:space:]]*include[[:space:]]*(.*)$'
 # check_folder DIR WHAT: DIR's sources keep to the client library's layering
 check_folder() {
 	local dir=$1 what=$2 f line inc h n=0
 	for f in "$dir"/*.[ch]; do
 		while IFS= read -r line; do
 			n=$((n + 1))
-			inc=$(printf '%s' "$line" | sed -E 's/^[0-9]+:[[:space:]]*#[[:space:]]*include[[:space:]]*//')
+			[[ $line =~ $include_re ]] && inc=${BASH_REMATCH[1]}
 			case $inc in
 			'<pqtpm/'*'>' | '"marshal.h"' | '"crypto/'*'.h"') continue ;;
 			'<'*'>') continue ;;

@@ -3,10 +3,11 @@
  *   mssim_badinput HOST PORT        (the platform port is PORT + 1)
  *
  * One connection does valid GetRandom round trips between every bad case; another sits on a
- * half-sent frame the whole time and finishes it at the end. Prints one `ok   ` or `FAIL `
- * line per check (as tests/integration/lib.sh does), then `N passed, M failed`; exits 0 only
- * if nothing failed (2 for a usage error). Every socket has a 5 s timeout, so a
- * server that hangs fails the run instead of blocking it.
+ * half-sent frame the whole time and finishes it at the end. The bad cases include more
+ * connections than the server's cap. Prints one `ok   ` or `FAIL ` line per check (as
+ * tests/integration/lib.sh does), then `N passed, M failed`; exits 0 only if nothing failed
+ * (2 for a usage error). Every socket has a 5 s timeout, so a server that hangs fails the run
+ * instead of blocking it.
  */
 #include <errno.h>
 #include <netdb.h>
@@ -27,6 +28,7 @@
 #define SIGNAL_HASH_DATA 6
 #define REMOTE_HANDSHAKE 15
 #define MAX_COMMAND 8192u	/* PQTPM_MAX_COMMAND_SIZE */
+#define MAX_CONNS 256		/* the server's cap over both ports (MSSIM_MAX_CONNS) */
 #define TPM_RC_INITIALIZE 0x100u
 
 /* TPM2_GetRandom(8) and TPM2_Startup(CLEAR) */
@@ -417,6 +419,40 @@ static void garbage_after_command(void)
 	still_serving("an unknown platform code");
 }
 
+/* More connections than the server takes: those beyond its cap (ours already open count) are
+ * accepted and closed at once, the good client is served meanwhile, and once the flood has
+ * gone new connections are served again (each connection's thread ends as it sees its close:
+ * a bounded wait). */
+static void connection_flood(void)
+{
+	static int fd[MAX_CONNS + 16];
+	int n = 0, served = 0, refused = 0, again = 0, i, f;
+
+	while (n < MAX_CONNS + 16 && !refused) {
+		fd[n] = connect_to(port);
+		if (fd[n] < 0)
+			break;
+		if (get_random_ok(fd[n++]))
+			served++;
+		else
+			refused = 1;
+	}
+	check(refused && served >= MAX_CONNS / 2 && served <= MAX_CONNS - 2,
+	      "connection flood: %d connections served, the next one refused", served);
+	still_serving("a connection flood");
+	for (i = 0; i < n; i++)
+		close(fd[i]);
+	for (i = 0; i < 100 && !again; i++) {
+		f = connect_to(port);
+		again = f >= 0 && get_random_ok(f);
+		if (f >= 0)
+			close(f);
+		if (!again)
+			usleep(50000);
+	}
+	check(again, "after the flood, a new connection is served (%d tries)", i);
+}
+
 int main(int argc, char **argv)
 {
 	uint8_t frame[64], rsp[MAX_COMMAND];
@@ -443,6 +479,7 @@ int main(int argc, char **argv)
 	zero_length_command();
 	bad_tpm_commands();
 	garbage_after_command();
+	connection_flood();
 
 	check(stalled >= 0 && send_all(stalled, frame + 7, n - 7) == 0 &&
 		      read_reply(stalled, rsp, sizeof(rsp), &len) == 0 && len == 20,

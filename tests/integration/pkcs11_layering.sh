@@ -7,11 +7,13 @@ set -eu
 . "$(dirname "$0")/lib.sh"
 
 cd "$ROOT_DIR"
+# what follows #include on a line that grep -n printed (no process per line)
+include_re='^[0-9]+:[[:space:]]*#[[:space:]]*include[[:space:]]*(.*)$'
 n=0
 for f in pkcs11/*.[ch]; do
 	while IFS= read -r line; do
 		n=$((n + 1))
-		inc=$(printf '%s' "$line" | sed -E 's/^[0-9]+:[[:space:]]*#[[:space:]]*include[[:space:]]*//')
+		[[ $line =~ $include_re ]] && inc=${BASH_REMATCH[1]}
 		case $inc in
 		'<pqtpm/engine.h>' | '<pqtpm/tpm2.h>' | '<pqtpm/tss'*'.h>' | '<p11-kit/pkcs11.h>') ;;
 		'<pqtpm/'*) bad "$f includes $inc (the module speaks TPM commands through tss only)" ;;

@@ -260,6 +260,7 @@ static void verify(const struct akey *k, const struct att *a)
 
 	CU_ASSERT_PTR_NOT_NULL_FATAL(m);
 	m->pub = k->pub;
+	scheme_mldsa_tr(&m->pub, m->mldsa_tr); /* as key_material_of has it for ML-DSA kinds */
 	CU_ASSERT_EQUAL(scheme_verify_message(m, a->raw, a->len, &a->sig), TPM_RC_SUCCESS);
 	/* one changed byte of the structure and the signature no longer holds */
 	{

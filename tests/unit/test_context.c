@@ -520,8 +520,10 @@ static void test_disabled_hierarchy_refused(void)
 
 	CU_ASSERT_EQUAL_FATAL(context_save(&h, key, &ctx), TPM_RC_SUCCESS);
 	h.e->sh_enable = false;
+	volatile_dirty(h.e); /* as HierarchyControl would */
 	CU_ASSERT_EQUAL(context_load(&h, &ctx, &loaded), P1(TPM_RC_HIERARCHY));
 	h.e->sh_enable = true;
+	volatile_dirty(h.e);
 	CU_ASSERT_EQUAL(context_load(&h, &ctx, &loaded), TPM_RC_SUCCESS);
 
 	/* the same through HierarchyControl, which also flushes the owner's objects */

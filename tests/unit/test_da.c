@@ -435,6 +435,91 @@ static void test_lockout_auth(void)
 	harness_close(&h);
 }
 
+static TPM_RC sign(TPM_HANDLE key, const char *pw)
+{
+	struct tpmt_ticket none = { .tag = TPM_ST_HASHCHECK, .hierarchy = TPM_RH_NULL };
+	struct tpm2b_digest d = { .size = DSIZE };
+	struct cmdbuf b;
+
+	cmd_begin(&b, TPM_CC_Sign);
+	cmd_handle(&b, key);
+	cmd_auth_pw(&b, pw);
+	wr_tpm2b_digest(&b.params, &d);
+	wr_u16(&b.params, TPM_ALG_NULL);
+	wr_ticket(&b.params, &none);
+	return harness_run(&h, &b, NULL, NULL);
+}
+
+static uint32_t failed_tries_on_disk(const char *dir)
+{
+	struct pqtpm_engine *disk = harness_disk_open(dir);
+	uint32_t n = disk->ps.da.failed_tries;
+
+	harness_disk_close(disk);
+	return n;
+}
+
+/* Sign begins without the state directory's lock and without a snapshot (CMD_READS_STATE,
+ * dispatch.c): what its authorization counts (a failure, the counter healing, the lockout)
+ * starts it over on the locked path, and is on disk before the answer. In check builds
+ * (SAN=1) txn.c stops the program if any of it changed the state without the lock. */
+static void test_signing_reads(void)
+{
+	struct tpm2b_digest nonce_tpm;
+	struct tpmt_public t;
+	struct key k;
+	char dir[64];
+	TPM_HANDLE s;
+
+	snprintf(dir, sizeof(dir), "%s/sign", tmp_root);
+	harness_open_dir(&h, dir);
+	CU_ASSERT_EQUAL(parameters("", 2, 10, 2 * LONG_S), TPM_RC_SUCCESS);
+	key_template(&t, TPM_ALG_ECC, TPMA_OBJECT_SIGN_ENCRYPT | TPMA_OBJECT_SENSITIVEDATAORIGIN);
+	t.scheme.scheme = TPM_ALG_ECDSA;
+	t.scheme.hash_alg = TPM_ALG_SHA256;
+	CU_ASSERT_EQUAL_FATAL(key_primary_in(&h, TPM_RH_OWNER, &t, "pw", NULL, 0, &k),
+			      TPM_RC_SUCCESS);
+	CU_ASSERT_EQUAL(sign(k.handle, "pw"), TPM_RC_SUCCESS);
+	CU_ASSERT_EQUAL(failed_tries_on_disk(dir), 0);
+	CU_ASSERT_EQUAL(sign(k.handle, "x"), RC_S(TPM_RC_AUTH_FAIL, 1));
+	CU_ASSERT_EQUAL(failed_tries_on_disk(dir), 1);
+	CU_ASSERT_EQUAL(sign(k.handle, "pw"), TPM_RC_SUCCESS);
+	CU_ASSERT_EQUAL(prop(TPM_PT_LOCKOUT_COUNTER), 1);
+	/* a recoveryTime later the next authorization heals the counter, and saves it */
+	advance_s(11);
+	CU_ASSERT_EQUAL(sign(k.handle, "pw"), TPM_RC_SUCCESS);
+	CU_ASSERT_EQUAL(failed_tries_on_disk(dir), 0);
+	/* a failure through an HMAC session counts as well; maxTries of them lock the key out */
+	CU_ASSERT_EQUAL_FATAL(sess_start(&h, TPM_SE_HMAC, &s, &nonce_tpm), TPM_RC_SUCCESS);
+	{
+		struct cmdbuf b;
+		uint8_t nonce[DSIZE] = { 7 }, mac[DSIZE] = { 0 };
+		struct tpmt_ticket none = { .tag = TPM_ST_HASHCHECK, .hierarchy = TPM_RH_NULL };
+		struct tpm2b_digest d = { .size = DSIZE };
+
+		cmd_begin(&b, TPM_CC_Sign);
+		cmd_handle(&b, k.handle);
+		wr_u32(&b.auth, s);
+		wr_tpm2b(&b.auth, nonce, DSIZE);
+		wr_u8(&b.auth, TPMA_SESSION_CONTINUESESSION);
+		wr_tpm2b(&b.auth, mac, DSIZE);
+		b.nauth = 1;
+		wr_tpm2b_digest(&b.params, &d);
+		wr_u16(&b.params, TPM_ALG_NULL);
+		wr_ticket(&b.params, &none);
+		CU_ASSERT_EQUAL(harness_run(&h, &b, NULL, NULL), RC_S(TPM_RC_AUTH_FAIL, 1));
+	}
+	CU_ASSERT_EQUAL(failed_tries_on_disk(dir), 1);
+	CU_ASSERT_EQUAL(sign(k.handle, "x"), RC_S(TPM_RC_AUTH_FAIL, 1));
+	CU_ASSERT_EQUAL(failed_tries_on_disk(dir), 2);
+	CU_ASSERT_EQUAL(sign(k.handle, "pw"), TPM_RC_LOCKOUT);
+	CU_ASSERT_EQUAL(failed_tries_on_disk(dir), 2);
+	flush(s);
+	flush(k.handle);
+	harness_close(&h);
+	harness_rm_tree(dir);
+}
+
 /* The counters survive a restart, and a failure is on disk before its response. */
 static void test_persistence(void)
 {
@@ -487,6 +572,7 @@ int main(void)
 		{ "recovery in time, DictionaryAttackParameters", test_recovery },
 		{ "lockoutAuth locked out and recovering", test_lockout_auth },
 		{ "counters survive a restart", test_persistence },
+		{ "Sign counts failures, healing and lockout on disk", test_signing_reads },
 	};
 	int failed;
 

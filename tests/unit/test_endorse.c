@@ -1,5 +1,5 @@
-/* Endorsement (core/endorse): the DER writer's length forms and bounds, PEM, and the
- * manufacturing of a state directory: three EK certificate indices with the profile's
+/* Endorsement (core/endorse): the DER writer's length forms and bounds, PEM, the
+ * SubjectPublicKeyInfo of ECC P-256/P-384/P-521 points (RFC 5480), and the manufacturing of a state directory: three EK certificate indices with the profile's
  * attributes, made once (a second open keeps them and the CA), and made at a later open when
  * they could not be made at the first (the TPM opens without them). */
 #include <stdio.h>
@@ -13,6 +13,7 @@
 #include "crypto/der.h"
 #include "endorse/endorse.h"
 #include "crypto/pem.h"
+#include "crypto/spki.h"
 #include "harness.h"
 #include "nv/nv.h"
 #include "unit_main.h"
@@ -133,6 +134,51 @@ static void test_pem(void)
 	memset(content, 0, 48);
 	CU_ASSERT_EQUAL(pem_encode("X", content, 48, out, sizeof(out)), 18 + 64 + 1 + 16);
 	CU_ASSERT_EQUAL(out[18 + 64], '\n');
+}
+
+/* id-ecPublicKey with the curve's OID, the uncompressed point in a BIT STRING: the bytes
+ * before x (the SEQUENCE of P-521 needs the long length form, 0x81) */
+static void test_spki_ecc(void)
+{
+	static const uint8_t p256[] = { 0x30, 0x59, 0x30, 0x13, 0x06, 0x07, 0x2A, 0x86, 0x48, 0xCE,
+					0x3D, 0x02, 0x01, 0x06, 0x08, 0x2A, 0x86, 0x48, 0xCE, 0x3D,
+					0x03, 0x01, 0x07, 0x03, 0x42, 0x00, 0x04 };
+	static const uint8_t p384[] = { 0x30, 0x76, 0x30, 0x10, 0x06, 0x07, 0x2A, 0x86, 0x48,
+					0xCE, 0x3D, 0x02, 0x01, 0x06, 0x05, 0x2B, 0x81, 0x04,
+					0x00, 0x22, 0x03, 0x62, 0x00, 0x04 };
+	static const uint8_t p521[] = { 0x30, 0x81, 0x9B, 0x30, 0x10, 0x06, 0x07, 0x2A, 0x86,
+					0x48, 0xCE, 0x3D, 0x02, 0x01, 0x06, 0x05, 0x2B, 0x81,
+					0x04, 0x00, 0x23, 0x03, 0x81, 0x86, 0x00, 0x04 };
+	static const struct {
+		enum spki_kind kind;
+		size_t n;
+		const uint8_t *head;
+		size_t head_len;
+	} curves[] = {
+		{ SPKI_ECC_P256, 32, p256, sizeof(p256) },
+		{ SPKI_ECC_P384, 48, p384, sizeof(p384) },
+		{ SPKI_ECC_P521, 66, p521, sizeof(p521) },
+	};
+	uint8_t x[66], y[66];
+	char pem[512];
+
+	memset(x, 0x11, sizeof(x));
+	memset(y, 0x22, sizeof(y));
+	for (size_t i = 0; i < sizeof(curves) / sizeof(curves[0]); i++) {
+		struct spki_key k = { .kind = curves[i].kind, .a = x, .alen = curves[i].n, .b = y,
+				      .blen = curves[i].n };
+		struct der d;
+		size_t len;
+
+		der_init(&d, buf, sizeof(buf));
+		spki_write(&d, &k);
+		CU_ASSERT_EQUAL_FATAL(der_finish(&d, &len), TPM_RC_SUCCESS);
+		CU_ASSERT_EQUAL(len, curves[i].head_len + 2 * curves[i].n);
+		CU_ASSERT_EQUAL(memcmp(buf, curves[i].head, curves[i].head_len), 0);
+		CU_ASSERT_EQUAL(memcmp(buf + curves[i].head_len, x, curves[i].n), 0);
+		CU_ASSERT_EQUAL(memcmp(buf + curves[i].head_len + curves[i].n, y, curves[i].n), 0);
+		CU_ASSERT(spki_pem(&k, pem, sizeof(pem)) > 0);
+	}
 }
 
 /* NV_ReadPublic's attributes and size and the data of an index, through the engine */
@@ -291,6 +337,7 @@ int main(void)
 		{ "der bounds", test_der_bounds },
 		{ "der integers and bits", test_der_integers_bits },
 		{ "pem", test_pem },
+		{ "SubjectPublicKeyInfo of ECC points", test_spki_ecc },
 		{ "manufacture", test_manufacture },
 		{ "manufacture at a later open", test_manufacture_later },
 		{ "manufacture without EK certificates", test_manufacture_without },

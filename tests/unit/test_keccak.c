@@ -1,4 +1,8 @@
-/* FIPS 202 known answers for core/crypto/keccak.c, plus a cross-check against wolfSSL's SHA3/SHAKE256. */
+/*
+ * FIPS 202 known answers for core/crypto/keccak.c, plus a cross-check against wolfSSL's SHA3/SHAKE256,
+ * and on a CPU with AVX2 the permutations built for it (one state with BMI, four states at once)
+ * against the portable one.
+ */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -7,6 +11,7 @@
 #include <wolfssl/options.h>
 #include <wolfssl/wolfcrypt/hash.h>
 
+#include "crypto/cpu.h"
 #include "crypto/keccak.h"
 #include "unit_main.h"
 
@@ -170,6 +175,75 @@ static void test_wipe(void)
 		CU_ASSERT_EQUAL(buf[i], 0);
 }
 
+/* keccak_f1600 as the CPU allows against the portable code, on states that chain */
+static void test_permutation_paths(void)
+{
+	uint64_t plain[25], fast[25];
+	unsigned i, round;
+
+	if (!crypto_cpu_avx2())
+		printf("\n    no AVX2 on this CPU: the portable code against itself ");
+	for (i = 0; i < 25; i++)
+		plain[i] = fast[i] = 0x0123456789abcdefULL * (i + 1);
+	for (round = 0; round < 100; round++) {
+		crypto_cpu_allow_avx2(false);
+		keccak_f1600(plain);
+		crypto_cpu_allow_avx2(true);
+		keccak_f1600(fast);
+		CU_ASSERT_EQUAL(memcmp(plain, fast, sizeof(plain)), 0);
+	}
+}
+
+/* four SHAKE instances side by side give what each gives alone: inputs of every length up to
+ * three blocks, several blocks squeezed */
+static void test_x4(void)
+{
+#ifdef KECCAK_AVX2
+	uint8_t in[4][3 * SHAKE128_RATE + 1], out[4][3 * SHAKE128_RATE], want[3 * SHAKE128_RATE];
+	const uint8_t *const inp[4] = { in[0], in[1], in[2], in[3] };
+	uint8_t *const outp[4] = { out[0], out[1], out[2], out[3] };
+	struct keccak_x4 ctx;
+	size_t len, i;
+	unsigned j, bad = 0;
+
+	if (!crypto_cpu_avx2()) {
+		printf("\n    no AVX2 on this CPU: the four-way code is never called ");
+		return;
+	}
+	for (j = 0; j < 4; j++)
+		for (i = 0; i < sizeof(in[j]); i++)
+			in[j][i] = (uint8_t)(i * 13 + j * 101 + 7);
+	for (len = 0; len <= 3 * SHAKE128_RATE; len++) {
+		shake128_x4_absorb(&ctx, inp, len);
+		keccak_x4_squeeze_blocks(&ctx, outp, 1);
+		for (j = 0; j < 4; j++) {
+			shake128(want, SHAKE128_RATE, in[j], len);
+			bad += memcmp(out[j], want, SHAKE128_RATE) != 0;
+		}
+		shake256_x4_absorb(&ctx, inp, len);
+		keccak_x4_squeeze_blocks(&ctx, outp, 3);
+		for (j = 0; j < 4; j++) {
+			shake256(want, 3 * SHAKE256_RATE, in[j], len);
+			bad += memcmp(out[j], want, 3 * SHAKE256_RATE) != 0;
+		}
+	}
+	CU_ASSERT_EQUAL(bad, 0);
+#else
+	printf("\n    not an x86-64 build: there is no four-way code ");
+#endif
+}
+
+static void portable_against_wolfssl(void)
+{
+	crypto_cpu_allow_avx2(false);
+	test_against_wolfssl();
+}
+
+static void allow_avx2(void)
+{
+	crypto_cpu_allow_avx2(true);
+}
+
 int main(void)
 {
 	static const struct unit_test tests[] = {
@@ -181,7 +255,10 @@ int main(void)
 		{ "SHA3 context API equals one-shot", test_sha3_ctx },
 		{ "lengths 0..600 against wolfSSL", test_against_wolfssl },
 		{ "wipe zeroes", test_wipe },
+		{ "permutation with BMI against the portable one", test_permutation_paths },
+		{ "four instances side by side against one at a time", test_x4 },
+		{ "lengths 0..600 against wolfSSL, portable code", portable_against_wolfssl },
 	};
 
-	return UNIT_RUN("keccak", tests, NULL, NULL);
+	return UNIT_RUN("keccak", tests, allow_avx2, NULL);
 }

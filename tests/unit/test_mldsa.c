@@ -1,6 +1,9 @@
 /*
  * ML-DSA (core/crypto/mldsa) against every record of the NIST ACVP subset in tests/vectors
  * (keygen, siggen through every interface, sigver), plus malformed inputs and round trips.
+ * On a CPU with AVX2 the records and round trips run twice, with the AVX2 code and with the
+ * portable code (crypto_cpu_allow_avx2), and the AVX2 NTT and samplers are compared with the
+ * portable ones on inputs at the edges of their ranges.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,8 +13,11 @@
 #include <wolfssl/options.h>
 #include <wolfssl/wolfcrypt/hash.h>
 
+#include "crypto/cpu.h"
 #include "crypto/keccak.h"
 #include "crypto/mldsa.h"
+#include "crypto/mldsa/params.h"
+#include "crypto/mldsa/poly.h"
 
 #include "unit_main.h"
 #include "vectors.h"
@@ -487,6 +493,238 @@ static void test_round_trips(void)
 	free(exp);
 }
 
+/* ---- rounding against the definitions of FIPS 204 ---- */
+
+#define Q MLDSA_Q
+
+/* Decompose (Alg. 36) as written: r0 = r mod+- 2 gamma2, the top case wrapped to 0 */
+static void decompose_ref(int32_t r, int32_t gamma2, int32_t *r1, int32_t *r0)
+{
+	int32_t lo = r % (2 * gamma2);
+
+	if (lo > gamma2)
+		lo -= 2 * gamma2;
+	if (r - lo == Q - 1) {
+		*r1 = 0;
+		*r0 = lo - 1;
+	} else {
+		*r1 = (r - lo) / (2 * gamma2);
+		*r0 = lo;
+	}
+}
+
+/* every r in [0, q), given as r and as r - q (the inverse NTT's range is (-q, q)) */
+static void test_decompose_all(void)
+{
+	static const int32_t gammas[] = { (Q - 1) / 88, (Q - 1) / 32 };
+	struct mldsa_poly r, r1, r0;
+	unsigned g, i, bad = 0;
+	int32_t base, v, want1, want0;
+
+	for (g = 0; g < 2; g++) {
+		for (base = 0; base < Q; base += MLDSA_N) {
+			for (i = 0; i < MLDSA_N; i++) {
+				v = (base + (int32_t)i) % Q;
+				r.c[i] = i % 2 && v > 0 ? v - Q : v;
+			}
+			mldsa_poly_decompose(&r1, &r0, &r, gammas[g]);
+			for (i = 0; i < MLDSA_N; i++) {
+				decompose_ref((base + (int32_t)i) % Q, gammas[g], &want1, &want0);
+				bad += r1.c[i] != want1 || r0.c[i] != want0;
+			}
+		}
+	}
+	CU_ASSERT_EQUAL(bad, 0);
+}
+
+/*
+ * The hints from LowBits(w - c s2) + c t0 and HighBits(w) against MakeHint(-c t0, w - c s2 + c t0)
+ * as written, for w over [0, q) and pseudo-random c s2, c t0 in their ranges, wherever the
+ * r0 check passes (signing computes hints only then).
+ */
+static void test_make_hint(void)
+{
+	static const struct { int32_t gamma2, beta; } sets[] = { { (Q - 1) / 88, 78 }, { (Q - 1) / 32, 196 } };
+	struct mldsa_poly a0, a1, h;
+	int32_t want[MLDSA_N], w, cs2, ct0, r1, r0, v1, v0, hi_w, lo_w;
+	uint32_t x = 12345;
+	unsigned g, i, n, bad = 0, ones = 0, checked = 0;
+
+	for (g = 0; g < 2; g++) {
+		int32_t gamma2 = sets[g].gamma2, beta = sets[g].beta;
+
+		for (w = 0, n = 0; w < Q; w += 5) {
+			x = x * 1103515245u + 12345u;
+			cs2 = (int32_t)(x >> 8) % (2 * beta + 1) - beta;
+			ct0 = (int32_t)((x * 2654435761u) >> 8) % (2 * gamma2 - 1) - (gamma2 - 1);
+			decompose_ref(w, gamma2, &hi_w, &lo_w);
+			if (lo_w - cs2 >= gamma2 - beta || lo_w - cs2 <= -(gamma2 - beta))
+				continue;
+			/* every other case lands exactly on the boundary that MakeHint treats specially */
+			if (n % 2)
+				ct0 = -gamma2 - (lo_w - cs2);
+			decompose_ref(((w - cs2) % Q + Q) % Q, gamma2, &r1, &r0);
+			decompose_ref(((w - cs2 + ct0) % Q + Q) % Q, gamma2, &v1, &v0);
+			a0.c[n] = lo_w - cs2 + ct0;
+			a1.c[n] = hi_w;
+			want[n] = r1 != v1;
+			if (++n == MLDSA_N || w + 5 >= Q) {
+				ones += mldsa_poly_make_hint(&h, &a0, &a1, gamma2);
+				for (i = 0; i < n; i++)
+					bad += h.c[i] != want[i];
+				checked += n;
+				n = 0;
+			}
+		}
+	}
+	CU_ASSERT_EQUAL(bad, 0);
+	/* both outcomes occurred */
+	CU_ASSERT(ones > 1000);
+	CU_ASSERT(checked - ones > 1000);
+}
+
+/* ---- the AVX2 code against the portable code ---- */
+
+static uint32_t rng_state = 2463534242u;
+
+static uint32_t next_random(void)
+{
+	rng_state ^= rng_state << 13;
+	rng_state ^= rng_state >> 17;
+	rng_state ^= rng_state << 5;
+	return rng_state;
+}
+
+/* coefficients in (-bound, bound): random, or (every fourth polynomial) all at the edges */
+static void random_poly(struct mldsa_poly *a, int32_t bound, unsigned kind)
+{
+	unsigned i;
+
+	for (i = 0; i < MLDSA_N; i++) {
+		if (kind % 4 == 3)
+			a->c[i] = next_random() % 2 ? bound - 1 : -(bound - 1);
+		else
+			a->c[i] = (int32_t)(next_random() % (uint32_t)(2 * bound - 1)) - (bound - 1);
+	}
+}
+
+static int same(const struct mldsa_poly *a, const struct mldsa_poly *b)
+{
+	return memcmp(a->c, b->c, sizeof(a->c)) == 0;
+}
+
+/* the first statement with the portable code, the second as the CPU allows */
+#define BOTH(plain, fast) do { \
+	crypto_cpu_allow_avx2(false); \
+	plain; \
+	crypto_cpu_allow_avx2(true); \
+	fast; \
+} while (0)
+
+static void test_ntt_paths(void)
+{
+	static struct mldsa_poly a[7], b[7], plain, fast;
+	unsigned t, j, n, bad = 0;
+
+	if (!crypto_cpu_avx2())
+		printf("\n    no AVX2 on this CPU: the portable code against itself ");
+	for (t = 0; t < 200; t++) {
+		/* NTT and its inverse: inputs |c| < q */
+		random_poly(&a[0], MLDSA_Q, t);
+		BOTH((plain = a[0], mldsa_poly_ntt(&plain)), (fast = a[0], mldsa_poly_ntt(&fast)));
+		bad += !same(&plain, &fast);
+		BOTH((plain = a[0], mldsa_poly_invntt(&plain)), (fast = a[0], mldsa_poly_invntt(&fast)));
+		bad += !same(&plain, &fast);
+		/* products of NTT outputs, |c| < 9q */
+		random_poly(&a[1], 9 * MLDSA_Q, t);
+		random_poly(&b[1], 9 * MLDSA_Q, t + 1);
+		BOTH(mldsa_poly_pointwise(&plain, &a[1], &b[1]), mldsa_poly_pointwise(&fast, &a[1], &b[1]));
+		bad += !same(&plain, &fast);
+		random_poly(&a[2], MLDSA_Q, t);
+		BOTH((plain = a[2], mldsa_poly_pointwise_acc(&plain, &a[1], &b[1])),
+			(fast = a[2], mldsa_poly_pointwise_acc(&fast, &a[1], &b[1])));
+		bad += !same(&plain, &fast);
+		/* rows of A (|c| < q) times NTT outputs */
+		n = 1 + t % 7;
+		for (j = 0; j < n; j++) {
+			random_poly(&a[j], MLDSA_Q, t + j);
+			random_poly(&b[j], 9 * MLDSA_Q, t + 2 * j);
+		}
+		BOTH(mldsa_poly_dot(&plain, a, b, n), mldsa_poly_dot(&fast, a, b, n));
+		bad += !same(&plain, &fast);
+	}
+	CU_ASSERT_EQUAL(bad, 0);
+}
+
+/* the samplers four at a time give what they give one at a time, for every batch size */
+static void test_sampler_batches(void)
+{
+	static struct mldsa_poly one[4], four[4];
+	struct mldsa_poly *out[4] = { &four[0], &four[1], &four[2], &four[3] };
+	const struct mldsa_params *p65 = mldsa_params_get(MLDSA_65), *p87 = mldsa_params_get(MLDSA_87);
+	uint8_t seed[64];
+	uint16_t nonce[4];
+	unsigned n, i, bad = 0;
+
+	for (i = 0; i < sizeof(seed); i++)
+		seed[i] = (uint8_t)next_random();
+	for (n = 1; n <= 4; n++) {
+		for (i = 0; i < n; i++)
+			nonce[i] = (uint16_t)(0x0102 * i + n);
+		mldsa_poly_uniform_x4(out, seed, nonce, n);
+		for (i = 0; i < n; i++) {
+			mldsa_poly_uniform(&one[i], seed, (uint8_t)nonce[i], (uint8_t)(nonce[i] >> 8));
+			bad += !same(&one[i], &four[i]);
+		}
+		mldsa_poly_eta_x4(out, seed, nonce, n, 2);
+		for (i = 0; i < n; i++) {
+			mldsa_poly_eta(&one[i], seed, nonce[i], 2);
+			bad += !same(&one[i], &four[i]);
+		}
+		mldsa_poly_eta_x4(out, seed, nonce, n, 4);
+		for (i = 0; i < n; i++) {
+			mldsa_poly_eta(&one[i], seed, nonce[i], 4);
+			bad += !same(&one[i], &four[i]);
+		}
+		mldsa_poly_mask_x4(out, seed, nonce, n, n % 2 ? p65 : p87);
+		for (i = 0; i < n; i++) {
+			mldsa_poly_mask(&one[i], seed, nonce[i], n % 2 ? p65 : p87);
+			bad += !same(&one[i], &four[i]);
+		}
+	}
+	CU_ASSERT_EQUAL(bad, 0);
+}
+
+/* the records and round trips again with the portable code; the suite's setup allows AVX2 again */
+static void portable_keygen(void)
+{
+	crypto_cpu_allow_avx2(false);
+	test_keygen_vectors();
+}
+
+static void portable_siggen(void)
+{
+	crypto_cpu_allow_avx2(false);
+	test_siggen_vectors();
+}
+
+static void portable_sigver(void)
+{
+	crypto_cpu_allow_avx2(false);
+	test_sigver_vectors();
+}
+
+static void portable_round_trips(void)
+{
+	crypto_cpu_allow_avx2(false);
+	test_round_trips();
+}
+
+static void allow_avx2(void)
+{
+	crypto_cpu_allow_avx2(true);
+}
+
 int main(void)
 {
 	static const struct unit_test tests[] = {
@@ -496,7 +734,17 @@ int main(void)
 		{ "malformed inputs", test_malformed },
 		{ "malformed hint encodings", test_bad_hints },
 		{ "sign/verify round trips", test_round_trips },
+		{ "Decompose of every r against Alg. 36", test_decompose_all },
+		{ "hints against MakeHint (Alg. 39)", test_make_hint },
+		{ "AVX2 NTT and products against the portable code", test_ntt_paths },
+		{ "samplers four at a time against one at a time", test_sampler_batches },
+		{ "ACVP keyGen records, portable code", portable_keygen },
+		{ "ACVP sigGen records, portable code", portable_siggen },
+		{ "ACVP sigVer records, portable code", portable_sigver },
+		{ "sign/verify round trips, portable code", portable_round_trips },
 	};
 
-	return UNIT_RUN("mldsa", tests, NULL, NULL);
+	printf("AVX2 code: %s\n", crypto_cpu_avx2() ? "used where the tests do not turn it off" :
+	       "not used (the CPU lacks AVX2 or PQTPM_NO_AVX2 is set): every test runs the portable code");
+	return UNIT_RUN("mldsa", tests, allow_avx2, NULL);
 }

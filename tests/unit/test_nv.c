@@ -653,8 +653,6 @@ static void test_capability(void)
 	CU_ASSERT_EQUAL(v, NV_BUFFER_MAX);
 }
 
-/* resetCount, restartCount, Clock safe through the ways a TPM comes up. */
-
 static void add_tests(CU_pSuite s)
 {
 	nvt_add(s, "NV_DefineSpace rules and codes", test_define_rules);

@@ -1,6 +1,7 @@
 /* PCRs (core/pcr.c, core/cmd/pcr.c): reset values, extend and event known answers, the
  * 8-digest limit of PCR_Read, PC Client locality rules, PCR_Allocate across a TPM Reset, the
  * H-CRTM and D-RTM hash sequences, and pcr_digest. Banks by default: SHA-1 and SHA-256. */
+#include <stdlib.h>
 #include <string.h>
 
 #include <CUnit/Basic.h>
@@ -566,6 +567,30 @@ static void test_drtm(void)
 	harness_close(&h);
 }
 
+/* A D-RTM sequence's restartCount is saved with it: another process reading the state file
+ * (or this one after a crash) sees it at once. */
+static void test_drtm_restart_saved(void)
+{
+	struct pqtpm_engine *disk;
+	char dir[] = "/tmp/pqtpm-test-drtm-XXXXXX";
+	uint32_t before;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(dir));
+	harness_open_dir(&h, dir);
+	before = h.e->ps.restart_count;
+	h.locality = 4;
+	CU_ASSERT_EQUAL(pqtpm_engine_signal(h.e, PQTPM_SIGNAL_HASH_START), 0);
+	CU_ASSERT_EQUAL(pqtpm_engine_hash_data(h.e, (const uint8_t *)"drtm", 4), 0);
+	CU_ASSERT_EQUAL(pqtpm_engine_signal(h.e, PQTPM_SIGNAL_HASH_END), 0);
+	CU_ASSERT_EQUAL(h.e->ps.restart_count, before + 1);
+	disk = harness_disk_open(dir);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(disk);
+	CU_ASSERT_EQUAL(disk->ps.restart_count, before + 1);
+	harness_disk_close(disk);
+	harness_close(&h);
+	harness_rm_tree(dir);
+}
+
 static void test_digest(void)
 {
 	struct tpml_pcr_selection sel = { 0 };
@@ -612,6 +637,7 @@ int main(void)
 		{ "allocate", test_allocate },
 		{ "H-CRTM", test_hcrtm },
 		{ "D-RTM", test_drtm },
+		{ "D-RTM restartCount saved", test_drtm_restart_saved },
 		{ "pcr_digest", test_digest },
 	};
 

@@ -11,6 +11,7 @@
 
 #include "engine_int.h"
 #include "harness.h"
+#include "sessions.h"
 #include "state/state_int.h"
 #include "nv_util.h"
 #include "unit_main.h"
@@ -262,6 +263,233 @@ static void test_across_reboot(void)
 	harness_close(&h);
 }
 
+/* ---- the volatile file follows every change (volatile_dirty) ---- */
+
+#define VSLOT 65536u
+#define VHEADER (8u + 4u + 8u + 4u)
+
+/* The body of the newest slot of dir's pqtpm.volatile (its frame: state/volatile.c). */
+static size_t file_body(uint8_t *out, size_t cap)
+{
+	static uint8_t slot[2][VHEADER];
+	uint64_t seq[2] = { 0, 0 };
+	uint32_t len[2] = { 0, 0 }, version;
+	char path[128];
+	size_t n = 0;
+	FILE *f;
+	int best;
+
+	snprintf(path, sizeof(path), "%s/pqtpm.volatile", dir);
+	f = fopen(path, "rb");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+	for (int i = 0; i < 2; i++) {
+		struct rd r;
+
+		CU_ASSERT_FATAL(fseek(f, (long)(i * VSLOT), SEEK_SET) == 0);
+		CU_ASSERT_FATAL(fread(slot[i], 1, VHEADER, f) == VHEADER);
+		rd_init(&r, slot[i] + 8, VHEADER - 8);
+		if (memcmp(slot[i], "PQTPMVO", 8) == 0 && rd_u32(&r, &version) == 0 &&
+		    rd_u64(&r, &seq[i]) == 0)
+			(void)rd_u32(&r, &len[i]);
+	}
+	best = seq[1] > seq[0];
+	CU_ASSERT_FATAL(len[best] <= cap);
+	if (fseek(f, (long)(best * VSLOT + VHEADER), SEEK_SET) == 0)
+		n = fread(out, 1, len[best], f);
+	CU_ASSERT_EQUAL(n, len[best]);
+	(void)fclose(f);
+	return n;
+}
+
+/* What the engine holds now is what the file says: nothing changed without being written. */
+static void check_file(const char *after)
+{
+	static uint8_t disk[VOLATILE_MAX_BODY], mem[VOLATILE_MAX_BODY];
+	size_t n = file_body(disk, sizeof(disk));
+	struct wr w;
+
+	wr_init(&w, mem, sizeof(mem));
+	CU_ASSERT_FATAL(n >= VOLATILE_BOOT_ID_SIZE);
+	CU_ASSERT_FATAL(volatile_encode(h.e, disk, false, &w) == TPM_RC_SUCCESS);
+	if (w.off != n || memcmp(mem, disk, n) != 0) {
+		fprintf(stderr, "\n    pqtpm.volatile is stale after %s\n", after);
+		CU_FAIL("the volatile file lags behind the engine");
+	}
+}
+
+static TPM_RC pcr_cmd(TPM_CC cc, TPM_HANDLE pcr)
+{
+	static const uint8_t digest[32] = { 1 };
+
+	cmd_begin(&b, cc);
+	cmd_handle(&b, pcr);
+	cmd_auth_pw(&b, "");
+	if (cc == TPM_CC_PCR_Extend) {
+		wr_u32(&b.params, 1);
+		wr_u16(&b.params, TPM_ALG_SHA256);
+		wr_bytes(&b.params, digest, sizeof(digest));
+	}
+	return harness_run(&h, &b, NULL, NULL);
+}
+
+/* ReadClock, which changes nothing volatile itself; with session s (if not 0) for audit only
+ * (unbound, unsalted, no authValue: an empty HMAC) */
+static TPM_RC read_clock(TPM_HANDLE s)
+{
+	static const uint8_t nonce[16] = { 2 };
+
+	cmd_begin(&b, TPM_CC_ReadClock);
+	if (s) {
+		wr_u32(&b.auth, s);
+		wr_tpm2b(&b.auth, nonce, sizeof(nonce));
+		wr_u8(&b.auth, TPMA_SESSION_AUDIT | TPMA_SESSION_CONTINUESESSION);
+		wr_u16(&b.auth, 0);
+		b.nauth = 1;
+	}
+	return harness_run(&h, &b, NULL, NULL);
+}
+
+static TPM_RC self_test(void)
+{
+	cmd_begin(&b, TPM_CC_SelfTest);
+	wr_u8(&b.params, 1);
+	return harness_run(&h, &b, NULL, NULL);
+}
+
+static TPM_RC clock_rate_adjust(int8_t adjust)
+{
+	cmd_begin(&b, TPM_CC_ClockRateAdjust);
+	cmd_handle(&b, TPM_RH_OWNER);
+	cmd_auth_pw(&b, "");
+	wr_u8(&b.params, (uint8_t)adjust);
+	return harness_run(&h, &b, NULL, NULL);
+}
+
+static TPM_RC hierarchy_control(TPM_HANDLE hier, bool on)
+{
+	cmd_begin(&b, TPM_CC_HierarchyControl);
+	cmd_handle(&b, TPM_RH_PLATFORM);
+	cmd_auth_pw(&b, "");
+	wr_u32(&b.params, hier);
+	wr_u8(&b.params, on);
+	return harness_run(&h, &b, NULL, NULL);
+}
+
+static TPM_RC orderly_counter(TPM_CC cc)
+{
+	size_t mark;
+
+	cmd_begin(&b, cc);
+	if (cc == TPM_CC_NV_DefineSpace) {
+		cmd_handle(&b, TPM_RH_OWNER);
+		cmd_auth_pw(&b, "");
+		wr_u16(&b.params, 0);
+		wr_size_begin(&b.params, &mark);
+		wr_u32(&b.params, IDX);
+		wr_u16(&b.params, TPM_ALG_SHA256);
+		wr_u32(&b.params, NT(TPM_NT_COUNTER) | TPMA_NV_ORDERLY | AUTH_RW);
+		wr_u16(&b.params, 0);
+		wr_u16(&b.params, 8);
+		wr_size_end(&b.params, mark);
+	} else {
+		cmd_handle(&b, IDX);
+		cmd_handle(&b, IDX);
+		cmd_auth_pw(&b, "");
+	}
+	return harness_run(&h, &b, NULL, NULL);
+}
+
+/* Every kind of change of the volatile state reaches pqtpm.volatile before the command that
+ * made it answers (the engine writes only when volatile_dirty marked one): PCRs, the PCR
+ * group's authValue, the session counter, saved sessions and the context counter, the Clock
+ * rate, a hierarchy enabled, the commit state, the command audit digest and the exclusive
+ * audit session (also when its client goes between two commands), the self test, an orderly
+ * counter in RAM, Shutdown and Startup, the platform's signals. */
+static void test_volatile_written(void)
+{
+	struct tpms_context ctx;
+	struct tpm2b_digest nonce;
+	struct pqtpm_client *other;
+	TPM_HANDLE s, seq, loaded;
+
+	harness_rm_tree(dir);
+	harness_open_dir(&h, dir);
+	check_file("the open");
+	CU_ASSERT_EQUAL(get_random(), TPM_RC_SUCCESS);
+	check_file("GetRandom");
+	CU_ASSERT_EQUAL(pcr_cmd(TPM_CC_PCR_Extend, 16), TPM_RC_SUCCESS);
+	check_file("PCR_Extend");
+	CU_ASSERT_EQUAL(pcr_cmd(TPM_CC_PCR_Reset, 16), TPM_RC_SUCCESS);
+	check_file("PCR_Reset");
+	CU_ASSERT_EQUAL(pcr_auth_value("abc"), TPM_RC_SUCCESS);
+	check_file("PCR_SetAuthValue");
+	CU_ASSERT_EQUAL_FATAL(sess_start(&h, TPM_SE_HMAC, &s, &nonce), TPM_RC_SUCCESS);
+	check_file("StartAuthSession");
+	CU_ASSERT_EQUAL_FATAL(sess_context_save(&h, s, &ctx), TPM_RC_SUCCESS);
+	check_file("ContextSave of a session");
+	CU_ASSERT_EQUAL_FATAL(sess_context_load(&h, &ctx, &loaded), TPM_RC_SUCCESS);
+	check_file("ContextLoad of a session");
+	CU_ASSERT_EQUAL_FATAL(sess_context_save(&h, s, &ctx), TPM_RC_SUCCESS);
+	check_file("ContextSave of a session");
+	CU_ASSERT_EQUAL(sess_flush(&h, s), TPM_RC_SUCCESS);
+	check_file("FlushContext of a saved session");
+	cmd_begin(&b, TPM_CC_HashSequenceStart);
+	wr_u16(&b.params, 0);
+	wr_u16(&b.params, TPM_ALG_SHA256);
+	CU_ASSERT_EQUAL_FATAL(harness_run(&h, &b, NULL, &seq), TPM_RC_SUCCESS);
+	CU_ASSERT_EQUAL(sess_context_save(&h, seq, &ctx), TPM_RC_SUCCESS);
+	check_file("ContextSave of an object");
+	CU_ASSERT_EQUAL(sess_flush(&h, seq), TPM_RC_SUCCESS);
+	CU_ASSERT_EQUAL(clock_rate_adjust(1), TPM_RC_SUCCESS);
+	check_file("ClockRateAdjust");
+	CU_ASSERT_EQUAL(hierarchy_control(TPM_RH_ENDORSEMENT, false), TPM_RC_SUCCESS);
+	check_file("HierarchyControl");
+	CU_ASSERT_EQUAL(hierarchy_control(TPM_RH_ENDORSEMENT, true), TPM_RC_SUCCESS);
+	check_file("HierarchyControl");
+	CU_ASSERT_EQUAL(ephemeral(), TPM_RC_SUCCESS);
+	check_file("EC_Ephemeral");
+	/* the exclusive audit session: set by its command, ended by another's, and by its
+	 * client going away */
+	CU_ASSERT_EQUAL_FATAL(sess_start(&h, TPM_SE_HMAC, &s, &nonce), TPM_RC_SUCCESS);
+	CU_ASSERT_EQUAL(read_clock(s), TPM_RC_SUCCESS);
+	CU_ASSERT_EQUAL(h.e->exclusive_audit, s);
+	check_file("the first command of an audit session");
+	CU_ASSERT_EQUAL(read_clock(0), TPM_RC_SUCCESS);
+	CU_ASSERT_EQUAL(h.e->exclusive_audit, 0);
+	check_file("a command outside the audit session");
+	other = h.c;
+	h.c = pqtpm_client_new(h.e);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(h.c);
+	CU_ASSERT_EQUAL_FATAL(sess_start(&h, TPM_SE_HMAC, &s, &nonce), TPM_RC_SUCCESS);
+	CU_ASSERT_EQUAL(read_clock(s), TPM_RC_SUCCESS);
+	pqtpm_client_free(h.c);
+	h.c = other;
+	CU_ASSERT_EQUAL(h.e->exclusive_audit, 0);
+	CU_ASSERT_EQUAL(read_clock(0), TPM_RC_SUCCESS);
+	check_file("the audit session's client went");
+
+	CU_ASSERT_EQUAL(audit_status(TPM_ALG_SHA256, 0), TPM_RC_SUCCESS);
+	CU_ASSERT_EQUAL(audit_status(TPM_ALG_NULL, TPM_CC_GetRandom), TPM_RC_SUCCESS);
+	CU_ASSERT_EQUAL(get_random(), TPM_RC_SUCCESS);
+	check_file("an audited command");
+	CU_ASSERT_EQUAL(self_test(), TPM_RC_SUCCESS);
+	check_file("SelfTest");
+	CU_ASSERT_EQUAL_FATAL(orderly_counter(TPM_CC_NV_DefineSpace), TPM_RC_SUCCESS);
+	CU_ASSERT_EQUAL(orderly_counter(TPM_CC_NV_Increment), TPM_RC_SUCCESS);
+	CU_ASSERT_EQUAL(orderly_counter(TPM_CC_NV_Increment), TPM_RC_SUCCESS);
+	check_file("NV_Increment of an orderly counter");
+
+	CU_ASSERT_EQUAL(pqtpm_engine_signal(h.e, PQTPM_SIGNAL_PHYS_PRES_ON), 0);
+	check_file("a signal");
+	CU_ASSERT_EQUAL(su(TPM_CC_Shutdown, TPM_SU_STATE), TPM_RC_SUCCESS);
+	check_file("Shutdown(STATE)");
+	power_cycle(TPM_SU_STATE);
+	check_file("Startup(STATE)");
+	power_cycle(TPM_SU_CLEAR);
+	check_file("Startup(CLEAR)");
+	harness_close(&h);
+}
+
 /* A volatile body written before the reset data lived there loads with it cleared; an audit
  * digest of no hash's size is refused. */
 static void test_volatile_body(void)
@@ -308,6 +536,8 @@ int main(void)
 		{ "the settings persist, the reset data goes at a TPM Reset", test_lifetimes },
 		{ "Shutdown(STATE) keeps the reset data across a host reboot", test_across_reboot },
 		{ "the volatile body with and without the reset data", test_volatile_body },
+		{ "every change of the volatile state is written before the answer",
+		  test_volatile_written },
 	};
 	int failed;
 

@@ -1,7 +1,9 @@
-/* The verifier (attest/verify.c) on real evidence: quotes by RSA-2048, ECC P-256 and
- * ML-DSA-44/65/87 AKs of an engine in memory, through the attestation library. Valid evidence
- * passes; each tampered field fails with its check's name: signature, nonce (evidence and
- * verifier), PCR values, PCR selection, AK attributes, another AK, each region of the
+/* The verifier (attest/verify.c) on real evidence: quotes by RSA-2048, ECC P-256, ECC P-521
+ * and ML-DSA-44/65/87 AKs of an engine in memory, through the attestation library. Valid
+ * evidence passes; each tampered field fails with its check's name: signature (every byte of
+ * the P-256 and P-521 ECDSA signatures; a signature of another scheme or hash: no
+ * downgrade), nonce (evidence and verifier), PCR values, PCR selection, AK attributes (an
+ * unknown curve), another AK, each region of the
  * TPMS_ATTEST (magic, type, extraData, clock safe, trailing bytes), malformed base64 and
  * sizes, every byte of the TPMS_ATTEST by its field, --previous (a TPM Reset, a clock that
  * stood still), freshness, and the EK certificate chain (RSA, ECC and ML-KEM EKs of a
@@ -32,7 +34,7 @@ struct sample {
 static struct sample samples[] = {
 	{ .alg = "rsa2048", .ek_alg = "rsa2048" }, { .alg = "ecc-p256", .ek_alg = "ecc-p256" },
 	{ .alg = "mldsa44", .ek_alg = "mlkem768" }, { .alg = "mldsa65", .ek_alg = "rsa2048" },
-	{ .alg = "mldsa87", .ek_alg = "mlkem768" },
+	{ .alg = "mldsa87", .ek_alg = "mlkem768" }, { .alg = "ecc-p521", .ek_alg = "ecc-p256" },
 };
 #define NSAMPLES (sizeof(samples) / sizeof(samples[0]))
 static struct pqtpm_attest_ak other_ak;
@@ -190,6 +192,27 @@ static void expect(const json_t *ev, const struct pqtpm_attest_verify_opts *o, c
 	json_decref(r);
 }
 
+/* expect invalid with check among the failures, its detail containing text */
+static void expect_detail(const json_t *ev, const struct pqtpm_attest_verify_opts *o,
+			  const char *check, const char *text)
+{
+	json_t *r = run(ev, o, 0), *f;
+	bool seen = false;
+	size_t i;
+
+	json_array_foreach(json_object_get(r, "failures"), i, f)
+		seen |= strcmp(json_string_value(json_object_get(f, "check")), check) == 0 &&
+			strstr(json_string_value(json_object_get(f, "detail")), text) != NULL;
+	CU_ASSERT(seen);
+	if (!seen) {
+		char *got = json_dumps(json_object_get(r, "failures"), 0);
+
+		fprintf(stderr, "\n  wanted %s (%s) in %s\n", check, text, got ? got : "?");
+		free(got);
+	}
+	json_decref(r);
+}
+
 /* a copy of the evidence with a base64url blob (quotes[0].KEY) changed by fn */
 static json_t *with_blob(const json_t *ev, const char *key,
 			 void (*fn)(uint8_t *b, size_t *len, size_t arg), size_t arg)
@@ -222,6 +245,25 @@ static void truncate_to(uint8_t *b, size_t *len, size_t n)
 {
 	(void)b;
 	*len = n;
+}
+
+/* the TPMT_SIGNATURE's sigAlg (at 0) or hash (at 2) set to v */
+static void set_u16(uint8_t *b, size_t at, size_t v)
+{
+	b[at] = (uint8_t)(v >> 8);
+	b[at + 1] = (uint8_t)v;
+}
+
+static void set_sig_alg(uint8_t *b, size_t *len, size_t v)
+{
+	(void)len;
+	set_u16(b, 0, v);
+}
+
+static void set_sig_hash(uint8_t *b, size_t *len, size_t v)
+{
+	(void)len;
+	set_u16(b, 2, v);
 }
 
 static void test_valid(void)
@@ -409,6 +451,88 @@ static void test_every_attest_byte(void)
 	}
 }
 
+/* A signature of another scheme, or of the AK's scheme with another hash, is refused before
+ * it is verified, whatever it would verify as: each other hash for the AK's (SHA-1: a
+ * downgrade; for P-521's SHA-512 the shorter ones too), EC Schnorr or ECDSA for its scheme. */
+static void test_no_downgrade(void)
+{
+	static const uint16_t hashes[] = { TPM_ALG_SHA1, TPM_ALG_SHA256, TPM_ALG_SHA384,
+					   TPM_ALG_SHA512 };
+
+	for (size_t i = 0; i < NSAMPLES; i++) {
+		struct pqtpm_attest_verify_opts o = opts_for(&samples[i]);
+		const json_t *q = json_array_get(json_object_get(samples[i].ev, "quotes"), 0);
+		static uint8_t sig[8192];
+		uint16_t scheme, own;
+		size_t len;
+		json_t *c;
+
+		CU_ASSERT_EQUAL_FATAL(pqtpm_attest_unb64url(
+			json_string_value(json_object_get(q, "signature")), sig, sizeof(sig), &len), 0);
+		scheme = (uint16_t)(sig[0] << 8 | sig[1]);
+		own = (uint16_t)(sig[2] << 8 | sig[3]);
+		c = with_blob(samples[i].ev, "signature", set_sig_alg,
+			      scheme == TPM_ALG_ECDSA ? TPM_ALG_ECSCHNORR : TPM_ALG_ECDSA);
+		expect_detail(c, &o, "signature", "another scheme");
+		json_decref(c);
+		if (scheme == TPM_ALG_MLDSA) /* pure ML-DSA has no hash in its signature */
+			continue;
+		for (size_t h = 0; h < sizeof(hashes) / sizeof(hashes[0]); h++) {
+			if (hashes[h] == own)
+				continue;
+			c = with_blob(samples[i].ev, "signature", set_sig_hash, hashes[h]);
+			expect_detail(c, &o, "signature", "another hash");
+			json_decref(c);
+		}
+	}
+}
+
+/* the top bit of a byte set: in P-521's first byte of r or s (0 or 1), a value above the order */
+static void set_top_bit(uint8_t *b, size_t *len, size_t at)
+{
+	(void)len;
+	b[at] |= 0x80;
+}
+
+/* Every byte of each ECDSA AK's quote signature flipped, one at a time: sigAlg, hash, the two
+ * sizes, r and s. Each copy is refused by the signature check, none by a crash or as valid.
+ * The TPM writes r and s at the curve's size (66 bytes for P-521, whose first byte holds one
+ * bit of the value); P-521's r or s with that byte's top bit set is above the order. */
+static void test_every_ecdsa_signature_byte(void)
+{
+	for (size_t i = 0; i < NSAMPLES; i++) {
+		struct pqtpm_attest_verify_opts o = opts_for(&samples[i]);
+		const json_t *q = json_array_get(json_object_get(samples[i].ev, "quotes"), 0);
+		static uint8_t sig[8192];
+		size_t len, n;
+		json_t *c;
+
+		if (strncmp(samples[i].alg, "ecc", 3) != 0)
+			continue;
+		n = strcmp(samples[i].alg, "ecc-p521") == 0 ? 66 : 32;
+		CU_ASSERT_EQUAL_FATAL(pqtpm_attest_unb64url(
+			json_string_value(json_object_get(q, "signature")), sig, sizeof(sig), &len), 0);
+		CU_ASSERT_EQUAL_FATAL(len, 4 + 2 * (2 + n));
+		CU_ASSERT_EQUAL(sig[0] << 8 | sig[1], TPM_ALG_ECDSA);
+		CU_ASSERT_EQUAL(sig[4] << 8 | sig[5], n);
+		CU_ASSERT_EQUAL(sig[6 + n] << 8 | sig[7 + n], n);
+		for (size_t at = 0; at < len; at++) {
+			c = with_blob(samples[i].ev, "signature", flip, at);
+			expect(c, &o, "signature");
+			json_decref(c);
+		}
+		if (n != 66)
+			continue;
+		CU_ASSERT(sig[6] <= 1 && sig[8 + n] <= 1);
+		c = with_blob(samples[i].ev, "signature", set_top_bit, 6);
+		expect_detail(c, &o, "signature", "does not verify");
+		json_decref(c);
+		c = with_blob(samples[i].ev, "signature", set_top_bit, 8 + n);
+		expect_detail(c, &o, "signature", "does not verify");
+		json_decref(c);
+	}
+}
+
 static void test_nonce(void)
 {
 	static const uint8_t wrong[] = { 1, 2, 3, 4, 5, 6, 7, 9 };
@@ -470,6 +594,20 @@ static void test_ak(void)
 		o.trusted_ak = pub.b;
 		expect(samples[i].ev, &o, "ak-attributes");
 		expect(samples[i].ev, &o, "ak-mismatch");
+		/* ECC: the curve (TPMS_ECC_PARMS after the NULL symmetric and the ECDSA scheme, at
+		 * offset 16) one the verifier does not take, NIST P-192 */
+		if (strncmp(samples[i].alg, "ecc", 3) == 0) {
+			struct pqtpm_attest_verify_opts e = opts_for(&samples[i]);
+			struct pqtpm_tss_public weak = samples[i].ak.pub;
+
+			CU_ASSERT_EQUAL(weak.b[16] << 8 | weak.b[17],
+					strcmp(samples[i].alg, "ecc-p256") == 0 ? TPM_ECC_NIST_P256
+										: TPM_ECC_NIST_P521);
+			weak.b[16] = 0;
+			weak.b[17] = TPM_ECC_NIST_P192;
+			e.trusted_ak = weak.b;
+			expect_detail(samples[i].ev, &e, "ak-attributes", "ECC curve 0x0001");
+		}
 		/* another AK is trusted: neither its key nor its Name is the evidence's */
 		o.trusted_ak = other_ak.pub.b;
 		o.trusted_ak_len = other_ak.pub.size;
@@ -670,6 +808,8 @@ int main(void)
 	static const struct unit_test tests[] = {
 		{ "valid evidence of every AK", test_valid },
 		{ "tampered TPMS_ATTEST and signature", test_tampered_attest },
+		{ "no signature of another scheme or hash", test_no_downgrade },
+		{ "every byte of an ECDSA signature (P-256, P-521)", test_every_ecdsa_signature_byte },
 		{ "every byte of the TPMS_ATTEST", test_every_attest_byte },
 		{ "nonce", test_nonce },
 		{ "PCR values and selection", test_pcrs },

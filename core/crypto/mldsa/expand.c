@@ -4,6 +4,7 @@
 #include "crypto/keccak.h"
 #include "crypto/mldsa.h"
 #include "crypto/mldsa/expanded.h"
+#include "crypto/mldsa/matrix.h"
 #include "crypto/mldsa/packing.h"
 
 size_t mldsa_expanded_size(void)
@@ -23,10 +24,7 @@ int mldsa_expand(int set, const uint8_t *sk, struct mldsa_expanded *out)
 	out->p = p;
 	memcpy(out->key, lay.key, sizeof(out->key));
 	memcpy(out->tr, lay.tr, sizeof(out->tr));
-	/* ExpandA (Alg. 32) */
-	for (i = 0; i < p->k; i++)
-		for (j = 0; j < p->l; j++)
-			mldsa_poly_uniform(&out->a[i][j], lay.rho, (uint8_t)j, (uint8_t)i);
+	mldsa_expand_a(out->a, lay.rho, p);
 	for (j = 0; j < p->l; j++) {
 		mldsa_bitunpack(&out->s1[j], lay.s1 + j * lay.eta_poly_bytes, p->eta_bits, (int32_t)p->eta);
 		mldsa_poly_ntt(&out->s1[j]);

@@ -32,14 +32,122 @@ static void unpack(struct mldsa_poly *a, const uint8_t *in, unsigned bits, int32
 	}
 }
 
+/* w1Encode's widths, two coefficients per byte or four per three bytes */
+static void pack4(uint8_t *out, const struct mldsa_poly *a)
+{
+	unsigned i;
+
+	for (i = 0; i < MLDSA_N / 2; i++)
+		out[i] = (uint8_t)(a->c[2 * i] | a->c[2 * i + 1] << 4);
+}
+
+static void pack6(uint8_t *out, const struct mldsa_poly *a)
+{
+	const int32_t *c;
+	unsigned i;
+
+	for (i = 0; i < MLDSA_N / 4; i++, out += 3) {
+		c = a->c + 4 * i;
+		out[0] = (uint8_t)(c[0] | c[1] << 6);
+		out[1] = (uint8_t)(c[1] >> 2 | c[2] << 4);
+		out[2] = (uint8_t)(c[2] >> 4 | c[3] << 2);
+	}
+}
+
+/* eight bytes little-endian (compilers make it one load on little-endian hosts) */
+static inline uint64_t le64(const uint8_t *p)
+{
+	return (uint64_t)p[0] | (uint64_t)p[1] << 8 | (uint64_t)p[2] << 16 | (uint64_t)p[3] << 24
+		| (uint64_t)p[4] << 32 | (uint64_t)p[5] << 40 | (uint64_t)p[6] << 48 | (uint64_t)p[7] << 56;
+}
+
+/* ExpandMask's widths (gamma1 = 2^17, 2^19): four coefficients from nine or ten bytes */
+static void unpack18(struct mldsa_poly *a, const uint8_t *in, int32_t b)
+{
+	const uint64_t m = (1u << 18) - 1;
+	int32_t *c;
+	uint64_t v;
+	unsigned i;
+
+	for (i = 0; i < MLDSA_N / 4; i++, in += 9) {
+		c = a->c + 4 * i;
+		v = le64(in);
+		c[0] = b - (int32_t)(v & m);
+		c[1] = b - (int32_t)(v >> 18 & m);
+		c[2] = b - (int32_t)(v >> 36 & m);
+		c[3] = b - (int32_t)((v >> 54 | (uint64_t)in[8] << 10) & m);
+	}
+}
+
+static void unpack20(struct mldsa_poly *a, const uint8_t *in, int32_t b)
+{
+	const uint64_t m = (1u << 20) - 1;
+	int32_t *c;
+	uint64_t v;
+	unsigned i;
+
+	for (i = 0; i < MLDSA_N / 4; i++, in += 10) {
+		c = a->c + 4 * i;
+		v = le64(in);
+		c[0] = b - (int32_t)(v & m);
+		c[1] = b - (int32_t)(v >> 20 & m);
+		c[2] = b - (int32_t)(v >> 40 & m);
+		c[3] = b - (int32_t)((v >> 60 | (uint64_t)in[8] << 4 | (uint64_t)in[9] << 12) & m);
+	}
+}
+
+/* z's widths, the inverse of unpack18 and unpack20 */
+static void pack18(uint8_t *out, const struct mldsa_poly *a, int32_t b)
+{
+	const int32_t *c;
+	uint64_t v;
+	unsigned i, j;
+
+	for (i = 0; i < MLDSA_N / 4; i++, out += 9) {
+		c = a->c + 4 * i;
+		v = (uint64_t)(uint32_t)(b - c[0]) | (uint64_t)(uint32_t)(b - c[1]) << 18
+			| (uint64_t)(uint32_t)(b - c[2]) << 36 | (uint64_t)(uint32_t)(b - c[3]) << 54;
+		for (j = 0; j < 8; j++)
+			out[j] = (uint8_t)(v >> (8 * j));
+		out[8] = (uint8_t)((uint32_t)(b - c[3]) >> 10);
+	}
+}
+
+static void pack20(uint8_t *out, const struct mldsa_poly *a, int32_t b)
+{
+	const int32_t *c;
+	uint64_t v;
+	unsigned i, j;
+
+	for (i = 0; i < MLDSA_N / 4; i++, out += 10) {
+		c = a->c + 4 * i;
+		v = (uint64_t)(uint32_t)(b - c[0]) | (uint64_t)(uint32_t)(b - c[1]) << 20
+			| (uint64_t)(uint32_t)(b - c[2]) << 40 | (uint64_t)(uint32_t)(b - c[3]) << 60;
+		for (j = 0; j < 8; j++)
+			out[j] = (uint8_t)(v >> (8 * j));
+		out[8] = (uint8_t)((uint32_t)(b - c[3]) >> 4);
+		out[9] = (uint8_t)((uint32_t)(b - c[3]) >> 12);
+	}
+}
+
 void mldsa_simple_bitpack(uint8_t *out, const struct mldsa_poly *a, unsigned bits)
 {
-	pack(out, a, bits, 0, 1);
+	if (bits == 4)
+		pack4(out, a);
+	else if (bits == 6)
+		pack6(out, a);
+	else
+		pack(out, a, bits, 0, 1);
 }
 
 void mldsa_bitpack(uint8_t *out, const struct mldsa_poly *a, unsigned bits, int32_t b)
 {
-	pack(out, a, bits, b, -1);
+	if (bits == 18)
+		pack18(out, a, b);
+	else if (bits == 20)
+		pack20(out, a, b);
+	else
+		pack(out, a, bits, b, -1);
 }
 
 void mldsa_simple_bitunpack(struct mldsa_poly *a, const uint8_t *in, unsigned bits)
@@ -49,7 +157,12 @@ void mldsa_simple_bitunpack(struct mldsa_poly *a, const uint8_t *in, unsigned bi
 
 void mldsa_bitunpack(struct mldsa_poly *a, const uint8_t *in, unsigned bits, int32_t b)
 {
-	unpack(a, in, bits, b, -1);
+	if (bits == 18)
+		unpack18(a, in, b);
+	else if (bits == 20)
+		unpack20(a, in, b);
+	else
+		unpack(a, in, bits, b, -1);
 }
 
 void mldsa_sk_layout(struct mldsa_sk_layout *lay, const struct mldsa_params *p, const uint8_t *sk)

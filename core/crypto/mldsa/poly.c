@@ -1,30 +1,25 @@
 /* Coefficient-wise arithmetic on ML-DSA polynomials. */
+#include "crypto/mldsa/avx2.h"
+#include "crypto/mldsa/coeffs.h"
 #include "crypto/mldsa/poly.h"
 #include "crypto/mldsa/reduce.h"
 
+/* AVX2 where the CPU has it (avx2.h), the loops of coeffs.h otherwise */
+
 void mldsa_poly_add(struct mldsa_poly *r, const struct mldsa_poly *a, const struct mldsa_poly *b)
 {
-	unsigned i;
-
-	for (i = 0; i < MLDSA_N; i++)
-		r->c[i] = a->c[i] + b->c[i];
+	MLDSA_AVX2_OR(mldsa_add_avx2(r, a, b), coeffs_add(r, a, b));
 }
 
 void mldsa_poly_sub(struct mldsa_poly *r, const struct mldsa_poly *a, const struct mldsa_poly *b)
 {
-	unsigned i;
-
-	for (i = 0; i < MLDSA_N; i++)
-		r->c[i] = a->c[i] - b->c[i];
+	MLDSA_AVX2_OR(mldsa_sub_avx2(r, a, b), coeffs_sub(r, a, b));
 }
 
 /* to [-6283008, 6283008], which is the centered value for anything with |value| < q - 6283008 */
 void mldsa_poly_reduce(struct mldsa_poly *a)
 {
-	unsigned i;
-
-	for (i = 0; i < MLDSA_N; i++)
-		a->c[i] = mldsa_reduce32(a->c[i]);
+	MLDSA_AVX2_OR(mldsa_reduce_avx2(a), coeffs_reduce(a));
 }
 
 void mldsa_poly_caddq(struct mldsa_poly *a)
@@ -48,18 +43,9 @@ void mldsa_poly_shiftl(struct mldsa_poly *a)
  * 1 if some |c| >= bound, for reduced coefficients (|c| <= 6283008) and 0 < bound < q / 2.
  * A reduced coefficient whose centered value is small is that value, and one whose centered
  * value is large is large too, so this is the infinity-norm check of FIPS 204.
- * Every coefficient is looked at without a branch (the sign mask and the borrow bit rely on the
- * compiler not introducing one): where a rejected y failed must not leak.
+ * Every coefficient is looked at without a branch: where a rejected y failed must not leak.
  */
 int mldsa_poly_exceeds(const struct mldsa_poly *a, int32_t bound)
 {
-	uint32_t over = 0;
-	int32_t abs;
-	unsigned i;
-
-	for (i = 0; i < MLDSA_N; i++) {
-		abs = a->c[i] - ((a->c[i] >> 31) & (2 * a->c[i]));
-		over |= (uint32_t)(bound - 1 - abs);	/* top bit set iff abs >= bound */
-	}
-	return (int)(over >> 31);
+	return MLDSA_AVX2_OR(mldsa_exceeds_avx2(a, bound), coeffs_exceeds(a, bound));
 }

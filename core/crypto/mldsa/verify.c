@@ -3,11 +3,13 @@
 
 #include "crypto/keccak.h"
 #include "crypto/mldsa.h"
+#include "crypto/mldsa/matrix.h"
 #include "crypto/mldsa/packing.h"
 
 struct verify_work {
 	struct mldsa_poly z[MLDSA_L_MAX];
-	struct mldsa_poly c, w, t, a;
+	struct mldsa_poly w[MLDSA_K_MAX];
+	struct mldsa_poly c, t;
 	uint8_t h[MLDSA_K_MAX][MLDSA_N];
 	uint8_t w1_enc[MLDSA_K_MAX * MLDSA_W1_POLY_BYTES_MAX];
 	uint8_t ctilde[MLDSA_CTILDE_MAX];
@@ -34,26 +36,19 @@ int mldsa_verify_mu(int set, const uint8_t *pk, const uint8_t mu[64], const uint
 	mldsa_poly_ntt(&wk.c);
 	for (j = 0; j < p->l; j++)
 		mldsa_poly_ntt(&wk.z[j]);
-	/* w'_approx = NTT^-1(A z - c t1 2^d) row by row, A generated on the fly, then UseHint */
+	/* w'_approx = NTT^-1(A z - c t1 2^d), A generated on the fly, then UseHint */
+	mldsa_matrix_mul(wk.w, pk, wk.z, p);
 	w1_poly_bytes = 32 * p->w1_bits;
 	for (i = 0; i < p->k; i++) {
-		for (j = 0; j < p->l; j++) {
-			mldsa_poly_uniform(&wk.a, pk, (uint8_t)j, (uint8_t)i);
-			if (j == 0)
-				mldsa_poly_pointwise(&wk.w, &wk.a, &wk.z[0]);
-			else
-				mldsa_poly_pointwise_acc(&wk.w, &wk.a, &wk.z[j]);
-		}
 		mldsa_simple_bitunpack(&wk.t, pk + 32 + i * MLDSA_T1_POLY_BYTES, 10);
 		mldsa_poly_shiftl(&wk.t);
 		mldsa_poly_ntt(&wk.t);
 		mldsa_poly_pointwise(&wk.t, &wk.c, &wk.t);
-		mldsa_poly_sub(&wk.w, &wk.w, &wk.t);
-		mldsa_poly_reduce(&wk.w);
-		mldsa_poly_invntt(&wk.w);
-		mldsa_poly_caddq(&wk.w);
-		mldsa_poly_use_hint(&wk.w, &wk.w, wk.h[i], p->gamma2);
-		mldsa_simple_bitpack(wk.w1_enc + i * w1_poly_bytes, &wk.w, p->w1_bits);
+		mldsa_poly_sub(&wk.w[i], &wk.w[i], &wk.t);
+		mldsa_poly_reduce(&wk.w[i]);
+		mldsa_poly_invntt(&wk.w[i]);
+		mldsa_poly_use_hint(&wk.w[i], &wk.w[i], wk.h[i], p->gamma2);
+		mldsa_simple_bitpack(wk.w1_enc + i * w1_poly_bytes, &wk.w[i], p->w1_bits);
 	}
 	/* ctilde' = H(mu || w1Encode(w1'), lambda / 4) */
 	shake256_init(&h);

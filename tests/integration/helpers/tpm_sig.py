@@ -13,11 +13,16 @@ def unb64url(s):
     return base64.urlsafe_b64decode(s + "=" * (-len(s) % 4))
 
 
+def der_len(n):
+    # short form below 128; P-521's Ecdsa-Sig-Value (up to 139 bytes) needs the long one
+    return bytes([n]) if n < 0x80 else b"\x81" + bytes([n])
+
+
 def der_int(b):
     b = b.lstrip(b"\0") or b"\0"
     if b[0] & 0x80:
         b = b"\0" + b
-    return b"\x02" + bytes([len(b)]) + b
+    return b"\x02" + der_len(len(b)) + b
 
 
 def main():
@@ -34,7 +39,7 @@ def main():
         sn, = struct.unpack(">H", sig[6 + rn:8 + rn])
         s = sig[8 + rn:8 + rn + sn]
         body = der_int(r) + der_int(s)
-        raw = b"\x30" + bytes([len(body)]) + body
+        raw = b"\x30" + der_len(len(body)) + body
     else:
         raise ValueError("signature algorithm 0x%04x" % alg)
     open(sys.argv[2] + "/attest.bin", "wb").write(attest)
