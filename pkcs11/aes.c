@@ -104,19 +104,28 @@ static bool ctr_budget(const struct p11_op *op, size_t n, uint64_t *blocks)
 	return op->ctr_bits >= 64 || *blocks <= UINT64_C(1) << op->ctr_bits;
 }
 
-/* ---- the TPM, n bytes at a time (whole blocks but at CTR's end) ---- */
+/* ---- the TPM (in the call's step), n bytes at a time (whole blocks but at CTR's end) ---- */
 
-static CK_RV run(const struct p11_token *tok, struct p11_object *k, const struct p11_mech *d,
-		 CK_ULONG ctr_bits, bool dec, uint8_t *iv, const uint8_t *in, size_t n,
-		 uint8_t *out)
+/* The key, its authValue, the mechanism and the direction, on the step's connection. */
+struct aes_key {
+	struct p11_conn *c;
+	struct p11_object *k;
+	const char *secret;
+	const struct p11_mech *d;
+	CK_ULONG ctr_bits;
+	bool dec;
+};
+
+static CK_RV run(const struct aes_key *a, uint8_t *iv, const uint8_t *in, size_t n, uint8_t *out)
 {
 	uint8_t before[BLOCK];
 	CK_RV rv = CKR_OK;
 
-	if (d->scheme != TPM_ALG_CTR || ctr_bits == 128)
-		return n ? p11_tpm_aes(tok, k, dec, d->scheme, iv, in, n, out) : CKR_OK;
+	if (a->d->scheme != TPM_ALG_CTR || a->ctr_bits == 128)
+		return n ? p11_conn_aes(a->c, a->k, a->secret, a->dec, a->d->scheme, iv, in, n, out)
+			 : CKR_OK;
 	while (rv == CKR_OK && n) {
-		uint64_t room = ctr_room(iv, ctr_bits);
+		uint64_t room = ctr_room(iv, a->ctr_bits);
 		size_t part = n;
 		bool wraps = false;
 
@@ -126,9 +135,9 @@ static CK_RV run(const struct p11_token *tok, struct p11_object *k, const struct
 			wraps = true;
 		}
 		memcpy(before, iv, BLOCK);
-		rv = p11_tpm_aes(tok, k, dec, TPM_ALG_CTR, iv, in, part, out);
+		rv = p11_conn_aes(a->c, a->k, a->secret, a->dec, TPM_ALG_CTR, iv, in, part, out);
 		if (wraps)
-			ctr_wrap(iv, before, ctr_bits);
+			ctr_wrap(iv, before, a->ctr_bits);
 		in += part;
 		out += part;
 		n -= part;
@@ -162,25 +171,24 @@ static int unpad(const uint8_t *block)
 
 /* The end of an operation over the bytes still held (fewer than a block, or CBC-PAD
  * decryption's last block): into out (at least a block), *n. */
-static CK_RV final_block(const struct p11_token *tok, struct p11_object *k,
-			 const struct p11_mech *d, CK_ULONG ctr_bits, bool dec, uint8_t *iv,
-			 const uint8_t *held, size_t len, uint8_t *out, size_t *n)
+static CK_RV final_block(const struct aes_key *a, uint8_t *iv, const uint8_t *held, size_t len,
+			 uint8_t *out, size_t *n)
 {
 	uint8_t block[BLOCK];
 	int plain;
 	CK_RV rv;
 
 	*n = 0;
-	if (d->type == CKM_AES_CTR) {
+	if (a->d->type == CKM_AES_CTR) {
 		*n = len;
-		return run(tok, k, d, ctr_bits, dec, iv, held, len, out);
+		return run(a, iv, held, len, out);
 	}
-	if (d->type != CKM_AES_CBC_PAD)
-		return len ? (dec ? CKR_ENCRYPTED_DATA_LEN_RANGE : CKR_DATA_LEN_RANGE) : CKR_OK;
-	if (dec) {
+	if (a->d->type != CKM_AES_CBC_PAD)
+		return len ? (a->dec ? CKR_ENCRYPTED_DATA_LEN_RANGE : CKR_DATA_LEN_RANGE) : CKR_OK;
+	if (a->dec) {
 		if (len != BLOCK)
 			return CKR_ENCRYPTED_DATA_LEN_RANGE;
-		rv = run(tok, k, d, ctr_bits, dec, iv, held, BLOCK, block);
+		rv = run(a, iv, held, BLOCK, block);
 		plain = rv == CKR_OK ? unpad(block) : 0;
 		if (plain < 0)
 			rv = CKR_ENCRYPTED_DATA_INVALID;
@@ -194,7 +202,7 @@ static CK_RV final_block(const struct p11_token *tok, struct p11_object *k,
 	if (len)
 		memcpy(block, held, len);
 	memset(block + len, BLOCK - (int)len, BLOCK - len);
-	rv = run(tok, k, d, ctr_bits, dec, iv, block, BLOCK, out);
+	rv = run(a, iv, block, BLOCK, out);
 	explicit_bzero(block, sizeof(block));
 	*n = BLOCK;
 	return rv;
@@ -217,43 +225,93 @@ static CK_RV once_size(const struct p11_mech *d, bool dec, size_t len, size_t *m
 	return CKR_OK;
 }
 
-/* The whole operation into out (max bytes), from the operation's IV (which it leaves). */
-static CK_RV once_run(const struct p11_token *tok, const struct p11_op *op, struct p11_object *k,
-		      const struct p11_mech *d, bool dec, const uint8_t *in, size_t len,
+/* The whole operation into out (max bytes), from iv. */
+static CK_RV once_run(const struct aes_key *a, uint8_t *iv, const uint8_t *in, size_t len,
 		      uint8_t *out, size_t *n)
 {
-	size_t body = update_size(d, dec, len), last = 0;
-	uint8_t iv[BLOCK];
-	CK_RV rv;
+	size_t body = update_size(a->d, a->dec, len), last = 0;
+	CK_RV rv = run(a, iv, in, body, out);
 
-	memcpy(iv, op->iv, BLOCK);
-	rv = run(tok, k, d, op->ctr_bits, dec, iv, in, body, out);
 	if (rv == CKR_OK)
-		rv = final_block(tok, k, d, op->ctr_bits, dec, iv, in + body, len - body,
-				 out + body, &last);
+		rv = final_block(a, iv, in + body, len - body, out + body, &last);
 	*n = body + last;
 	return rv;
 }
 
-CK_RV p11_aes_once(const struct p11_token *tok, struct p11_op *op, struct p11_object *k,
-		   bool dec, const uint8_t *in, CK_ULONG len, uint8_t *out, CK_ULONG *out_len)
+/* ---- the step ---- */
+
+enum aes_part { AES_ONCE, AES_UPDATE, AES_FINAL };
+
+/* What an AES call's TPM step needs (p11_unlocked), taken while the module lock is held. */
+struct aes_step {
+	struct p11_op op; /* the session's operation, lent */
+	struct p11_object *key;
+	char secret[P11_SECRET_LEN + 1]; /* the key's authValue */
+	enum aes_part part;
+	bool dec;
+	const uint8_t *in; /* AES_ONCE: the caller's data (the others: the operation's) */
+	size_t len;
+	uint8_t *out;
+	size_t n;	    /* what it gave */
+	uint8_t iv[BLOCK]; /* the IV to go on with */
+};
+
+static CK_RV aes_step(struct p11_conn *c, void *arg)
+{
+	struct aes_step *st = arg;
+	struct aes_key a = { c, st->key, st->secret, aes_mech(&st->op), st->op.ctr_bits,
+			     st->dec };
+
+	/* each try from the operation's IV: a retry on a new connection starts over */
+	memcpy(st->iv, st->op.iv, BLOCK);
+	switch (st->part) {
+	case AES_ONCE:
+		return once_run(&a, st->iv, st->in, st->len, st->out, &st->n);
+	case AES_UPDATE:
+		st->n = st->len;
+		return run(&a, st->iv, st->op.data, st->len, st->out);
+	default:
+		return final_block(&a, st->iv, st->op.data, st->len, st->out, &st->n);
+	}
+}
+
+/* The step of call c with key k: CKR_SESSION_CLOSED if the session went meanwhile (and the
+ * operation with it). */
+static CK_RV run_step(struct p11_call *c, struct p11_object *k, struct aes_step *st)
+{
+	CK_RV rv;
+
+	st->key = k;
+	st->dec = c->kind == P11_OP_DECRYPT;
+	memcpy(st->secret, c->tok->secret, sizeof(st->secret));
+	rv = p11_op_step(c, &st->op, k, aes_step, st);
+	explicit_bzero(st->secret, sizeof(st->secret));
+	return rv;
+}
+
+/* ---- single-part (C_Encrypt, C_Decrypt) ---- */
+
+CK_RV p11_aes_once(struct p11_call *c, struct p11_object *k, const uint8_t *in, CK_ULONG len,
+		   uint8_t *out, CK_ULONG *out_len)
 {
 	static const uint8_t none[1]; /* the input of nothing (in may be NULL then) */
-	const struct p11_mech *d = aes_mech(op);
+	const struct p11_mech *d = aes_mech(c->op);
+	bool dec = c->kind == P11_OP_DECRYPT;
+	struct aes_step st = { .part = AES_ONCE };
 	uint8_t *buf = NULL;
 	uint64_t blocks;
-	size_t max = 0, n = 0;
+	size_t max = 0;
 	CK_RV rv = CKR_OK;
 
 	if (!out_len || (!in && len))
 		rv = CKR_ARGUMENTS_BAD;
-	else if (op->multi)
+	else if (c->op->multi)
 		return CKR_OPERATION_ACTIVE;
 	if (!in)
 		in = none;
 	if (rv == CKR_OK)
 		rv = once_size(d, dec, len, &max);
-	if (rv == CKR_OK && d->type == CKM_AES_CTR && !ctr_budget(op, len, &blocks))
+	if (rv == CKR_OK && d->type == CKM_AES_CTR && !ctr_budget(c->op, len, &blocks))
 		rv = CKR_DATA_LEN_RANGE;
 	if (rv == CKR_OK && (!out || *out_len < max)) {
 		/* only CBC-PAD decryption gives less than the most: it says how much once done */
@@ -265,91 +323,89 @@ CK_RV p11_aes_once(const struct p11_token *tok, struct p11_op *op, struct p11_ob
 		if (!buf)
 			return CKR_HOST_MEMORY;
 	}
-	if (rv == CKR_OK)
-		rv = once_run(tok, op, k, d, dec, in, len, buf ? buf : out, &n);
-	if (rv == CKR_OK && buf && *out_len < n) {
-		*out_len = n;
-		explicit_bzero(buf, max);
-		free(buf);
-		return CKR_BUFFER_TOO_SMALL;
-	}
 	if (rv == CKR_OK) {
+		st.in = in;
+		st.len = len;
+		st.out = buf ? buf : out;
+		rv = run_step(c, k, &st);
+	}
+	if (rv == CKR_OK && buf && *out_len < st.n) {
+		*out_len = st.n; /* the operation goes on */
+		rv = CKR_BUFFER_TOO_SMALL;
+	} else if (rv == CKR_OK) {
 		if (buf)
-			memcpy(out, buf, n);
-		*out_len = n;
+			memcpy(out, buf, st.n);
+		*out_len = st.n;
 	}
 	if (buf)
 		explicit_bzero(buf, max);
 	free(buf);
-	p11_op_end(op);
+	if (rv != CKR_BUFFER_TOO_SMALL && rv != CKR_SESSION_CLOSED)
+		p11_op_end(c->op);
 	return rv;
 }
 
 /* ---- multi-part ---- */
 
-/* The session's AES operation of that direction and its key: CKR_OPERATION_NOT_INITIALIZED, or
+/* The call's AES operation and its key: CKR_OPERATION_NOT_INITIALIZED, or
  * CKR_FUNCTION_NOT_SUPPORTED for another (single-part) mechanism; the operation ends when the
  * key has gone. */
-static CK_RV aes_session(CK_SESSION_HANDLE h, bool dec, struct p11_session **s,
-			 struct p11_token **tok, struct p11_op **op, struct p11_object **k)
+static CK_RV aes_call(struct p11_call *c, struct p11_object **k)
 {
-	CK_RV rv = p11_session_get(h, s, tok);
+	CK_RV rv = p11_op_get(c);
 
 	if (rv != CKR_OK)
 		return rv;
-	*op = dec ? &(*s)->decrypt : &(*s)->encrypt;
-	if ((*op)->busy)
-		return CKR_OPERATION_ACTIVE; /* another thread's call runs it (crypt.c) */
-	if (!(*op)->active)
-		return CKR_OPERATION_NOT_INITIALIZED;
-	if (!p11_aes_op(*op))
-		rv = CKR_FUNCTION_NOT_SUPPORTED;
-	else if (p11_object_get(*s, *tok, (*op)->key, k) != CKR_OK)
-		rv = CKR_KEY_HANDLE_INVALID;
-	if (rv != CKR_OK)
-		p11_op_end(*op);
-	return rv;
+	if (!p11_aes_op(c->op)) {
+		p11_op_end(c->op);
+		return CKR_FUNCTION_NOT_SUPPORTED;
+	}
+	return p11_op_key(c, k);
 }
 
 static CK_RV update(CK_SESSION_HANDLE h, bool dec, const uint8_t *in, CK_ULONG len,
 		    uint8_t *out, CK_ULONG *out_len)
 {
+	struct p11_call c = { .h = h, .kind = dec ? P11_OP_DECRYPT : P11_OP_ENCRYPT };
+	struct aes_step st = { .part = AES_UPDATE, .out = out };
 	const struct p11_mech *d;
-	struct p11_session *s;
-	struct p11_token *tok;
 	struct p11_object *k;
 	struct p11_op *op;
 	uint64_t blocks = 0;
 	size_t n, held;
-	CK_RV rv = aes_session(h, dec, &s, &tok, &op, &k);
+	CK_RV rv = aes_call(&c, &k);
 
 	if (rv != CKR_OK)
 		return rv;
-	d = aes_mech(op);
+	d = aes_mech(c.op);
 	if (!out_len || (!in && len)) {
-		p11_op_end(op);
+		p11_op_end(c.op);
 		return CKR_ARGUMENTS_BAD;
 	}
-	held = op->len + len;
+	held = c.op->len + len;
 	n = update_size(d, dec, held);
-	if (!out || *out_len < n) {
-		*out_len = n;
-		return out ? CKR_BUFFER_TOO_SMALL : CKR_OK;
-	}
-	if (d->type == CKM_AES_CTR && !ctr_budget(op, n, &blocks))
+	if (!p11_out_fits(out, out_len, n, &rv))
+		return rv;
+	if (d->type == CKM_AES_CTR && !ctr_budget(c.op, n, &blocks))
 		rv = CKR_DATA_LEN_RANGE;
 	if (rv == CKR_OK)
-		rv = p11_op_append(op, in, len);
-	if (rv == CKR_OK)
-		rv = run(tok, k, d, op->ctr_bits, dec, op->iv, op->data, n, out);
+		rv = p11_op_append(c.op, in, len);
+	if (rv == CKR_OK && n) {
+		st.len = n;
+		rv = run_step(&c, k, &st);
+		if (rv == CKR_SESSION_CLOSED)
+			return rv;
+	}
+	op = c.op;
 	if (rv != CKR_OK) {
 		p11_op_end(op);
 		return rv;
 	}
 	/* what is left waits for the next part */
-	if (op->data) {
+	if (n) {
 		memmove(op->data, op->data + n, held - n);
 		explicit_bzero(op->data + held - n, n);
+		memcpy(op->iv, st.iv, BLOCK);
 	}
 	op->len = held - n;
 	op->blocks = blocks;
@@ -360,47 +416,46 @@ static CK_RV update(CK_SESSION_HANDLE h, bool dec, const uint8_t *in, CK_ULONG l
 
 static CK_RV final(CK_SESSION_HANDLE h, bool dec, uint8_t *out, CK_ULONG *out_len)
 {
+	struct p11_call c = { .h = h, .kind = dec ? P11_OP_DECRYPT : P11_OP_ENCRYPT };
+	uint8_t last[BLOCK];
+	struct aes_step st = { .part = AES_FINAL, .out = last };
 	const struct p11_mech *d;
-	struct p11_session *s;
-	struct p11_token *tok;
 	struct p11_object *k;
-	struct p11_op *op;
-	uint8_t last[BLOCK], iv[BLOCK];
 	uint64_t blocks;
-	size_t n = 0, max;
-	CK_RV rv = aes_session(h, dec, &s, &tok, &op, &k);
+	size_t max;
+	CK_RV rv = aes_call(&c, &k);
 
 	if (rv != CKR_OK)
 		return rv;
-	d = aes_mech(op);
+	d = aes_mech(c.op);
 	if (!out_len) {
-		p11_op_end(op);
+		p11_op_end(c.op);
 		return CKR_ARGUMENTS_BAD;
 	}
 	/* at most a block; CBC-PAD decryption knows its length once it has decrypted */
-	max = d->type == CKM_AES_CTR ? op->len : d->type == CKM_AES_CBC_PAD ? BLOCK : 0;
+	max = d->type == CKM_AES_CTR ? c.op->len : d->type == CKM_AES_CBC_PAD ? BLOCK : 0;
 	if (!out || (*out_len < max && !(dec && d->type == CKM_AES_CBC_PAD))) {
 		*out_len = max;
 		return out ? CKR_BUFFER_TOO_SMALL : CKR_OK;
 	}
-	if (d->type == CKM_AES_CTR && !ctr_budget(op, op->len, &blocks))
+	if (d->type == CKM_AES_CTR && !ctr_budget(c.op, c.op->len, &blocks))
 		rv = CKR_DATA_LEN_RANGE;
-	/* from a copy of the IV: a buffer too small and the same block is decrypted again */
-	memcpy(iv, op->iv, BLOCK);
-	if (rv == CKR_OK)
-		rv = final_block(tok, k, d, op->ctr_bits, dec, iv, op->data, op->len, last, &n);
-	if (rv == CKR_OK && *out_len < n) {
-		/* the operation goes on */
-		*out_len = n;
-		explicit_bzero(last, sizeof(last));
-		return CKR_BUFFER_TOO_SMALL;
-	}
 	if (rv == CKR_OK) {
-		memcpy(out, last, n);
-		*out_len = n;
+		st.len = c.op->len;
+		rv = run_step(&c, k, &st);
+	}
+	/* the operation goes on: a buffer too small, and the same block is decrypted again from
+	 * the operation's IV, which the step left */
+	if (rv == CKR_OK && *out_len < st.n) {
+		*out_len = st.n;
+		rv = CKR_BUFFER_TOO_SMALL;
+	} else if (rv == CKR_OK) {
+		memcpy(out, last, st.n);
+		*out_len = st.n;
 	}
 	explicit_bzero(last, sizeof(last));
-	p11_op_end(op);
+	if (rv != CKR_BUFFER_TOO_SMALL && rv != CKR_SESSION_CLOSED)
+		p11_op_end(c.op);
 	return rv;
 }
 

@@ -3,6 +3,7 @@
  * two-call length protocol, each attribute on its own. */
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 
 #include "p11.h"
 
@@ -73,13 +74,15 @@ CK_RV p11_attr_set_unique_id(struct p11_object *o)
 	uint8_t rnd[8];
 	char uid[2 * sizeof(rnd)];
 	size_t i;
-	CK_RV rv = p11_tpm_random(rnd, sizeof(rnd));
 
+	/* an identifier, not a secret: the kernel's generator, no TPM command under the lock */
+	if (getrandom(rnd, sizeof(rnd), 0) != (ssize_t)sizeof(rnd))
+		return CKR_FUNCTION_FAILED;
 	for (i = 0; i < sizeof(rnd); i++) {
 		uid[2 * i] = hex[rnd[i] >> 4];
 		uid[2 * i + 1] = hex[rnd[i] & 15];
 	}
-	return rv == CKR_OK ? p11_attr_set(o, CKA_UNIQUE_ID, uid, sizeof(uid)) : rv;
+	return p11_attr_set(o, CKA_UNIQUE_ID, uid, sizeof(uid));
 }
 
 bool p11_attr_bool(const struct p11_object *o, CK_ATTRIBUTE_TYPE type, bool dflt)
@@ -186,13 +189,11 @@ CK_RV C_GetAttributeValue(CK_SESSION_HANDLE hSession, CK_OBJECT_HANDLE hObject,
 	struct p11_object *o;
 	CK_RV ret = CKR_OK;
 	CK_ULONG i;
-	CK_RV rv = p11_enter();
+	CK_RV rv = p11_enter_session(hSession, &s, &tok);
 
 	if (rv != CKR_OK)
 		return rv;
-	rv = p11_session_get(hSession, &s, &tok);
-	if (rv == CKR_OK)
-		rv = p11_object_get(s, tok, hObject, &o);
+	rv = p11_object_get(s, tok, hObject, &o);
 	/* a token object as another process may have changed it */
 	if (rv == CKR_OK)
 		rv = p11_object_fresh(o);
@@ -228,13 +229,11 @@ CK_RV C_GetObjectSize(CK_SESSION_HANDLE hSession, CK_OBJECT_HANDLE hObject, CK_U
 	struct p11_session *s;
 	struct p11_token *tok;
 	struct p11_object *o;
-	CK_RV rv = p11_enter();
+	CK_RV rv = p11_enter_session(hSession, &s, &tok);
 
 	if (rv != CKR_OK)
 		return rv;
-	rv = p11_session_get(hSession, &s, &tok);
-	if (rv == CKR_OK)
-		rv = p11_object_get(s, tok, hObject, &o);
+	rv = p11_object_get(s, tok, hObject, &o);
 	if (rv == CKR_OK && !pulSize)
 		rv = CKR_ARGUMENTS_BAD;
 	if (rv == CKR_OK)

@@ -119,13 +119,10 @@ CK_RV C_CreateObject(CK_SESSION_HANDLE hSession, CK_ATTRIBUTE_PTR pTemplate, CK_
 	struct p11_token *tok;
 	struct p11_object *o;
 	CK_ULONG i;
-	CK_RV rv = p11_enter();
+	CK_RV rv = p11_enter_session(hSession, &s, &tok);
 
 	if (rv != CKR_OK)
 		return rv;
-	rv = p11_session_get(hSession, &s, &tok);
-	if (rv != CKR_OK)
-		return p11_done(rv);
 	if (!phObject || (!pTemplate && ulCount))
 		return p11_done(CKR_ARGUMENTS_BAD);
 	rv = p11_tmpl_ulong(pTemplate, ulCount, CKA_CLASS, &cls);
@@ -140,13 +137,13 @@ CK_RV C_CreateObject(CK_SESSION_HANDLE hSession, CK_ATTRIBUTE_PTR pTemplate, CK_
 	if (cls == (CK_OBJECT_CLASS)-1)
 		return p11_done(CKR_TEMPLATE_INCOMPLETE);
 	if (cls == CKO_PRIVATE_KEY || cls == CKO_PUBLIC_KEY) {
-		rv = p11_key_create(s, tok, pTemplate, ulCount, cls, &o);
+		rv = p11_key_create(hSession, s, tok, pTemplate, ulCount, cls, &o);
 		if (rv == CKR_OK)
 			*phObject = o->handle;
 		return p11_done(rv);
 	}
 	if (cls == CKO_SECRET_KEY)
-		return p11_done(p11_secret_create(s, tok, pTemplate, ulCount, phObject));
+		return p11_done(p11_secret_create(hSession, s, tok, pTemplate, ulCount, phObject));
 	if (cls != CKO_DATA && cls != CKO_CERTIFICATE)
 		return p11_done(CKR_ATTRIBUTE_VALUE_INVALID);
 	if (cls == CKO_CERTIFICATE &&

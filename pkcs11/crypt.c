@@ -8,7 +8,7 @@
 
 #include "secret.h"
 
-static CK_RV oaep_params(const CK_MECHANISM *m, struct p11_op *op)
+static CK_RV oaep_params(const CK_MECHANISM *m, const struct p11_mech *d, struct p11_op *op)
 {
 	static const struct {
 		CK_MECHANISM_TYPE hash;
@@ -41,49 +41,17 @@ static CK_RV oaep_params(const CK_MECHANISM *m, struct p11_op *op)
 	return CKR_OK;
 }
 
-static CK_RV crypt_init(CK_SESSION_HANDLE h, bool enc, CK_MECHANISM_PTR m, CK_OBJECT_HANDLE key)
+static CK_RV crypt_init(CK_SESSION_HANDLE h, enum p11_op_kind kind, CK_MECHANISM_PTR m,
+			CK_OBJECT_HANDLE key)
 {
-	const struct p11_mech *d;
-	struct p11_session *s;
-	struct p11_token *tok;
-	struct p11_object *k;
-	struct p11_op *op;
-	CK_RV rv = p11_session_get(h, &s, &tok);
+	struct p11_init in;
+	CK_RV rv = p11_op_init(h, kind, m, key, &in);
 
 	if (rv != CKR_OK)
 		return rv;
-	op = enc ? &s->encrypt : &s->decrypt;
-	if (op->active)
-		return CKR_OPERATION_ACTIVE;
-	if (!m)
-		return CKR_ARGUMENTS_BAD;
-	d = p11_mech_find(m->mechanism);
-	if (!d || !(d->flags & (enc ? CKF_ENCRYPT : CKF_DECRYPT)))
-		return CKR_MECHANISM_INVALID;
-	if (p11_object_get(s, tok, key, &k) != CKR_OK)
-		return CKR_KEY_HANDLE_INVALID;
-	if (d->kind == P11_AES)
-		return p11_aes_init(tok, op, enc, m, k, key);
-	if (p11_attr_ulong(k, CKA_CLASS, 0) != (enc ? CKO_PUBLIC_KEY : CKO_PRIVATE_KEY) ||
-	    p11_attr_ulong(k, CKA_KEY_TYPE, CK_UNAVAILABLE_INFORMATION) != d->key_type ||
-	    !k->tpm_pub)
-		return CKR_KEY_TYPE_INCONSISTENT;
-	if (!p11_attr_bool(k, enc ? CKA_ENCRYPT : CKA_DECRYPT, false))
-		return CKR_KEY_FUNCTION_NOT_PERMITTED;
-	if (!enc && tok->user != CKU_USER)
-		return CKR_USER_NOT_LOGGED_IN;
-	memset(op, 0, sizeof(*op));
-	op->reauth = !enc && p11_attr_bool(k, CKA_ALWAYS_AUTHENTICATE, false);
-	if (d->kind == P11_RSA_OAEP)
-		rv = oaep_params(m, op);
-	else if (m->pParameter || m->ulParameterLen)
-		rv = CKR_MECHANISM_PARAM_INVALID;
-	if (rv != CKR_OK)
-		return rv;
-	op->active = true;
-	op->mech = d->type;
-	op->key = key;
-	return CKR_OK;
+	if (in.d->kind == P11_AES)
+		return p11_aes_init(in.tok, in.op, kind == P11_OP_ENCRYPT, m, in.k, key);
+	return p11_op_start(&in, m, key, in.d->kind == P11_RSA_OAEP ? oaep_params : NULL);
 }
 
 static size_t modulus_size(const struct p11_object *k)
@@ -152,32 +120,13 @@ static CK_RV decrypt_step(struct p11_conn *c, void *arg)
 	return rv == CKR_PIN_INCORRECT ? CKR_DEVICE_ERROR : rv;
 }
 
-/* The TPM step of session *s's operation outside the module lock, *s found again after it and
- * the operation given back to it (CKR_SESSION_CLOSED if it was closed meanwhile: then the
- * operation is gone too, and *s with it). */
-static CK_RV run_step(CK_SESSION_HANDLE h, struct p11_session **s, bool enc,
-		      struct crypt_step *st)
-{
-	struct p11_token *tok;
-	CK_RV rv, back;
-
-	p11_op_lend(enc ? &(*s)->encrypt : &(*s)->decrypt, &st->op);
-	rv = p11_unlocked(st->key, enc ? encrypt_step : decrypt_step, st);
-	explicit_bzero(st->secret, sizeof(st->secret));
-	back = p11_session_back(h, s, &tok);
-	if (back != CKR_SESSION_CLOSED)
-		p11_op_back(enc ? &(*s)->encrypt : &(*s)->decrypt, &st->op);
-	p11_op_end(&st->op);
-	return back != CKR_OK ? back : rv;
-}
-
 CK_RV C_EncryptInit(CK_SESSION_HANDLE hSession, CK_MECHANISM_PTR pMechanism, CK_OBJECT_HANDLE hKey)
 {
 	CK_RV rv = p11_enter();
 
 	if (rv != CKR_OK)
 		return rv;
-	return p11_done(crypt_init(hSession, true, pMechanism, hKey));
+	return p11_done(crypt_init(hSession, P11_OP_ENCRYPT, pMechanism, hKey));
 }
 
 CK_RV C_DecryptInit(CK_SESSION_HANDLE hSession, CK_MECHANISM_PTR pMechanism, CK_OBJECT_HANDLE hKey)
@@ -186,70 +135,51 @@ CK_RV C_DecryptInit(CK_SESSION_HANDLE hSession, CK_MECHANISM_PTR pMechanism, CK_
 
 	if (rv != CKR_OK)
 		return rv;
-	return p11_done(crypt_init(hSession, false, pMechanism, hKey));
+	return p11_done(crypt_init(hSession, P11_OP_DECRYPT, pMechanism, hKey));
 }
 
-/* The session's operation and its key; the operation ends when the key has gone. */
-static CK_RV crypt_op(CK_SESSION_HANDLE h, bool enc, struct p11_session **s,
-		      struct p11_token **tok, struct p11_object **k)
+/* The call's operation and its key (the operation ends when the key has gone). */
+static CK_RV crypt_call(struct p11_call *c, struct p11_object **k)
 {
-	struct p11_op *op;
-	CK_RV rv = p11_session_get(h, s, tok);
+	CK_RV rv = p11_enter_op(c);
 
 	if (rv != CKR_OK)
 		return rv;
-	op = enc ? &(*s)->encrypt : &(*s)->decrypt;
-	if (op->busy)
-		return CKR_OPERATION_ACTIVE; /* another thread's call runs it */
-	if (!op->active)
-		return CKR_OPERATION_NOT_INITIALIZED;
-	/* a key that wants its PIN for each operation did not get it (PKCS#11 §5.1) */
-	if (op->reauth) {
-		p11_op_end(op);
-		return CKR_USER_NOT_LOGGED_IN;
-	}
-	if (p11_object_get(*s, *tok, op->key, k) != CKR_OK) {
-		p11_op_end(op);
-		return CKR_KEY_HANDLE_INVALID;
-	}
-	return CKR_OK;
+	rv = p11_op_key(c, k);
+	if (rv != CKR_OK)
+		p11_leave();
+	return rv;
 }
 
 CK_RV C_Encrypt(CK_SESSION_HANDLE hSession, CK_BYTE_PTR pData, CK_ULONG ulDataLen,
 		CK_BYTE_PTR pEncryptedData, CK_ULONG_PTR pulEncryptedDataLen)
 {
+	struct p11_call c = { .h = hSession, .kind = P11_OP_ENCRYPT };
 	struct crypt_step st;
-	struct p11_session *s;
-	struct p11_token *tok;
 	struct p11_object *k;
 	size_t size;
-	CK_RV rv = p11_enter();
+	CK_RV rv = crypt_call(&c, &k);
 
 	if (rv != CKR_OK)
 		return rv;
-	rv = crypt_op(hSession, true, &s, &tok, &k);
-	if (rv != CKR_OK)
-		return p11_done(rv);
-	if (p11_aes_op(&s->encrypt))
-		return p11_done(p11_aes_once(tok, &s->encrypt, k, false, pData, ulDataLen,
-					     pEncryptedData, pulEncryptedDataLen));
+	if (p11_aes_op(c.op))
+		return p11_done(p11_aes_once(&c, k, pData, ulDataLen, pEncryptedData,
+					     pulEncryptedDataLen));
 	if (!pulEncryptedDataLen || (!pData && ulDataLen)) {
-		p11_op_end(&s->encrypt);
+		p11_op_end(c.op);
 		return p11_done(CKR_ARGUMENTS_BAD);
 	}
 	size = modulus_size(k);
-	if (!pEncryptedData || *pulEncryptedDataLen < size) {
-		*pulEncryptedDataLen = size;
-		return p11_done(pEncryptedData ? CKR_BUFFER_TOO_SMALL : CKR_OK);
-	}
+	if (!p11_out_fits(pEncryptedData, pulEncryptedDataLen, size, &rv))
+		return p11_done(rv);
 	st = (struct crypt_step){ .key = k, .in = pData, .len = ulDataLen, .out = pEncryptedData,
 				  .cap = size };
-	rv = run_step(hSession, &s, true, &st);
+	rv = p11_op_step(&c, &st.op, k, encrypt_step, &st);
 	if (rv == CKR_SESSION_CLOSED)
 		return p11_done(rv);
 	if (rv == CKR_OK)
 		*pulEncryptedDataLen = size;
-	p11_op_end(&s->encrypt);
+	p11_op_end(c.op);
 	return p11_done(rv);
 }
 
@@ -258,29 +188,25 @@ CK_RV C_Encrypt(CK_SESSION_HANDLE hSession, CK_BYTE_PTR pData, CK_ULONG ulDataLe
 CK_RV C_Decrypt(CK_SESSION_HANDLE hSession, CK_BYTE_PTR pEncryptedData,
 		CK_ULONG ulEncryptedDataLen, CK_BYTE_PTR pData, CK_ULONG_PTR pulDataLen)
 {
+	struct p11_call c = { .h = hSession, .kind = P11_OP_DECRYPT };
 	uint8_t plain[PQTPM_TSS_MAX_RSA];
 	struct crypt_step st;
-	struct p11_session *s;
-	struct p11_token *tok;
 	struct p11_object *k;
-	size_t size, n = 0;
-	CK_RV rv = p11_enter();
+	size_t size;
+	CK_RV rv = crypt_call(&c, &k);
 
 	if (rv != CKR_OK)
 		return rv;
-	rv = crypt_op(hSession, false, &s, &tok, &k);
-	if (rv != CKR_OK)
-		return p11_done(rv);
-	if (p11_aes_op(&s->decrypt))
-		return p11_done(p11_aes_once(tok, &s->decrypt, k, true, pEncryptedData,
-					     ulEncryptedDataLen, pData, pulDataLen));
+	if (p11_aes_op(c.op))
+		return p11_done(p11_aes_once(&c, k, pEncryptedData, ulEncryptedDataLen, pData,
+					     pulDataLen));
 	if (!pulDataLen || !pEncryptedData) {
-		p11_op_end(&s->decrypt);
+		p11_op_end(c.op);
 		return p11_done(CKR_ARGUMENTS_BAD);
 	}
 	size = modulus_size(k);
 	if (ulEncryptedDataLen != size) {
-		p11_op_end(&s->decrypt);
+		p11_op_end(c.op);
 		return p11_done(CKR_ENCRYPTED_DATA_LEN_RANGE);
 	}
 	if (!pData) {
@@ -289,23 +215,18 @@ CK_RV C_Decrypt(CK_SESSION_HANDLE hSession, CK_BYTE_PTR pEncryptedData,
 	}
 	st = (struct crypt_step){ .key = k, .in = pEncryptedData, .len = size, .out = plain,
 				  .cap = sizeof(plain) };
-	memcpy(st.secret, tok->secret, sizeof(st.secret));
-	rv = run_step(hSession, &s, false, &st);
-	n = st.n;
-	if (rv == CKR_SESSION_CLOSED) {
-		explicit_bzero(plain, sizeof(plain));
-		return p11_done(rv);
-	}
-	if (rv == CKR_OK && *pulDataLen < n) {
-		*pulDataLen = n;
-		explicit_bzero(plain, sizeof(plain));
-		return p11_done(CKR_BUFFER_TOO_SMALL);
-	}
-	if (rv == CKR_OK) {
-		memcpy(pData, plain, n);
-		*pulDataLen = n;
+	memcpy(st.secret, c.tok->secret, sizeof(st.secret));
+	rv = p11_op_step(&c, &st.op, k, decrypt_step, &st);
+	explicit_bzero(st.secret, sizeof(st.secret));
+	if (rv == CKR_OK && *pulDataLen < st.n) {
+		*pulDataLen = st.n;
+		rv = CKR_BUFFER_TOO_SMALL; /* the operation goes on */
+	} else if (rv == CKR_OK) {
+		memcpy(pData, plain, st.n);
+		*pulDataLen = st.n;
 	}
 	explicit_bzero(plain, sizeof(plain));
-	p11_op_end(&s->decrypt);
+	if (rv != CKR_BUFFER_TOO_SMALL && rv != CKR_SESSION_CLOSED)
+		p11_op_end(c.op);
 	return p11_done(rv);
 }

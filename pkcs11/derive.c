@@ -45,30 +45,6 @@ static size_t coord_size(const struct p11_object *k)
 	return a && a->len == sizeof(OID_P384) && !memcmp(a->value, OID_P384, a->len) ? 48 : 32;
 }
 
-/* What the TPM step needs (p11_unlocked), taken while the module lock is held. */
-struct zgen_step {
-	struct p11_object *key;
-	char secret[P11_SECRET_LEN + 1]; /* the key's authValue */
-	struct pqtpm_tss_ecc_point in, z;
-};
-
-static CK_RV zgen_step(struct p11_conn *c, void *arg)
-{
-	struct zgen_step *st = arg;
-	TPM_HANDLE h;
-	TPM_RC rc;
-	CK_RV rv = p11_conn_load(c, st->key, &h);
-
-	if (rv != CKR_OK)
-		return rv;
-	rc = pqtpm_tss_ecdh_zgen(c->t, h, st->secret, &st->in, &st->z);
-	/* a point off the curve (TPM_RC_ECC_POINT) or otherwise refused */
-	if ((rc & 0xBFu) == (TPM_RC_ECC_POINT & 0xBFu) || (rc & 0xBFu) == (TPM_RC_VALUE & 0xBFu))
-		return CKR_MECHANISM_PARAM_INVALID;
-	rv = p11_conn_rv(c, rc, "ECDH_ZGen");
-	return rv == CKR_PIN_INCORRECT ? CKR_DEVICE_ERROR : rv;
-}
-
 /* The KDF's hash: 0 for CKD_NULL. */
 static CK_RV kdf_hash(CK_ULONG kdf, TPM_ALG_ID *hash)
 {
@@ -94,9 +70,9 @@ static CK_RV kdf_hash(CK_ULONG kdf, TPM_ALG_ID *hash)
 }
 
 /* ANSI X9.63's KDF: Hash(Z || counter || info) for counter 1, 2 ... (32 bits, big-endian),
- * concatenated and cut to len bytes. */
-static CK_RV x963(TPM_ALG_ID hash, const uint8_t *z, size_t zlen, const uint8_t *info,
-		  size_t info_len, uint8_t *out, size_t len)
+ * concatenated and cut to len bytes, the TPM hashing on c. */
+static CK_RV x963(struct p11_conn *c, TPM_ALG_ID hash, const uint8_t *z, size_t zlen,
+		  const uint8_t *info, size_t info_len, uint8_t *out, size_t len)
 {
 	size_t in_len = zlen + 4 + info_len, done = 0, n = 0;
 	uint8_t *in = malloc(in_len), d[64];
@@ -112,7 +88,7 @@ static CK_RV x963(TPM_ALG_ID hash, const uint8_t *z, size_t zlen, const uint8_t 
 		uint32_t be = htonl(counter);
 
 		memcpy(in + zlen, &be, sizeof(be));
-		rv = p11_tpm_hash(hash, in, in_len, d, &n);
+		rv = p11_conn_hash(c, hash, in, in_len, d, &n);
 		if (rv == CKR_OK) {
 			memcpy(out + done, d, n < len - done ? n : len - done);
 			done += n < len - done ? n : len - done;
@@ -122,6 +98,56 @@ static CK_RV x963(TPM_ALG_ID hash, const uint8_t *z, size_t zlen, const uint8_t 
 	if (in)
 		explicit_bzero(in, in_len);
 	free(in);
+	return rv;
+}
+
+/* What the TPM step needs (p11_unlocked), taken while the module lock is held, and the new
+ * key's value it gives. */
+struct zgen_step {
+	struct p11_object *key;
+	char secret[P11_SECRET_LEN + 1]; /* the key's authValue */
+	struct pqtpm_tss_ecc_point in;
+	size_t n;			 /* the curve's coordinate size */
+	TPM_ALG_ID hash;		 /* the KDF's, or 0 */
+	const uint8_t *info;		 /* its shared data */
+	size_t info_len, len;
+	uint8_t value[P11_SECRET_MAX];	 /* len bytes */
+};
+
+/* ZGen of the other side's point, then the new key's value from Z: its first len bytes, or
+ * the KDF of it. */
+static CK_RV zgen_step(struct p11_conn *c, void *arg)
+{
+	struct zgen_step *st = arg;
+	struct pqtpm_tss_ecc_point z;
+	uint8_t secret[48];
+	TPM_HANDLE h;
+	TPM_RC rc;
+	CK_RV rv = p11_conn_load(c, st->key, &h);
+
+	if (rv != CKR_OK)
+		return rv;
+	rc = pqtpm_tss_ecdh_zgen(c->t, h, st->secret, &st->in, &z);
+	/* a point off the curve (TPM_RC_ECC_POINT) or otherwise refused */
+	if ((rc & 0xBFu) == (TPM_RC_ECC_POINT & 0xBFu) || (rc & 0xBFu) == (TPM_RC_VALUE & 0xBFu))
+		return CKR_MECHANISM_PARAM_INVALID;
+	rv = p11_conn_rv(c, rc, "ECDH_ZGen");
+	if (rv == CKR_PIN_INCORRECT)
+		rv = CKR_DEVICE_ERROR;
+	if (rv == CKR_OK && z.x_size > st->n)
+		rv = CKR_DEVICE_ERROR;
+	if (rv == CKR_OK) {
+		/* the x-coordinate as a field element of n bytes */
+		memset(secret, 0, st->n - z.x_size);
+		memcpy(secret + st->n - z.x_size, z.x, z.x_size);
+		if (st->hash)
+			rv = x963(c, st->hash, secret, st->n, st->info, st->info_len, st->value,
+				  st->len);
+		else
+			memcpy(st->value, secret, st->len);
+	}
+	explicit_bzero(&z, sizeof(z));
+	explicit_bzero(secret, sizeof(secret));
 	return rv;
 }
 
@@ -176,62 +202,52 @@ CK_RV C_DeriveKey(CK_SESSION_HANDLE hSession, CK_MECHANISM_PTR pMechanism,
 		  CK_OBJECT_HANDLE_PTR phKey)
 {
 	struct p11_secret_req r = { .origin = P11_SECRET_DERIVED, .type = CKK_GENERIC_SECRET };
-	struct zgen_step st = { 0 };
+	struct zgen_step *st = NULL;
 	const CK_ECDH1_DERIVE_PARAMS *p;
 	struct p11_object *k, *o = NULL;
-	uint8_t secret[48], value[P11_SECRET_MAX];
 	struct p11_session *s;
 	struct p11_token *tok;
 	TPM_ALG_ID hash = 0;
-	size_t n, len = 0;
-	CK_RV rv = p11_enter();
+	CK_RV rv = p11_enter_session(hSession, &s, &tok);
 
 	if (rv != CKR_OK)
 		return rv;
-	rv = p11_session_get(hSession, &s, &tok);
-	if (rv != CKR_OK)
-		return p11_done(rv);
 	if (!pMechanism || !phKey || (!pTemplate && ulAttributeCount))
 		return p11_done(CKR_ARGUMENTS_BAD);
-	rv = derive_args(s, tok, pMechanism, hBaseKey, &k, &st.in, &hash);
-	if (rv != CKR_OK)
-		return p11_done(rv);
-	p = pMechanism->pParameter;
-	n = coord_size(k);
-	o = p11_object_new(s->slot);
-	if (!o)
+	st = calloc(1, sizeof(*st));
+	if (!st)
 		return p11_done(CKR_HOST_MEMORY);
+	rv = derive_args(s, tok, pMechanism, hBaseKey, &k, &st->in, &hash);
+	if (rv == CKR_OK) {
+		o = p11_object_new(s->slot);
+		rv = o ? CKR_OK : CKR_HOST_MEMORY;
+	}
+	if (rv != CKR_OK) {
+		free(st);
+		return p11_done(rv);
+	}
+	p = pMechanism->pParameter;
+	st->key = k;
+	st->n = coord_size(k);
+	st->hash = hash;
+	st->info = p->pSharedData;
+	st->info_len = p->ulSharedDataLen;
 	r.base = k;
 	rv = p11_secret_template(s, tok, pTemplate, ulAttributeCount, o, &r);
 	if (rv == CKR_OK)
-		rv = key_len(&r, hash, n, &len);
+		rv = key_len(&r, hash, st->n, &st->len);
 	p11_object_hold(k); /* the new key's attributes are read from it after the step */
 	if (rv == CKR_OK) {
-		st.key = k;
-		memcpy(st.secret, tok->secret, sizeof(st.secret));
-		rv = p11_unlocked(k, zgen_step, &st);
-		explicit_bzero(st.secret, sizeof(st.secret));
-		if (rv == CKR_OK)
-			rv = p11_session_back(hSession, &s, &tok);
-	}
-	if (rv == CKR_OK && st.z.x_size > n)
-		rv = CKR_DEVICE_ERROR;
-	if (rv == CKR_OK) {
-		/* the x-coordinate as a field element of n bytes */
-		memset(secret, 0, n - st.z.x_size);
-		memcpy(secret + n - st.z.x_size, st.z.x, st.z.x_size);
-		if (hash)
-			rv = x963(hash, secret, n, p->pSharedData, p->ulSharedDataLen, value, len);
-		else
-			memcpy(value, secret, len);
+		memcpy(st->secret, tok->secret, sizeof(st->secret));
+		rv = p11_unlocked(k, zgen_step, st);
+		explicit_bzero(st->secret, sizeof(st->secret));
 	}
 	if (rv == CKR_OK)
-		rv = p11_secret_finish(s, tok, o, &r, value, len, phKey);
+		rv = p11_secret_finish(hSession, o, &r, st->value, st->len, phKey);
 	else
 		p11_object_free(o);
 	p11_object_release(k);
-	explicit_bzero(&st.z, sizeof(st.z));
-	explicit_bzero(secret, sizeof(secret));
-	explicit_bzero(value, sizeof(value));
+	explicit_bzero(st, sizeof(*st));
+	free(st);
 	return p11_done(rv);
 }

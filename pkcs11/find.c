@@ -9,13 +9,10 @@ CK_RV C_FindObjectsInit(CK_SESSION_HANDLE hSession, CK_ATTRIBUTE_PTR pTemplate, 
 	struct p11_session *s;
 	struct p11_token *tok;
 	size_t i;
-	CK_RV rv = p11_enter();
+	CK_RV rv = p11_enter_session(hSession, &s, &tok);
 
 	if (rv != CKR_OK)
 		return rv;
-	rv = p11_session_get(hSession, &s, &tok);
-	if (rv != CKR_OK)
-		return p11_done(rv);
 	if (!pTemplate && ulCount)
 		return p11_done(CKR_ARGUMENTS_BAD);
 	if (s->finding)
@@ -43,13 +40,10 @@ CK_RV C_FindObjects(CK_SESSION_HANDLE hSession, CK_OBJECT_HANDLE_PTR phObject,
 	struct p11_session *s;
 	struct p11_token *tok;
 	CK_ULONG n = 0;
-	CK_RV rv = p11_enter();
+	CK_RV rv = p11_enter_session(hSession, &s, &tok);
 
 	if (rv != CKR_OK)
 		return rv;
-	rv = p11_session_get(hSession, &s, &tok);
-	if (rv != CKR_OK)
-		return p11_done(rv);
 	if (!phObject || !pulObjectCount)
 		return p11_done(CKR_ARGUMENTS_BAD);
 	if (!s->finding)
@@ -64,13 +58,10 @@ CK_RV C_FindObjectsFinal(CK_SESSION_HANDLE hSession)
 {
 	struct p11_session *s;
 	struct p11_token *tok;
-	CK_RV rv = p11_enter();
+	CK_RV rv = p11_enter_session(hSession, &s, &tok);
 
 	if (rv != CKR_OK)
 		return rv;
-	rv = p11_session_get(hSession, &s, &tok);
-	if (rv != CKR_OK)
-		return p11_done(rv);
 	if (!s->finding)
 		return p11_done(CKR_OPERATION_NOT_INITIALIZED);
 	free(s->found);

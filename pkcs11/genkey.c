@@ -4,18 +4,16 @@
  * other key is drawn from the TPM's random generator and given back to the TPM as the key's
  * value: a readable key's value must be known to be read, and a TPM makes a keyedHash key only
  * as long as its hash, where a generic secret is of any length up to P11_SECRET_MAX (its check
- * value, the SHA-1 of the value, is taken on the way). */
-#include <string.h>
-
+ * value, the SHA-1 of the value, is taken on the way). The template is checked whole before
+ * the TPM is asked. */
 #include "secret.h"
 
-static CK_RV generate(struct p11_session *s, struct p11_token *tok, const CK_MECHANISM *m,
-		      const CK_ATTRIBUTE *t, CK_ULONG n, CK_OBJECT_HANDLE *h)
+static CK_RV generate(CK_SESSION_HANDLE hs, struct p11_session *s, struct p11_token *tok,
+		      const CK_MECHANISM *m, const CK_ATTRIBUTE *t, CK_ULONG n,
+		      CK_OBJECT_HANDLE *h)
 {
 	struct p11_secret_req r = { .origin = P11_SECRET_GENERATED, .mech = m->mechanism };
-	uint8_t value[P11_SECRET_MAX];
 	struct p11_object *o;
-	bool readable;
 	CK_RV rv;
 
 	if (m->mechanism == CKM_AES_KEY_GEN)
@@ -38,17 +36,7 @@ static CK_RV generate(struct p11_session *s, struct p11_token *tok, const CK_MEC
 		p11_object_free(o);
 		return rv;
 	}
-	readable = !p11_attr_bool(o, CKA_SENSITIVE, true) &&
-		   p11_attr_bool(o, CKA_EXTRACTABLE, false);
-	if (r.type == CKK_AES && !readable)
-		return p11_secret_finish(s, tok, o, &r, NULL, r.len, h);
-	rv = p11_tpm_random(value, r.len);
-	if (rv == CKR_OK)
-		rv = p11_secret_finish(s, tok, o, &r, value, r.len, h);
-	else
-		p11_object_free(o);
-	explicit_bzero(value, sizeof(value));
-	return rv;
+	return p11_secret_finish(hs, o, &r, NULL, r.len, h);
 }
 
 CK_RV C_GenerateKey(CK_SESSION_HANDLE hSession, CK_MECHANISM_PTR pMechanism,
@@ -56,14 +44,11 @@ CK_RV C_GenerateKey(CK_SESSION_HANDLE hSession, CK_MECHANISM_PTR pMechanism,
 {
 	struct p11_session *s;
 	struct p11_token *tok;
-	CK_RV rv = p11_enter();
+	CK_RV rv = p11_enter_session(hSession, &s, &tok);
 
 	if (rv != CKR_OK)
 		return rv;
-	rv = p11_session_get(hSession, &s, &tok);
-	if (rv != CKR_OK)
-		return p11_done(rv);
 	if (!pMechanism || !phKey || (!pTemplate && ulCount))
 		return p11_done(CKR_ARGUMENTS_BAD);
-	return p11_done(generate(s, tok, pMechanism, pTemplate, ulCount, phKey));
+	return p11_done(generate(hSession, s, tok, pMechanism, pTemplate, ulCount, phKey));
 }

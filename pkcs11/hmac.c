@@ -1,8 +1,8 @@
 /* HMAC-SHA-1/256/384/512 with a generic secret key in the TPM (TPM2_HMAC, an HMAC sequence
  * for data longer than one buffer), and their _GENERAL forms with a shorter MAC. sign.c
  * collects the data of C_Sign / C_SignUpdate and C_Verify / C_VerifyUpdate as for every
- * mechanism and hands the end over here; a MAC is verified by computing it and comparing in
- * constant time. */
+ * mechanism and runs its TPM step outside the module lock, where the MAC is computed here; a
+ * MAC is verified by computing it and comparing in constant time. */
 #include <string.h>
 
 #include "secret.h"
@@ -55,33 +55,25 @@ CK_RV p11_hmac_init(const struct p11_token *tok, struct p11_op *op, bool sign,
 	return CKR_OK;
 }
 
-static CK_RV mac(const struct p11_token *tok, const struct p11_op *op, struct p11_object *k,
-		 uint8_t out[64])
+/* The MAC of the operation's data (mac: 64 bytes; at least the operation's length of it). */
+static CK_RV mac(struct p11_conn *c, const struct p11_op *op, struct p11_object *k,
+		 const char *secret, uint8_t mac[64])
 {
 	size_t n = 0;
-	CK_RV rv = p11_tpm_hmac(tok, k, op->hash, op->data, op->len, out, &n);
+	CK_RV rv = p11_conn_hmac(c, k, secret, op->hash, op->data, op->len, mac, &n);
 
 	return rv == CKR_OK && n < op->mac_len ? CKR_DEVICE_ERROR : rv;
 }
 
-CK_RV p11_hmac_sign(const struct p11_token *tok, struct p11_op *op, struct p11_object *k,
-		    uint8_t *out, CK_ULONG *out_len)
+CK_RV p11_hmac_sign_step(struct p11_conn *c, const struct p11_op *op, struct p11_object *k,
+			 const char *secret, uint8_t *out)
 {
 	uint8_t m[64];
-	CK_RV rv;
+	CK_RV rv = mac(c, op, k, secret, m);
 
-	if (!out || *out_len < op->mac_len) {
-		rv = out ? CKR_BUFFER_TOO_SMALL : CKR_OK;
-		*out_len = op->mac_len;
-		return rv;
-	}
-	rv = mac(tok, op, k, m);
-	if (rv == CKR_OK) {
+	if (rv == CKR_OK)
 		memcpy(out, m, op->mac_len);
-		*out_len = op->mac_len;
-	}
 	explicit_bzero(m, sizeof(m));
-	p11_op_end(op);
 	return rv;
 }
 
@@ -97,15 +89,14 @@ static bool same(const uint8_t *a, const uint8_t *b, size_t n)
 	return d == 0;
 }
 
-CK_RV p11_hmac_verify(const struct p11_token *tok, struct p11_op *op, struct p11_object *k,
-		      const uint8_t *given, CK_ULONG len)
+CK_RV p11_hmac_verify_step(struct p11_conn *c, const struct p11_op *op, struct p11_object *k,
+			   const char *secret, const uint8_t *given, size_t len)
 {
 	uint8_t m[64];
-	CK_RV rv = len == op->mac_len ? mac(tok, op, k, m) : CKR_SIGNATURE_LEN_RANGE;
+	CK_RV rv = mac(c, op, k, secret, m);
 
-	if (rv == CKR_OK && !same(m, given, len))
+	if (rv == CKR_OK && (len != op->mac_len || !same(m, given, len)))
 		rv = CKR_SIGNATURE_INVALID;
 	explicit_bzero(m, sizeof(m));
-	p11_op_end(op);
 	return rv;
 }

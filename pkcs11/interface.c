@@ -8,21 +8,23 @@
 
 #define ENTRY_240(name) .name = name,
 #define ENTRY_30(name, type) .name = name,
+#define INFO_240(name) .name = p11_get_info_240,
+#define INFO_30(name) .name = p11_get_info_30,
 
 static CK_FUNCTION_LIST list_240 = {
 	.version = { 2, 40 },
-	P11_FUNCTIONS_240(ENTRY_240)
+	P11_FUNCTIONS_240(ENTRY_240, INFO_240)
 };
 
 static CK_FUNCTION_LIST_3_0 list_30 = {
 	.version = { 3, 0 },
-	P11_FUNCTIONS_240(ENTRY_240)
+	P11_FUNCTIONS_240(ENTRY_240, INFO_30)
 	P11_FUNCTIONS_30(ENTRY_30)
 };
 
 static CK_FUNCTION_LIST_3_2 list_32 = {
 	.version = { 3, 2 },
-	P11_FUNCTIONS_240(ENTRY_240)
+	P11_FUNCTIONS_240(ENTRY_240, ENTRY_240)
 	P11_FUNCTIONS_30(ENTRY_30)
 	P11_FUNCTIONS_32(ENTRY_30)
 };

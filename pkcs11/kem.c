@@ -114,10 +114,8 @@ static CK_RV encapsulate(CK_SESSION_HANDLE hs, struct p11_session *s, struct p11
 
 	if (rv != CKR_OK)
 		return rv;
-	if (!ct || *ct_len < size) {
-		*ct_len = size;
-		return ct ? CKR_BUFFER_TOO_SMALL : CKR_OK;
-	}
+	if (!p11_out_fits(ct, ct_len, size, &rv))
+		return rv;
 	rv = secret_begin(s, tok, t, n, &o, &r);
 	if (rv != CKR_OK)
 		return rv;
@@ -126,7 +124,7 @@ static CK_RV encapsulate(CK_SESSION_HANDLE hs, struct p11_session *s, struct p11
 	if (rv == CKR_OK && (st.ss_len != SS_LEN || st.c_len != size))
 		rv = CKR_DEVICE_ERROR;
 	if (rv == CKR_OK)
-		rv = p11_secret_finish(s, tok, o, &r, st.ss, r.len, h);
+		rv = p11_secret_finish(hs, o, &r, st.ss, r.len, h);
 	else
 		p11_object_free(o);
 	if (rv == CKR_OK) {
@@ -160,7 +158,7 @@ static CK_RV decapsulate(CK_SESSION_HANDLE hs, struct p11_session *s, struct p11
 	if (rv == CKR_OK && st.ss_len != SS_LEN)
 		rv = CKR_DEVICE_ERROR;
 	if (rv == CKR_OK)
-		rv = p11_secret_finish(s, tok, o, &r, st.ss, r.len, h);
+		rv = p11_secret_finish(hs, o, &r, st.ss, r.len, h);
 	else
 		p11_object_free(o);
 	explicit_bzero(st.ss, sizeof(st.ss));
@@ -174,13 +172,10 @@ CK_RV C_EncapsulateKey(CK_SESSION_HANDLE hSession, CK_MECHANISM_PTR pMechanism,
 {
 	struct p11_session *s;
 	struct p11_token *tok;
-	CK_RV rv = p11_enter();
+	CK_RV rv = p11_enter_session(hSession, &s, &tok);
 
 	if (rv != CKR_OK)
 		return rv;
-	rv = p11_session_get(hSession, &s, &tok);
-	if (rv != CKR_OK)
-		return p11_done(rv);
 	if (!pMechanism || !pulCiphertextLen || !phKey || (!pTemplate && ulAttributeCount))
 		return p11_done(CKR_ARGUMENTS_BAD);
 	return p11_done(encapsulate(hSession, s, tok, pMechanism, hPublicKey, pTemplate,
@@ -194,13 +189,10 @@ CK_RV C_DecapsulateKey(CK_SESSION_HANDLE hSession, CK_MECHANISM_PTR pMechanism,
 {
 	struct p11_session *s;
 	struct p11_token *tok;
-	CK_RV rv = p11_enter();
+	CK_RV rv = p11_enter_session(hSession, &s, &tok);
 
 	if (rv != CKR_OK)
 		return rv;
-	rv = p11_session_get(hSession, &s, &tok);
-	if (rv != CKR_OK)
-		return p11_done(rv);
 	if (!pMechanism || !pCiphertext || !phKey || (!pTemplate && ulAttributeCount))
 		return p11_done(CKR_ARGUMENTS_BAD);
 	return p11_done(decapsulate(hSession, s, tok, pMechanism, hPrivateKey, pTemplate,

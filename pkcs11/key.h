@@ -47,10 +47,11 @@ CK_RV p11_key_finish(struct p11_object *o, CK_OBJECT_CLASS cls, CK_KEY_TYPE kt,
 CK_RV p11_key_blobs(struct p11_object *o, CK_KEY_TYPE kt, const struct p11_blob *pub,
 		    const struct p11_blob *priv);
 
-/* C_CreateObject of a private or public key (cls) of template t (n): the new object, kept in
- * the token (keyimport.c). */
-CK_RV p11_key_create(struct p11_session *s, struct p11_token *tok, const CK_ATTRIBUTE *t,
-		     CK_ULONG n, CK_OBJECT_CLASS cls, struct p11_object **out);
+/* C_CreateObject of a private or public key (cls) of template t (n) in session hs: the new
+ * object, kept in the token (keyimport.c; its TPM step outside the module lock). */
+CK_RV p11_key_create(CK_SESSION_HANDLE hs, struct p11_session *s, struct p11_token *tok,
+		     const CK_ATTRIBUTE *t, CK_ULONG n, CK_OBJECT_CLASS cls,
+		     struct p11_object **out);
 
 /* A key's own attribute a (not one every storage object has: setattr.c) may change to the
  * value a gives, in C_SetAttributeValue or C_CopyObject: CKR_OK, or the CK_RV that says why

@@ -160,7 +160,7 @@ static CK_RV defaults(struct p11_object *o, bool priv, CK_KEY_TYPE kt)
 	if (rv == CKR_OK)
 		rv = dflt_bool(o, CKA_MODIFIABLE, true);
 	if (rv == CKR_OK)
-		rv = dflt_bool(o, CKA_COPYABLE, false);
+		rv = dflt_bool(o, CKA_COPYABLE, true);
 	if (rv == CKR_OK)
 		rv = dflt_bool(o, CKA_DESTROYABLE, true);
 	if (rv == CKR_OK)

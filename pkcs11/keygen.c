@@ -10,6 +10,29 @@
 
 static const uint8_t F4[] = { 0x01, 0x00, 0x01 };
 
+/* CKA_PUBLIC_EXPONENT: the TPM's default exponent, 65537, with or without leading zeros. */
+static bool is_f4(const CK_ATTRIBUTE *e)
+{
+	const uint8_t *v = e->pValue;
+	CK_ULONG len = e->ulValueLen;
+
+	while (v && len > sizeof(F4) && *v == 0) {
+		v++;
+		len--;
+	}
+	return v && len == sizeof(F4) && !memcmp(v, F4, sizeof(F4));
+}
+
+static bool ulong_is(const CK_ATTRIBUTE *a, CK_ULONG v)
+{
+	CK_ULONG given;
+
+	if (!a->pValue || a->ulValueLen != sizeof(given))
+		return false;
+	memcpy(&given, a->pValue, sizeof(given));
+	return given == v;
+}
+
 /* What a key pair's two templates ask for. */
 struct request {
 	CK_KEY_TYPE type;
@@ -22,7 +45,6 @@ struct request {
 static CK_RV read_request(CK_MECHANISM_TYPE mech, const CK_ATTRIBUTE *pub, CK_ULONG npub,
 			  const CK_ATTRIBUTE *priv, CK_ULONG npriv, struct request *r)
 {
-	const CK_ATTRIBUTE *e;
 	CK_RV rv = CKR_OK;
 
 	memset(r, 0, sizeof(*r));
@@ -35,19 +57,6 @@ static CK_RV read_request(CK_MECHANISM_TYPE mech, const CK_ATTRIBUTE *pub, CK_UL
 		rv = p11_tmpl_ulong(pub, npub, CKA_MODULUS_BITS, &r->bits);
 		if (rv == CKR_OK && r->bits != 2048 && r->bits != 3072)
 			rv = CKR_ATTRIBUTE_VALUE_INVALID;
-		e = p11_tmpl_find(pub, npub, CKA_PUBLIC_EXPONENT);
-		/* the TPM's default exponent, 65537, with or without leading zeros */
-		if (e) {
-			const uint8_t *v = e->pValue;
-			CK_ULONG len = e->ulValueLen;
-
-			while (v && len > sizeof(F4) && *v == 0) {
-				v++;
-				len--;
-			}
-			if (!v || len != sizeof(F4) || memcmp(v, F4, sizeof(F4)))
-				rv = CKR_ATTRIBUTE_VALUE_INVALID;
-		}
 		r->tmpl.rsa_bits = (uint16_t)r->bits;
 		return rv;
 	case CKM_EC_KEY_PAIR_GEN:
@@ -81,6 +90,48 @@ static CK_RV read_request(CK_MECHANISM_TYPE mech, const CK_ATTRIBUTE *pub, CK_UL
 	}
 }
 
+/* The values the mechanism reads, wherever template t (either half) gives them, must be those
+ * of the request: another key type's (CKA_EC_PARAMS of an RSA key ...) is
+ * CKR_ATTRIBUTE_TYPE_INVALID, another value (the halves' parameter sets differ ...)
+ * CKR_TEMPLATE_INCONSISTENT, an exponent other than 65537 CKR_ATTRIBUTE_VALUE_INVALID. */
+static CK_RV mechanism_values_agree(const CK_ATTRIBUTE *t, CK_ULONG n, const struct request *r)
+{
+	bool pq = r->type == CKK_ML_DSA || r->type == CKK_ML_KEM;
+	CK_ULONG i;
+
+	for (i = 0; i < n; i++) {
+		const CK_ATTRIBUTE *a = &t[i];
+
+		switch (a->type) {
+		case CKA_MODULUS_BITS:
+		case CKA_PUBLIC_EXPONENT:
+			if (r->type != CKK_RSA)
+				return CKR_ATTRIBUTE_TYPE_INVALID;
+			if (a->type == CKA_PUBLIC_EXPONENT && !is_f4(a))
+				return CKR_ATTRIBUTE_VALUE_INVALID;
+			if (a->type == CKA_MODULUS_BITS && !ulong_is(a, r->bits))
+				return CKR_TEMPLATE_INCONSISTENT;
+			break;
+		case CKA_EC_PARAMS:
+			if (r->type != CKK_EC)
+				return CKR_ATTRIBUTE_TYPE_INVALID;
+			if (a->ulValueLen != r->curve->ulValueLen || !a->pValue ||
+			    memcmp(a->pValue, r->curve->pValue, a->ulValueLen))
+				return CKR_TEMPLATE_INCONSISTENT;
+			break;
+		case CKA_PARAMETER_SET:
+			if (!pq)
+				return CKR_ATTRIBUTE_TYPE_INVALID;
+			if (!ulong_is(a, r->parameter_set))
+				return CKR_TEMPLATE_INCONSISTENT;
+			break;
+		default:
+			break;
+		}
+	}
+	return CKR_OK;
+}
+
 /* What the mechanism reads from a template: never copied to the object. */
 static bool mechanism_value(CK_ATTRIBUTE_TYPE t)
 {
@@ -88,9 +139,10 @@ static bool mechanism_value(CK_ATTRIBUTE_TYPE t)
 	       t == CKA_PARAMETER_SET;
 }
 
-static CK_RV build_half(struct p11_object *o, CK_OBJECT_CLASS cls, const struct request *r,
-			CK_MECHANISM_TYPE mech, const CK_ATTRIBUTE *t, CK_ULONG n,
-			const struct p11_blob *pub, const struct p11_blob *priv)
+/* A half's attributes from its template and the defaults: all a template can get wrong is found
+ * here, before the TPM is asked. */
+static CK_RV half_attrs(struct p11_object *o, CK_OBJECT_CLASS cls, const struct request *r,
+			CK_MECHANISM_TYPE mech, const CK_ATTRIBUTE *t, CK_ULONG n)
 {
 	CK_RV rv = p11_key_template(o, t, n, cls, r->type, mechanism_value);
 
@@ -100,8 +152,6 @@ static CK_RV build_half(struct p11_object *o, CK_OBJECT_CLASS cls, const struct 
 		rv = p11_attr_set_ulong(o, CKA_PARAMETER_SET, r->parameter_set);
 	if (rv == CKR_OK && r->type == CKK_EC)
 		rv = p11_attr_set(o, CKA_EC_PARAMS, r->curve->pValue, r->curve->ulValueLen);
-	if (rv == CKR_OK)
-		rv = p11_key_blobs(o, r->type, pub, cls == CKO_PRIVATE_KEY ? priv : NULL);
 	return rv;
 }
 
@@ -132,13 +182,10 @@ CK_RV C_GenerateKeyPair(CK_SESSION_HANDLE hSession, CK_MECHANISM_PTR pMechanism,
 	struct p11_token *tok;
 	struct request r;
 	bool token_pub = false, token_priv = false;
-	CK_RV rv = p11_enter();
+	CK_RV rv = p11_enter_session(hSession, &s, &tok);
 
 	if (rv != CKR_OK)
 		return rv;
-	rv = p11_session_get(hSession, &s, &tok);
-	if (rv != CKR_OK)
-		return p11_done(rv);
 	if (!pMechanism || !phPublicKey || !phPrivateKey ||
 	    (!pPublicKeyTemplate && ulPublicKeyAttributeCount) ||
 	    (!pPrivateKeyTemplate && ulPrivateKeyAttributeCount))
@@ -147,6 +194,10 @@ CK_RV C_GenerateKeyPair(CK_SESSION_HANDLE hSession, CK_MECHANISM_PTR pMechanism,
 		return p11_done(CKR_USER_NOT_LOGGED_IN);
 	rv = read_request(pMechanism->mechanism, pPublicKeyTemplate, ulPublicKeyAttributeCount,
 			  pPrivateKeyTemplate, ulPrivateKeyAttributeCount, &r);
+	if (rv == CKR_OK)
+		rv = mechanism_values_agree(pPublicKeyTemplate, ulPublicKeyAttributeCount, &r);
+	if (rv == CKR_OK)
+		rv = mechanism_values_agree(pPrivateKeyTemplate, ulPrivateKeyAttributeCount, &r);
 	if (rv == CKR_OK)
 		rv = p11_key_uses(pPrivateKeyTemplate, ulPrivateKeyAttributeCount, r.type,
 				  &r.tmpl.attributes);
@@ -169,6 +220,13 @@ CK_RV C_GenerateKeyPair(CK_SESSION_HANDLE hSession, CK_MECHANISM_PTR pMechanism,
 	privo = p11_object_new(s->slot);
 	if (!pub || !priv || !st || !pubo || !privo)
 		rv = CKR_HOST_MEMORY;
+	/* both templates whole before the TPM makes a key (an RSA key takes it seconds) */
+	if (rv == CKR_OK)
+		rv = half_attrs(pubo, CKO_PUBLIC_KEY, &r, pMechanism->mechanism,
+				pPublicKeyTemplate, ulPublicKeyAttributeCount);
+	if (rv == CKR_OK)
+		rv = half_attrs(privo, CKO_PRIVATE_KEY, &r, pMechanism->mechanism,
+				pPrivateKeyTemplate, ulPrivateKeyAttributeCount);
 	if (rv == CKR_OK && pqtpm_tss_template_public(&r.tmpl, &st->tmpl) != TPM_RC_SUCCESS)
 		rv = CKR_GENERAL_ERROR;
 	if (rv == CKR_OK) {
@@ -181,11 +239,9 @@ CK_RV C_GenerateKeyPair(CK_SESSION_HANDLE hSession, CK_MECHANISM_PTR pMechanism,
 			rv = CKR_SESSION_CLOSED;
 	}
 	if (rv == CKR_OK)
-		rv = build_half(pubo, CKO_PUBLIC_KEY, &r, pMechanism->mechanism, pPublicKeyTemplate,
-				ulPublicKeyAttributeCount, pub, priv);
+		rv = p11_key_blobs(pubo, r.type, pub, NULL);
 	if (rv == CKR_OK)
-		rv = build_half(privo, CKO_PRIVATE_KEY, &r, pMechanism->mechanism,
-				pPrivateKeyTemplate, ulPrivateKeyAttributeCount, pub, priv);
+		rv = p11_key_blobs(privo, r.type, pub, priv);
 	if (rv == CKR_OK)
 		rv = p11_object_keep(s, pubo);
 	if (rv == CKR_OK) {

@@ -5,6 +5,7 @@
  * EC, ML-DSA, ML-KEM) is kept with a TPM public area that TPM2_LoadExternal takes to verify,
  * encrypt or encapsulate with; the TPM checks it once at creation (an ML-KEM key: FIPS 203's
  * check of an encapsulation key). */
+#include <stdlib.h>
 #include <string.h>
 
 #include "key.h"
@@ -236,11 +237,20 @@ static CK_RV pq_parts(const CK_ATTRIBUTE *t, CK_ULONG n, struct import *im)
 	return CKR_OK;
 }
 
-/* ---- the TPM's steps ---- */
+/* ---- the TPM's step ---- */
+
+/* What the TPM step needs (p11_unlocked), taken while the module lock is held: the public area,
+ * and for a private key its private part and authValue; it gives the TPM's private blob. */
+struct import_step {
+	struct pqtpm_tss_public pub;
+	const struct import *im; /* a private key's: its private part */
+	char secret[P11_SECRET_LEN + 1];
+	struct p11_blob priv;
+};
 
 /* The TPM's answer about the key: a private part that does not belong to the public key is
  * an inconsistent template, a key the TPM does not take a value it refuses. */
-static CK_RV import_rv(TPM_RC rc, const char *what)
+static CK_RV import_rv(struct p11_conn *c, TPM_RC rc, const char *what)
 {
 	TPM_RC base = (rc & TPM_RC_FMT1) ? (rc & 0xBFu) : rc;
 
@@ -249,68 +259,42 @@ static CK_RV import_rv(TPM_RC rc, const char *what)
 	if (base == TPM_RC_KEY || base == TPM_RC_KEY_SIZE || base == TPM_RC_ECC_POINT ||
 	    base == TPM_RC_VALUE || base == TPM_RC_SIZE)
 		return CKR_ATTRIBUTE_VALUE_INVALID;
-	return p11_tpm_rv(rc, what);
+	return p11_conn_rv(c, rc, what);
 }
 
-static CK_RV import_once(const struct pqtpm_tss_public *pub, const char *auth,
-			 const uint8_t *priv, size_t len, struct p11_blob *out)
+/* A public key: its public area loaded once and let go, so that the TPM checks it (a point on
+ * the curve, a key of its parameter set's size ...). A private key: its private part wrapped
+ * for the storage key and imported. */
+static CK_RV import_step(struct p11_conn *c, void *arg)
 {
+	struct import_step *st = arg;
 	struct pqtpm_tss_public parent;
 	struct pqtpm_tss_duplicate dup;
 	struct pqtpm_tss_private tpriv;
 	struct pqtpm_tss_name name;
-	struct pqtpm_tss *t;
-	TPM_HANDLE storage;
+	struct pqtpm_tss_key key;
 	TPM_RC rc;
-	CK_RV rv = p11_tpm(&t, &storage);
 
-	if (rv != CKR_OK)
-		return rv;
-	rc = pqtpm_tss_read_public(t, storage, &parent, &name);
+	if (!st->im) {
+		rc = pqtpm_tss_load_public(c->t, TPM_RH_NULL, &st->pub, &key);
+		if (rc == TPM_RC_SUCCESS)
+			pqtpm_tss_flush(c->t, key.handle);
+		return import_rv(c, rc, "LoadExternal");
+	}
+	rc = pqtpm_tss_read_public(c->t, c->storage, &parent, &name);
 	if (rc == TPM_RC_SUCCESS)
-		rc = pqtpm_tss_duplicate_make(&parent, pub, auth, priv, len, &dup);
+		rc = pqtpm_tss_duplicate_make(&parent, &st->pub, st->secret, st->im->priv,
+					      st->im->priv_len, &dup);
 	if (rc == TPM_RC_SUCCESS)
-		rc = pqtpm_tss_import(t, storage, "", pub, &dup, TPM_ALG_NULL, 0, &tpriv);
+		rc = pqtpm_tss_import(c->t, c->storage, "", &st->pub, &dup, TPM_ALG_NULL, 0,
+				      &tpriv);
 	explicit_bzero(&dup, sizeof(dup));
 	if (rc != TPM_RC_SUCCESS)
-		return import_rv(rc, "Import");
-	memcpy(out->b, tpriv.b, tpriv.size);
-	out->len = tpriv.size;
+		return import_rv(c, rc, "Import");
+	memcpy(st->priv.b, tpriv.b, tpriv.size);
+	st->priv.len = tpriv.size;
 	explicit_bzero(&tpriv, sizeof(tpriv));
 	return CKR_OK;
-}
-
-/* The private part wrapped for the storage key and imported: the TPM's private blob. */
-static CK_RV tpm_import(const struct pqtpm_tss_public *pub, const char *auth,
-			const uint8_t *priv, size_t len, struct p11_blob *out)
-{
-	CK_RV rv = import_once(pub, auth, priv, len, out);
-
-	return p11_tpm_recover() ? import_once(pub, auth, priv, len, out) : rv;
-}
-
-static CK_RV check_public_once(const struct pqtpm_tss_public *pub)
-{
-	struct pqtpm_tss_key key;
-	struct pqtpm_tss *t;
-	TPM_RC rc;
-	CK_RV rv = p11_tpm(&t, NULL);
-
-	if (rv != CKR_OK)
-		return rv;
-	rc = pqtpm_tss_load_public(t, TPM_RH_NULL, pub, &key);
-	if (rc == TPM_RC_SUCCESS)
-		pqtpm_tss_flush(t, key.handle);
-	return import_rv(rc, "LoadExternal");
-}
-
-/* A public area loaded once and let go: the TPM takes it (a point on the curve, a key of its
- * parameter set's size ...). */
-static CK_RV tpm_check_public(const struct pqtpm_tss_public *pub)
-{
-	CK_RV rv = check_public_once(pub);
-
-	return p11_tpm_recover() ? check_public_once(pub) : rv;
 }
 
 /* ---- C_CreateObject of a key ---- */
@@ -356,13 +340,11 @@ static CK_RV build(struct p11_object *o, CK_OBJECT_CLASS cls, const struct impor
 	return rv;
 }
 
-/* The TPM's blobs of the key the template describes: imported (a private key) or checked (a
- * public one). */
+/* The TPM's public area of the key the template describes, and the step that makes its blobs:
+ * imported (a private key) or checked (a public one). */
 static CK_RV tpm_key(const struct p11_token *tok, const CK_ATTRIBUTE *t, CK_ULONG n,
-		     CK_OBJECT_CLASS cls, struct import *im, struct p11_blob *pub,
-		     struct p11_blob *priv)
+		     CK_OBJECT_CLASS cls, struct import *im, struct import_step *st)
 {
-	struct pqtpm_tss_public tpub;
 	CK_RV rv = CKR_OK;
 
 	if (cls == CKO_PRIVATE_KEY)
@@ -372,28 +354,29 @@ static CK_RV tpm_key(const struct p11_token *tok, const CK_ATTRIBUTE *t, CK_ULON
 		im->tmpl.attributes = TPMA_OBJECT_USERWITHAUTH |
 				      (im->type == CKK_ML_KEM ? 0 : TPMA_OBJECT_SIGN_ENCRYPT) |
 				      (im->type == CKK_ML_DSA ? 0 : TPMA_OBJECT_DECRYPT);
-	if (rv == CKR_OK && pqtpm_tss_template_public(&im->tmpl, &tpub) != TPM_RC_SUCCESS)
+	if (rv == CKR_OK && pqtpm_tss_template_public(&im->tmpl, &st->pub) != TPM_RC_SUCCESS)
 		rv = CKR_ATTRIBUTE_VALUE_INVALID;
-	if (rv != CKR_OK)
+	if (rv != CKR_OK || cls == CKO_PUBLIC_KEY)
 		return rv;
-	memcpy(pub->b, tpub.b, tpub.size);
-	pub->len = tpub.size;
-	if (cls == CKO_PUBLIC_KEY)
-		return tpm_check_public(&tpub);
-	return tpm_import(&tpub, tok->secret, im->priv, im->priv_len, priv);
+	st->im = im;
+	memcpy(st->secret, tok->secret, sizeof(st->secret));
+	return CKR_OK;
 }
 
-CK_RV p11_key_create(struct p11_session *s, struct p11_token *tok, const CK_ATTRIBUTE *t,
-		     CK_ULONG n, CK_OBJECT_CLASS cls, struct p11_object **out)
+CK_RV p11_key_create(CK_SESSION_HANDLE hs, struct p11_session *s, struct p11_token *tok,
+		     const CK_ATTRIBUTE *t, CK_ULONG n, CK_OBJECT_CLASS cls,
+		     struct p11_object **out)
 {
-	struct p11_blob pub, priv;
+	struct import_step *st = calloc(1, sizeof(*st));
+	struct p11_blob pub;
 	struct p11_object *o;
 	struct import im;
 	bool priv_obj = cls == CKO_PRIVATE_KEY, token = false;
-	CK_RV rv;
+	CK_RV rv = st ? CKR_OK : CKR_HOST_MEMORY;
 
 	memset(&im, 0, sizeof(im));
-	rv = p11_tmpl_ulong(t, n, CKA_KEY_TYPE, &im.type);
+	if (rv == CKR_OK)
+		rv = p11_tmpl_ulong(t, n, CKA_KEY_TYPE, &im.type);
 	if (rv == CKR_OK && !p11_tmpl_find(t, n, CKA_KEY_TYPE))
 		rv = CKR_TEMPLATE_INCOMPLETE;
 	if (rv == CKR_OK)
@@ -415,16 +398,26 @@ CK_RV p11_key_create(struct p11_session *s, struct p11_token *tok, const CK_ATTR
 	if (rv == CKR_OK)
 		rv = read_parts(t, n, cls, &im);
 	if (rv == CKR_OK)
-		rv = tpm_key(tok, t, n, cls, &im, &pub, &priv);
+		rv = tpm_key(tok, t, n, cls, &im, st);
+	if (rv == CKR_OK) {
+		rv = p11_unlocked(NULL, import_step, st);
+		if (rv == CKR_OK)
+			rv = p11_session_back(hs, &s, &tok);
+	}
 	explicit_bzero(im.priv, sizeof(im.priv));
-	if (rv == CKR_OK)
-		rv = build(o, cls, &im, &pub, cls == CKO_PRIVATE_KEY ? &priv : NULL);
-	explicit_bzero(&priv, sizeof(priv));
+	if (rv == CKR_OK) {
+		memcpy(pub.b, st->pub.b, st->pub.size);
+		pub.len = st->pub.size;
+		rv = build(o, cls, &im, &pub, cls == CKO_PRIVATE_KEY ? &st->priv : NULL);
+	}
 	if (rv == CKR_OK)
 		rv = p11_object_keep(s, o);
 	if (rv != CKR_OK && o)
 		p11_object_drop(o);
 	if (rv == CKR_OK)
 		*out = o;
+	if (st)
+		explicit_bzero(st, sizeof(*st));
+	free(st);
 	return rv;
 }

@@ -25,13 +25,16 @@ void p11_logout(struct p11_token *tok)
 	explicit_bzero(tok->secret, sizeof(tok->secret));
 }
 
-/* The session and its token for a function that needs a R/W session. */
-static CK_RV rw_session(CK_SESSION_HANDLE h, struct p11_session **s, struct p11_token **tok)
+/* p11_enter_session for a function that needs a R/W session (CKR_SESSION_READ_ONLY); the lock
+ * released again when it fails. */
+static CK_RV enter_rw(CK_SESSION_HANDLE h, struct p11_session **s, struct p11_token **tok)
 {
-	CK_RV rv = p11_session_get(h, s, tok);
+	CK_RV rv = p11_enter_session(h, s, tok);
 
-	if (rv == CKR_OK && !((*s)->flags & CKF_RW_SESSION))
+	if (rv == CKR_OK && !((*s)->flags & CKF_RW_SESSION)) {
+		p11_leave();
 		rv = CKR_SESSION_READ_ONLY;
+	}
 	return rv;
 }
 
@@ -160,29 +163,22 @@ CK_RV C_LoginUser(CK_SESSION_HANDLE hSession, CK_USER_TYPE userType, CK_UTF8CHAR
 {
 	struct p11_session *s;
 	struct p11_token *tok;
-	CK_RV rv = p11_enter();
+	CK_RV rv = p11_enter_session(hSession, &s, &tok);
 
 	if (rv != CKR_OK)
 		return rv;
-	rv = p11_session_get(hSession, &s, &tok);
-	if (rv == CKR_OK && ulUsernameLen)
-		rv = CKR_ARGUMENTS_BAD;
-	if (rv == CKR_OK)
-		rv = login(hSession, userType, pPin, ulPinLen);
-	return p11_done(rv);
+	return p11_done(ulUsernameLen ? CKR_ARGUMENTS_BAD
+				      : login(hSession, userType, pPin, ulPinLen));
 }
 
 CK_RV C_Logout(CK_SESSION_HANDLE hSession)
 {
 	struct p11_session *s;
 	struct p11_token *tok;
-	CK_RV rv = p11_enter();
+	CK_RV rv = p11_enter_session(hSession, &s, &tok);
 
 	if (rv != CKR_OK)
 		return rv;
-	rv = p11_session_get(hSession, &s, &tok);
-	if (rv != CKR_OK)
-		return p11_done(rv);
 	if (tok->user == P11_NOBODY)
 		return p11_done(CKR_USER_NOT_LOGGED_IN);
 	p11_logout(tok);
@@ -195,13 +191,10 @@ CK_RV C_InitPIN(CK_SESSION_HANDLE hSession, CK_UTF8CHAR_PTR pPin, CK_ULONG ulPin
 	struct p11_blob pub, priv;
 	struct p11_session *s;
 	struct p11_token *tok;
-	CK_RV rv = p11_enter();
+	CK_RV rv = enter_rw(hSession, &s, &tok);
 
 	if (rv != CKR_OK)
 		return rv;
-	rv = rw_session(hSession, &s, &tok);
-	if (rv != CKR_OK)
-		return p11_done(rv);
 	if (tok->user != CKU_SO)
 		return p11_done(CKR_USER_NOT_LOGGED_IN);
 	if (!pPin)
@@ -227,13 +220,10 @@ CK_RV C_SetPIN(CK_SESSION_HANDLE hSession, CK_UTF8CHAR_PTR pOldPin, CK_ULONG ulO
 	struct p11_session *s;
 	struct p11_token *tok;
 	bool so;
-	CK_RV rv = p11_enter();
+	CK_RV rv = enter_rw(hSession, &s, &tok);
 
 	if (rv != CKR_OK)
 		return rv;
-	rv = rw_session(hSession, &s, &tok);
-	if (rv != CKR_OK)
-		return p11_done(rv);
 	if (!pOldPin || !pNewPin)
 		return p11_done(CKR_ARGUMENTS_BAD);
 	/* the SO's PIN when the SO is logged in, else the user's */

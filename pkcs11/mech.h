@@ -29,8 +29,8 @@ struct p11_mech {
 	CK_KEY_TYPE key_type;
 	TPM_ALG_ID scheme; /* TPM_ALG_RSASSA, _RSAPSS, _ECDSA (P11_HASH_SIGN); the mode (P11_AES) */
 	TPM_ALG_ID hash;   /* P11_HASH_SIGN, P11_DIGEST, P11_HMAC */
-	CK_ULONG min, max; /* key sizes (bits; AES, HMAC: bytes; ML-DSA: parameter sets; ML-KEM:
-			    * public key bytes) */
+	CK_ULONG min, max; /* key sizes (bits; AES, HMAC, ML-DSA, ML-KEM: bytes, the last two of
+			    * the public key) */
 	CK_FLAGS flags;
 };
 /* The mechanism of type, or NULL. */
@@ -38,5 +38,33 @@ const struct p11_mech *p11_mech_find(CK_MECHANISM_TYPE type);
 /* A TPM hash algorithm's digest size, the PKCS#11 digest mechanism of one (0: none). */
 size_t p11_hash_size(TPM_ALG_ID hash);
 TPM_ALG_ID p11_hash_of_mech(CK_MECHANISM_TYPE m);
+
+/* What a C_*Init with a key found (op.c). */
+struct p11_init {
+	enum p11_op_kind kind;
+	struct p11_session *s;
+	struct p11_token *tok;
+	struct p11_op *op; /* the session's operation of that kind */
+	const struct p11_mech *d;
+	struct p11_object *k;
+};
+/* The start of C_SignInit, C_VerifyInit, C_EncryptInit and C_DecryptInit: session h without an
+ * operation of that kind active (CKR_OPERATION_ACTIVE), a mechanism that does it
+ * (CKR_ARGUMENTS_BAD, CKR_MECHANISM_INVALID) and a key the session sees
+ * (CKR_KEY_HANDLE_INVALID). For a key pair's mechanism also its key: of the mechanism's type,
+ * private to sign and decrypt and public to verify and encrypt (CKR_KEY_TYPE_INCONSISTENT),
+ * made for that use (CKR_KEY_FUNCTION_NOT_PERMITTED), and a private key with the user logged
+ * in (CKR_USER_NOT_LOGGED_IN). A secret key's mechanism (AES, HMAC) checks its key itself. */
+CK_RV p11_op_init(CK_SESSION_HANDLE h, enum p11_op_kind kind, const CK_MECHANISM *m,
+		  CK_OBJECT_HANDLE key, struct p11_init *in);
+/* A mechanism's parameters m read into op: CKR_OK or CKR_MECHANISM_PARAM_INVALID. */
+typedef CK_RV (*p11_params_fn)(const CK_MECHANISM *m, const struct p11_mech *d,
+			       struct p11_op *op);
+/* The end of a C_*Init that p11_op_init began for a key pair's mechanism: the operation starts
+ * with key, its parameters read by params (NULL: the mechanism takes none, and any is
+ * CKR_MECHANISM_PARAM_INVALID), and wants the user's PIN again before each use if it signs or
+ * decrypts with a CKA_ALWAYS_AUTHENTICATE key. */
+CK_RV p11_op_start(const struct p11_init *in, const CK_MECHANISM *m, CK_OBJECT_HANDLE key,
+		   p11_params_fn params);
 
 #endif

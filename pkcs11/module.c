@@ -241,7 +241,10 @@ CK_RV C_Finalize(CK_VOID_PTR pReserved)
 	return CKR_OK;
 }
 
-CK_RV C_GetInfo(CK_INFO_PTR pInfo)
+/* cryptokiVersion is "the Cryptoki interface version number" (CK_INFO): the version of the
+ * function list the application called through, so that one that asked for the 2.40 list (by
+ * C_GetFunctionList) is told the 2.40 it knows. */
+static CK_RV get_info(CK_INFO_PTR pInfo, CK_BYTE major, CK_BYTE minor)
 {
 	CK_RV rv = p11_enter();
 
@@ -250,12 +253,27 @@ CK_RV C_GetInfo(CK_INFO_PTR pInfo)
 	if (!pInfo)
 		return p11_done(CKR_ARGUMENTS_BAD);
 	memset(pInfo, 0, sizeof(*pInfo));
-	pInfo->cryptokiVersion.major = 3;
-	pInfo->cryptokiVersion.minor = 0;
+	pInfo->cryptokiVersion.major = major;
+	pInfo->cryptokiVersion.minor = minor;
 	p11_pad(pInfo->manufacturerID, sizeof(pInfo->manufacturerID), "pqtpm");
 	p11_pad(pInfo->libraryDescription, sizeof(pInfo->libraryDescription),
 		"pqtpm PKCS#11 module (TPM 2.0)");
 	pInfo->libraryVersion.major = P11_LIB_VERSION_MAJOR;
 	pInfo->libraryVersion.minor = P11_LIB_VERSION_MINOR;
 	return p11_done(CKR_OK);
+}
+
+CK_RV C_GetInfo(CK_INFO_PTR pInfo)
+{
+	return get_info(pInfo, 3, 2);
+}
+
+CK_RV p11_get_info_30(CK_INFO_PTR pInfo)
+{
+	return get_info(pInfo, 3, 0);
+}
+
+CK_RV p11_get_info_240(CK_INFO_PTR pInfo)
+{
+	return get_info(pInfo, 2, 40);
 }

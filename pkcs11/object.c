@@ -267,13 +267,11 @@ CK_RV C_DestroyObject(CK_SESSION_HANDLE hSession, CK_OBJECT_HANDLE hObject)
 	struct p11_session *s;
 	struct p11_token *tok;
 	struct p11_object *o;
-	CK_RV rv = p11_enter();
+	CK_RV rv = p11_enter_session(hSession, &s, &tok);
 
 	if (rv != CKR_OK)
 		return rv;
-	rv = p11_session_get(hSession, &s, &tok);
-	if (rv == CKR_OK)
-		rv = p11_object_get(s, tok, hObject, &o);
+	rv = p11_object_get(s, tok, hObject, &o);
 	if (rv != CKR_OK)
 		return p11_done(rv);
 	if (o->row && !(s->flags & CKF_RW_SESSION))

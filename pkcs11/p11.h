@@ -151,10 +151,8 @@ bool p11_conns_busy(void);
 void p11_conns_close(void);
 void p11_conns_forget(void);
 
-/* ---- the TPM with the module lock held (tpm.c, tpmkey.c) ----
- * Each function uses the connection of the lock's holder (p11_conn_held) for the whole call; a
- * handle it gives (p11_tpm_load_public, p11_tpm_load) is good until the module lock is
- * released (p11_leave, p11_unlocked). */
+/* ---- the TPM with the module lock held (tpm.c): the token and PIN functions ----
+ * Each function uses the connection of the lock's holder (p11_conn_held) for the whole call. */
 /* The connection and the storage key, opened at first use: CKR_OK or CKR_DEVICE_ERROR. */
 CK_RV p11_tpm(struct pqtpm_tss **t, TPM_HANDLE *storage);
 /* Whether the transport failed since the last call (p11_tpm_rv saw PQTPM_TSS_RC_IO, e.g. the
@@ -179,18 +177,6 @@ CK_RV p11_tpm_rewrap_pin(const char *old_pin, const char *new_pin, const struct 
 /* The TPM's dictionary-attack count and limit. */
 CK_RV p11_tpm_da(uint32_t *failed, uint32_t *max_tries);
 CK_RV p11_tpm_random(uint8_t *out, size_t len);
-/* A digest of hash (TPM_ALG_SHA*) over data of any length: out (64 bytes), *len. */
-CK_RV p11_tpm_hash(TPM_ALG_ID hash, const uint8_t *data, size_t len, uint8_t *out,
-		   size_t *out_len);
-/* A key created under the storage key from tmpl, its authValue auth: its blobs. */
-CK_RV p11_tpm_create_key(const struct pqtpm_tss_public *tmpl, const char *auth,
-			 struct p11_blob *pub, struct p11_blob *priv);
-/* The private key object loaded (once; kept until destroyed or C_Finalize). */
-struct p11_object;
-CK_RV p11_tpm_load(struct p11_object *o, TPM_HANDLE *h);
-/* A public key alone (LoadExternal in the NULL hierarchy), to verify with; flush after. */
-CK_RV p11_tpm_load_public(const struct p11_blob *pub, TPM_HANDLE *h);
-void p11_tpm_flush(TPM_HANDLE h);
 
 /* ---- module state (module.c) ---- */
 struct p11_token {
@@ -238,6 +224,50 @@ struct p11_session {
 	CK_OBJECT_HANDLE *found;
 	size_t nfound, found_pos;
 };
+/* The kinds of operation, one of each at a time in a session, and the session's one. */
+enum p11_op_kind { P11_OP_SIGN, P11_OP_VERIFY, P11_OP_DIGEST, P11_OP_ENCRYPT, P11_OP_DECRYPT };
+struct p11_op *p11_session_op(struct p11_session *s, enum p11_op_kind kind);
+/* A call on a session's operation (C_Sign, C_EncryptUpdate ...): the session h and the kind,
+ * found with the module lock held (p11_op_get) and found again after a TPM step outside it
+ * (p11_op_step). */
+struct p11_call {
+	CK_SESSION_HANDLE h;
+	enum p11_op_kind kind;
+	struct p11_session *s;
+	struct p11_token *tok;
+	struct p11_op *op;
+};
+/* The call's operation in progress: CKR_OPERATION_ACTIVE while another thread's call runs its
+ * TPM step, CKR_OPERATION_NOT_INITIALIZED; one whose key wants the user's PIN for each
+ * operation and did not get it ends (CKR_USER_NOT_LOGGED_IN, PKCS#11 §5.1). */
+CK_RV p11_op_get(struct p11_call *c);
+/* p11_enter, then p11_op_get; the lock released again when either fails. */
+CK_RV p11_enter_op(struct p11_call *c);
+/* p11_enter_op, then the call's arguments: ok false (a pointer the call needs is NULL) ends the
+ * operation, CKR_ARGUMENTS_BAD. The lock is released again on any error. */
+CK_RV p11_enter_op_args(struct p11_call *c, bool ok);
+/* The two-call length pattern (PKCS#11 §5.2): whether out (NULL: a length query) takes size
+ * bytes; if not, *out_len is set to size and *rv to the call's answer, CKR_OK for a query and
+ * CKR_BUFFER_TOO_SMALL otherwise (the operation goes on either way). */
+bool p11_out_fits(const void *out, CK_ULONG_PTR out_len, size_t size, CK_RV *rv);
+/* C_Sign, C_Verify, C_Digest: p11_enter_op_args, then the call's data taken whole
+ * (p11_op_once); the lock is released again on any error. */
+CK_RV p11_enter_once(struct p11_call *c, bool ok, const uint8_t *data, size_t len);
+/* The key of the call's operation as the session sees it now; the operation ends when the key
+ * has gone (CKR_KEY_HANDLE_INVALID). */
+CK_RV p11_op_key(struct p11_call *c, struct p11_object **k);
+/* C_Sign, C_Verify, C_Digest: the call's data taken whole (what a length query before it kept
+ * goes), not after an Update (CKR_OPERATION_ACTIVE); an error ends the operation. */
+CK_RV p11_op_once(struct p11_call *c, const uint8_t *data, size_t len);
+/* C_SignUpdate, C_VerifyUpdate, C_DigestUpdate: a part of the data kept for the final step;
+ * an error ends the operation (PKCS#11 §5.2). The whole call, module lock included. */
+CK_RV p11_op_update(CK_SESSION_HANDLE h, enum p11_op_kind kind, const uint8_t *part, size_t len);
+/* The call's operation lent to step (its state moved to *mine, which the step reads) outside
+ * the module lock with key held (p11_unlocked), then given back, the session found again:
+ * CKR_SESSION_CLOSED if it was closed meanwhile (the operation ended with it, c->op NULL),
+ * else the step's CK_RV. */
+CK_RV p11_op_step(struct p11_call *c, struct p11_op *mine, struct p11_object *key,
+		  p11_step_fn step, void *arg);
 
 /* ---- objects (object.c, attr.c) ---- */
 struct p11_attr {
@@ -272,7 +302,7 @@ CK_RV p11_attr_set_bool(struct p11_object *o, CK_ATTRIBUTE_TYPE type, bool v);
 CK_RV p11_attr_set_ulong(struct p11_object *o, CK_ATTRIBUTE_TYPE type, CK_ULONG v);
 /* The attribute out of the object, its value wiped. */
 void p11_attr_drop(struct p11_object *o, CK_ATTRIBUTE_TYPE type);
-/* CKA_UNIQUE_ID: 16 hex digits of the TPM's random. */
+/* CKA_UNIQUE_ID: 16 random hex digits (getrandom: an identifier, unique in the token). */
 CK_RV p11_attr_set_unique_id(struct p11_object *o);
 bool p11_attr_bool(const struct p11_object *o, CK_ATTRIBUTE_TYPE type, bool dflt);
 CK_ULONG p11_attr_ulong(const struct p11_object *o, CK_ATTRIBUTE_TYPE type, CK_ULONG dflt);
@@ -346,6 +376,10 @@ void p11_mutex_lock(unsigned which);
 void p11_mutex_unlock(unsigned which);
 /* p11_leave, then rv: `return p11_done(rv);` */
 CK_RV p11_done(CK_RV rv);
+/* C_GetInfo of the 3.0 and 2.40 function lists (C_GetInfo itself is the 3.2 list's): the same
+ * answer with that list's version as cryptokiVersion. */
+CK_RV p11_get_info_30(CK_INFO_PTR pInfo);
+CK_RV p11_get_info_240(CK_INFO_PTR pInfo);
 
 /* ---- slots and tokens (slot.c) ---- */
 /* Read the store's tokens again (slot list, empty slot). */
@@ -362,6 +396,9 @@ void p11_pad(CK_UTF8CHAR *dst, size_t n, const char *src);
 /* ---- sessions (session.c) ---- */
 /* The session of handle h: CKR_SESSION_HANDLE_INVALID if none. */
 CK_RV p11_session_get(CK_SESSION_HANDLE h, struct p11_session **s, struct p11_token **tok);
+/* What every function on a session starts with: p11_enter, then p11_session_get; the lock
+ * released again when either fails. */
+CK_RV p11_enter_session(CK_SESSION_HANDLE h, struct p11_session **s, struct p11_token **tok);
 /* After a step outside the module lock: the session again (p11_session_get), or
  * CKR_SESSION_CLOSED if it was closed meanwhile (handles are never used twice). */
 CK_RV p11_session_back(CK_SESSION_HANDLE h, struct p11_session **s, struct p11_token **tok);

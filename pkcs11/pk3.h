@@ -6,9 +6,10 @@
 
 #include <p11-kit/pkcs11.h>
 
-/* The 68 functions of the 2.40 list, in its order. */
-#define P11_FUNCTIONS_240(X)                                                                   \
-	X(C_Initialize) X(C_Finalize) X(C_GetInfo) X(C_GetFunctionList) X(C_GetSlotList)      \
+/* The 68 functions of the 2.40 list, in its order; INFO(C_GetInfo), whose answer is each
+ * list's own (the interface's version). */
+#define P11_FUNCTIONS_240(X, INFO)                                                             \
+	X(C_Initialize) X(C_Finalize) INFO(C_GetInfo) X(C_GetFunctionList) X(C_GetSlotList)   \
 	X(C_GetSlotInfo) X(C_GetTokenInfo) X(C_GetMechanismList) X(C_GetMechanismInfo)         \
 	X(C_InitToken) X(C_InitPIN) X(C_SetPIN) X(C_OpenSession) X(C_CloseSession)             \
 	X(C_CloseAllSessions) X(C_GetSessionInfo) X(C_GetOperationState)                       \
@@ -81,7 +82,7 @@ typedef CK_RV P11_FN_VerifyMessage(CK_SESSION_HANDLE s, CK_VOID_PTR param, CK_UL
 #define P11_MEMBER_30(name, type) type *name;
 typedef struct CK_FUNCTION_LIST_3_0 {
 	CK_VERSION version;
-	P11_FUNCTIONS_240(P11_MEMBER_240)
+	P11_FUNCTIONS_240(P11_MEMBER_240, P11_MEMBER_240)
 	P11_FUNCTIONS_30(P11_MEMBER_30)
 } CK_FUNCTION_LIST_3_0;
 
@@ -146,7 +147,7 @@ typedef CK_RV P11_FN_UnwrapKeyAuthenticated(CK_SESSION_HANDLE s, CK_MECHANISM_PT
 
 typedef struct CK_FUNCTION_LIST_3_2 {
 	CK_VERSION version;
-	P11_FUNCTIONS_240(P11_MEMBER_240)
+	P11_FUNCTIONS_240(P11_MEMBER_240, P11_MEMBER_240)
 	P11_FUNCTIONS_30(P11_MEMBER_30)
 	P11_FUNCTIONS_32(P11_MEMBER_30)
 } CK_FUNCTION_LIST_3_2;

@@ -19,13 +19,10 @@ CK_RV C_GenerateRandom(CK_SESSION_HANDLE hSession, CK_BYTE_PTR RandomData, CK_UL
 	struct random_step st = { RandomData, ulRandomLen };
 	struct p11_session *s;
 	struct p11_token *tok;
-	CK_RV rv = p11_enter();
+	CK_RV rv = p11_enter_session(hSession, &s, &tok);
 
 	if (rv != CKR_OK)
 		return rv;
-	rv = p11_session_get(hSession, &s, &tok);
-	if (rv != CKR_OK)
-		return p11_done(rv);
 	if (!RandomData && ulRandomLen)
 		return p11_done(CKR_ARGUMENTS_BAD);
 	return p11_done(p11_unlocked(NULL, random_step, &st));
@@ -59,13 +56,10 @@ CK_RV C_SeedRandom(CK_SESSION_HANDLE hSession, CK_BYTE_PTR pSeed, CK_ULONG ulSee
 	struct seed_step st = { pSeed, ulSeedLen };
 	struct p11_session *s;
 	struct p11_token *tok;
-	CK_RV rv = p11_enter();
+	CK_RV rv = p11_enter_session(hSession, &s, &tok);
 
 	if (rv != CKR_OK)
 		return rv;
-	rv = p11_session_get(hSession, &s, &tok);
-	if (rv != CKR_OK)
-		return p11_done(rv);
 	if (!pSeed && ulSeedLen)
 		return p11_done(CKR_ARGUMENTS_BAD);
 	return p11_done(p11_unlocked(NULL, seed_step, &st));

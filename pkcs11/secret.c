@@ -202,25 +202,6 @@ bool p11_secret_len_ok(CK_KEY_TYPE type, size_t len)
 	return type == CKK_GENERIC_SECRET && len >= 1 && len <= P11_SECRET_MAX;
 }
 
-/* CKA_CHECK_VALUE: an AES key's first three bytes of the ECB encryption of a zero block (by the
- * TPM, with the key); a generic secret's first three bytes of the SHA-1 of its value. */
-static CK_RV check_value(const struct p11_token *tok, struct p11_object *o, CK_KEY_TYPE type,
-			 const uint8_t *value, size_t len, uint8_t kcv[3])
-{
-	static const uint8_t zero[16];
-	uint8_t out[64];
-	size_t n = 0;
-	CK_RV rv;
-
-	if (type == CKK_AES)
-		rv = p11_tpm_aes(tok, o, false, TPM_ALG_ECB, NULL, zero, sizeof(zero), out);
-	else
-		rv = p11_tpm_hash(TPM_ALG_SHA1, value, len, out, &n);
-	if (rv == CKR_OK)
-		memcpy(kcv, out, 3);
-	return rv;
-}
-
 /* The attributes that say where the key came from (PKCS#11 §4.9; 3.2 §5.18 for KEM keys). */
 static CK_RV origin_attrs(struct p11_object *o, const struct p11_secret_req *r)
 {
@@ -254,26 +235,60 @@ static CK_RV origin_attrs(struct p11_object *o, const struct p11_secret_req *r)
 	return rv;
 }
 
-/* The TPM object's blobs onto o. */
-static CK_RV own_blobs(struct p11_object *o, const struct p11_blob *pub,
-		       const struct p11_blob *priv)
+/* What the TPM step of a new key needs (p11_unlocked), taken while the module lock is held; the
+ * key's object is nobody else's until it joins the table. */
+struct secret_step {
+	struct p11_object *o; /* its blobs filled in by the step */
+	CK_KEY_TYPE type;
+	size_t len;
+	const uint8_t *given; /* the value, or NULL: ... */
+	bool draw;	      /* ... drawn from the TPM's random generator, else the TPM's own */
+	char secret[P11_SECRET_LEN + 1]; /* its authValue */
+	uint8_t value[P11_SECRET_MAX];	 /* drawn */
+	uint8_t kcv[3];
+};
+
+/* CKA_CHECK_VALUE: an AES key's first three bytes of the ECB encryption of a zero block (by the
+ * TPM, with the key); a generic secret's first three bytes of the SHA-1 of its value. */
+static CK_RV check_value(struct p11_conn *c, struct secret_step *st, const uint8_t *value)
 {
-	o->tpm_pub = malloc(sizeof(*o->tpm_pub));
-	o->tpm_priv = malloc(sizeof(*o->tpm_priv));
-	if (!o->tpm_pub || !o->tpm_priv)
-		return CKR_HOST_MEMORY;
-	*o->tpm_pub = *pub;
-	*o->tpm_priv = *priv;
-	return CKR_OK;
+	static const uint8_t zero[16];
+	uint8_t out[64];
+	size_t n = 0;
+	CK_RV rv;
+
+	if (st->type == CKK_AES)
+		rv = p11_conn_aes(c, st->o, st->secret, false, TPM_ALG_ECB, NULL, zero, sizeof(zero),
+				  out);
+	else
+		rv = p11_conn_hash(c, TPM_ALG_SHA1, value, st->len, out, &n);
+	if (rv == CKR_OK)
+		memcpy(st->kcv, out, sizeof(st->kcv));
+	return rv;
 }
 
-static CK_RV finish_attrs(const struct p11_token *tok, struct p11_object *o,
-			  const struct p11_secret_req *r, const uint8_t *value, size_t len)
+static CK_RV secret_step(struct p11_conn *c, void *arg)
 {
-	uint8_t kcv[3];
-	CK_RV rv = check_value(tok, o, r->type, value, len, kcv);
+	struct secret_step *st = arg;
+	const uint8_t *value = st->given;
+	CK_RV rv = CKR_OK;
 
-	if (rv == CKR_OK && r->check && memcmp(kcv, r->check->pValue, sizeof(kcv)))
+	if (!value && st->draw) {
+		rv = p11_conn_random(c, st->value, st->len);
+		value = st->value;
+	}
+	if (rv == CKR_OK)
+		rv = p11_conn_secret_create(c, st->type, st->len, st->secret, value,
+					    st->o->tpm_pub, st->o->tpm_priv);
+	return rv == CKR_OK ? check_value(c, st, value) : rv;
+}
+
+static CK_RV finish_attrs(struct p11_object *o, const struct p11_secret_req *r,
+			  const uint8_t *value, size_t len, const uint8_t kcv[3])
+{
+	CK_RV rv = CKR_OK;
+
+	if (r->check && memcmp(kcv, r->check->pValue, 3))
 		rv = CKR_ATTRIBUTE_VALUE_INVALID;
 	if (rv == CKR_OK)
 		rv = p11_attr_set_unique_id(o);
@@ -284,7 +299,7 @@ static CK_RV finish_attrs(const struct p11_token *tok, struct p11_object *o,
 	if (rv == CKR_OK)
 		rv = p11_attr_set_ulong(o, CKA_VALUE_LEN, len);
 	if (rv == CKR_OK)
-		rv = p11_attr_set(o, CKA_CHECK_VALUE, kcv, sizeof(kcv));
+		rv = p11_attr_set(o, CKA_CHECK_VALUE, kcv, 3);
 	if (rv == CKR_OK)
 		rv = origin_attrs(o, r);
 	/* readable: the value stays with the (session) object */
@@ -293,29 +308,45 @@ static CK_RV finish_attrs(const struct p11_token *tok, struct p11_object *o,
 	return rv;
 }
 
-CK_RV p11_secret_finish(struct p11_session *s, struct p11_token *tok, struct p11_object *o,
+CK_RV p11_secret_finish(CK_SESSION_HANDLE hs, struct p11_object *o,
 			const struct p11_secret_req *r, const uint8_t *value, size_t len,
 			CK_OBJECT_HANDLE *h)
 {
-	struct p11_blob *pub = malloc(sizeof(*pub)), *priv = malloc(sizeof(*priv));
-	CK_RV rv = pub && priv ? CKR_OK : CKR_HOST_MEMORY;
+	struct secret_step *st = calloc(1, sizeof(*st));
+	struct p11_session *s;
+	struct p11_token *tok;
+	CK_RV rv = st ? p11_session_back(hs, &s, &tok) : CKR_HOST_MEMORY;
 
+	if (rv == CKR_OK) {
+		o->tpm_pub = calloc(1, sizeof(*o->tpm_pub));
+		o->tpm_priv = calloc(1, sizeof(*o->tpm_priv));
+		if (!o->tpm_pub || !o->tpm_priv)
+			rv = CKR_HOST_MEMORY;
+	}
+	if (rv == CKR_OK) {
+		st->o = o;
+		st->type = r->type;
+		st->len = len;
+		st->given = value;
+		/* an AES key nobody may read is the TPM's own; other values the module needs */
+		st->draw = !value && (r->type != CKK_AES || p11_secret_readable(o));
+		memcpy(st->secret, tok->secret, sizeof(st->secret));
+		rv = p11_unlocked(o, secret_step, st);
+		explicit_bzero(st->secret, sizeof(st->secret));
+		if (rv == CKR_OK)
+			rv = p11_session_back(hs, &s, &tok);
+	}
 	if (rv == CKR_OK)
-		rv = p11_tpm_secret_create(r->type, len, tok->secret, value, pub, priv);
-	if (rv == CKR_OK)
-		rv = own_blobs(o, pub, priv);
-	if (rv == CKR_OK)
-		rv = finish_attrs(tok, o, r, value, len);
+		rv = finish_attrs(o, r, value ? value : st->draw ? st->value : NULL, len, st->kcv);
 	if (rv == CKR_OK)
 		rv = p11_object_keep(s, o);
 	if (rv == CKR_OK)
 		*h = o->handle;
 	else
 		p11_object_drop(o);
-	if (priv)
-		explicit_bzero(priv, sizeof(*priv));
-	free(pub);
-	free(priv);
+	if (st)
+		explicit_bzero(st, sizeof(*st));
+	free(st);
 	return rv;
 }
 
@@ -332,8 +363,8 @@ CK_RV p11_secret_usable(const struct p11_token *tok, const struct p11_object *k,
 	return tok->user == CKU_USER ? CKR_OK : CKR_USER_NOT_LOGGED_IN;
 }
 
-CK_RV p11_secret_create(struct p11_session *s, struct p11_token *tok, const CK_ATTRIBUTE *t,
-			CK_ULONG n, CK_OBJECT_HANDLE *h)
+CK_RV p11_secret_create(CK_SESSION_HANDLE hs, struct p11_session *s, struct p11_token *tok,
+			const CK_ATTRIBUTE *t, CK_ULONG n, CK_OBJECT_HANDLE *h)
 {
 	struct p11_secret_req r = { .origin = P11_SECRET_CREATED,
 				    .type = CK_UNAVAILABLE_INFORMATION };
@@ -348,5 +379,5 @@ CK_RV p11_secret_create(struct p11_session *s, struct p11_token *tok, const CK_A
 		p11_object_free(o);
 		return rv;
 	}
-	return p11_secret_finish(s, tok, o, &r, r.value->pValue, r.value->ulValueLen, h);
+	return p11_secret_finish(hs, o, &r, r.value->pValue, r.value->ulValueLen, h);
 }

@@ -40,10 +40,13 @@ CK_RV p11_secret_template(const struct p11_session *s, const struct p11_token *t
 /* Whether a value of len bytes makes a key of type (AES: 16, 24, 32; generic secret: 1 to
  * P11_SECRET_MAX). */
 bool p11_secret_len_ok(CK_KEY_TYPE type, size_t len);
-/* The key of o in the TPM, of value (len bytes), or of the TPM's making when value is NULL
- * (an AES key of len bytes); its attributes and check value; then it joins the session or the
- * store (*h). o is the function's: kept, or freed on failure. */
-CK_RV p11_secret_finish(struct p11_session *s, struct p11_token *tok, struct p11_object *o,
+/* The key of o in the TPM, made by a step outside the module lock (Create under the storage
+ * key, with the token's secret as its authValue, and its check value): of value (len bytes),
+ * or, value NULL, of the TPM's making (an AES key the application may never read) or drawn
+ * from the TPM's random generator (any other key: a value the module must know once); then
+ * its attributes, and it joins session hs or the store (*h). o is the function's: kept, or
+ * freed on failure; CKR_SESSION_CLOSED if the session went meanwhile. */
+CK_RV p11_secret_finish(CK_SESSION_HANDLE hs, struct p11_object *o,
 			const struct p11_secret_req *r, const uint8_t *value, size_t len,
 			CK_OBJECT_HANDLE *h);
 /* A secret key of type that session s may use for use (CKA_ENCRYPT, CKA_SIGN ...):
@@ -51,44 +54,48 @@ CK_RV p11_secret_finish(struct p11_session *s, struct p11_token *tok, struct p11
 CK_RV p11_secret_usable(const struct p11_token *tok, const struct p11_object *k,
 			CK_KEY_TYPE type, CK_ATTRIBUTE_TYPE use);
 
-/* C_CreateObject of a CKO_SECRET_KEY (create.c dispatches). */
-CK_RV p11_secret_create(struct p11_session *s, struct p11_token *tok, const CK_ATTRIBUTE *t,
-			CK_ULONG n, CK_OBJECT_HANDLE *h);
+/* C_CreateObject of a CKO_SECRET_KEY in session hs (create.c dispatches). */
+CK_RV p11_secret_create(CK_SESSION_HANDLE hs, struct p11_session *s, struct p11_token *tok,
+			const CK_ATTRIBUTE *t, CK_ULONG n, CK_OBJECT_HANDLE *h);
 
 /* AES (aes.c) and HMAC (hmac.c) operations, called by crypt.c and sign.c for their
  * mechanisms. */
 CK_RV p11_aes_init(const struct p11_token *tok, struct p11_op *op, bool enc,
 		   const CK_MECHANISM *m, const struct p11_object *k, CK_OBJECT_HANDLE key);
 bool p11_aes_op(const struct p11_op *op);
-/* C_Encrypt / C_Decrypt of an AES operation: the two-call pattern, the operation's end. */
-CK_RV p11_aes_once(const struct p11_token *tok, struct p11_op *op, struct p11_object *k,
-		   bool dec, const uint8_t *in, CK_ULONG len, uint8_t *out, CK_ULONG *out_len);
+/* C_Encrypt / C_Decrypt of the call's AES operation (key k): the two-call pattern, the TPM step
+ * outside the module lock, the operation's end. */
+CK_RV p11_aes_once(struct p11_call *c, struct p11_object *k, const uint8_t *in, CK_ULONG len,
+		   uint8_t *out, CK_ULONG *out_len);
 CK_RV p11_hmac_init(const struct p11_token *tok, struct p11_op *op, bool sign,
 		    const CK_MECHANISM *m, const struct p11_object *k, CK_OBJECT_HANDLE key);
 bool p11_hmac_op(const struct p11_op *op);
-/* The MAC of the operation's data (the length query first), the end of the operation. */
-CK_RV p11_hmac_sign(const struct p11_token *tok, struct p11_op *op, struct p11_object *k,
-		    uint8_t *out, CK_ULONG *out_len);
-CK_RV p11_hmac_verify(const struct p11_token *tok, struct p11_op *op, struct p11_object *k,
-		      const uint8_t *mac, CK_ULONG len);
+/* In sign.c's TPM step (on c, the operation lent): the MAC of the operation's data with key k
+ * (authValue secret) into out (the operation's MAC length); or checked against given (len
+ * bytes), in constant time: CKR_SIGNATURE_INVALID. */
+CK_RV p11_hmac_sign_step(struct p11_conn *c, const struct p11_op *op, struct p11_object *k,
+			 const char *secret, uint8_t *out);
+CK_RV p11_hmac_verify_step(struct p11_conn *c, const struct p11_op *op, struct p11_object *k,
+			   const char *secret, const uint8_t *given, size_t len);
 
-/* ---- the TPM steps (tpmsecret.c), each once more on a new connection when the transport
- * failed ---- */
+/* ---- the TPM steps on connection c (tpmsecret.c; p11_unlocked runs a step once more on a new
+ * connection when the transport failed) ---- */
 /* A key of type created under the storage key with authValue auth: of value (len bytes), or of
  * the TPM's making (value NULL). Its blobs. */
-CK_RV p11_tpm_secret_create(CK_KEY_TYPE type, size_t len, const char *auth,
-			    const uint8_t *value, struct p11_blob *pub, struct p11_blob *priv);
-/* EncryptDecrypt2 of len bytes with AES key k in mode (ECB, CBC, CTR); iv (16 bytes, not for
- * ECB) in, the TPM's ivOut out. */
-CK_RV p11_tpm_aes(const struct p11_token *tok, struct p11_object *k, bool decrypt,
-		  TPM_ALG_ID mode, uint8_t *iv, const uint8_t *in, size_t len, uint8_t *out);
-/* HMAC with hash of data of any length (HMAC, or an HMAC sequence): mac (64 bytes), *mac_len. */
-CK_RV p11_tpm_hmac(const struct p11_token *tok, struct p11_object *k, TPM_ALG_ID hash,
-		   const uint8_t *data, size_t len, uint8_t *mac, size_t *mac_len);
-/* TPM steps on connection c (p11_unlocked): encapsulate to the ML-KEM public key pub (loaded
- * alone): the shared secret ss (32 bytes) and the ciphertext ct (*ct_len, at most
- * PQTPM_TSS_MAX_CIPHERTEXT); decapsulate ct with the ML-KEM private key k (its authValue
- * secret): ss (32 bytes). */
+CK_RV p11_conn_secret_create(struct p11_conn *c, CK_KEY_TYPE type, size_t len, const char *auth,
+			     const uint8_t *value, struct p11_blob *pub, struct p11_blob *priv);
+/* EncryptDecrypt2 of len bytes with AES key k (authValue secret) in mode (ECB, CBC, CTR); iv
+ * (16 bytes, not for ECB) in, the TPM's ivOut out. */
+CK_RV p11_conn_aes(struct p11_conn *c, struct p11_object *k, const char *secret, bool decrypt,
+		   TPM_ALG_ID mode, uint8_t *iv, const uint8_t *in, size_t len, uint8_t *out);
+/* HMAC with hash of data of any length (HMAC, or an HMAC sequence) with generic secret k
+ * (authValue secret): mac (64 bytes), *mac_len. */
+CK_RV p11_conn_hmac(struct p11_conn *c, struct p11_object *k, const char *secret,
+		    TPM_ALG_ID hash, const uint8_t *data, size_t len, uint8_t *mac,
+		    size_t *mac_len);
+/* Encapsulate to the ML-KEM public key pub (loaded alone): the shared secret ss (32 bytes) and
+ * the ciphertext ct (*ct_len, at most PQTPM_TSS_MAX_CIPHERTEXT); decapsulate ct with the
+ * ML-KEM private key k (its authValue secret): ss (32 bytes). */
 CK_RV p11_conn_encapsulate(struct p11_conn *c, const struct p11_blob *pub, uint8_t *ss,
 			   size_t *ss_len, uint8_t *ct, size_t *ct_len);
 CK_RV p11_conn_decapsulate(struct p11_conn *c, const char *secret, struct p11_object *k,

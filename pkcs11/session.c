@@ -179,3 +179,15 @@ CK_RV C_CancelFunction(CK_SESSION_HANDLE hSession)
 {
 	return C_GetFunctionStatus(hSession);
 }
+
+CK_RV p11_enter_session(CK_SESSION_HANDLE h, struct p11_session **s, struct p11_token **tok)
+{
+	CK_RV rv = p11_enter();
+
+	if (rv != CKR_OK)
+		return rv;
+	rv = p11_session_get(h, s, tok);
+	if (rv != CKR_OK)
+		p11_leave();
+	return rv;
+}

@@ -108,7 +108,7 @@ static CK_RV context_params(CK_HEDGE_TYPE hedge, const CK_BYTE *ctx, CK_ULONG le
 }
 
 /* CKM_ML_DSA, CKM_HASH_ML_DSA_SHA*: an optional CK_SIGN_ADDITIONAL_CONTEXT. */
-static CK_RV mldsa_params(const CK_MECHANISM *m, struct p11_op *op)
+static CK_RV mldsa_params(const CK_MECHANISM *m, const struct p11_mech *d, struct p11_op *op)
 {
 	const CK_SIGN_ADDITIONAL_CONTEXT *p = m->pParameter;
 
@@ -128,7 +128,7 @@ static CK_RV hash_mldsa_params(const CK_MECHANISM *m, const struct p11_mech *d, 
 
 	if (d->hash) {
 		op->hash = d->hash;
-		return mldsa_params(m, op);
+		return mldsa_params(m, d, op);
 	}
 	if (!p || m->ulParameterLen != sizeof(*p))
 		return CKR_MECHANISM_PARAM_INVALID;
@@ -144,53 +144,27 @@ static bool is_pss(const struct p11_mech *d)
 	return d->kind == P11_RSA_PSS || (d->kind == P11_HASH_SIGN && d->scheme == TPM_ALG_RSAPSS);
 }
 
-static CK_RV op_init(CK_SESSION_HANDLE h, bool sign, CK_MECHANISM_PTR m, CK_OBJECT_HANDLE key)
+/* What reads the parameters of mechanism d (NULL: it takes none). */
+static p11_params_fn params_of(const struct p11_mech *d)
 {
-	const struct p11_mech *d;
-	struct p11_session *s;
-	struct p11_token *tok;
-	struct p11_object *k;
-	struct p11_op *op;
-	CK_RV rv = p11_session_get(h, &s, &tok);
+	if (is_pss(d))
+		return pss_params;
+	if (d->kind == P11_MLDSA)
+		return mldsa_params;
+	return d->kind == P11_HASH_MLDSA ? hash_mldsa_params : NULL;
+}
+
+static CK_RV op_init(CK_SESSION_HANDLE h, enum p11_op_kind kind, CK_MECHANISM_PTR m,
+		     CK_OBJECT_HANDLE key)
+{
+	struct p11_init in;
+	CK_RV rv = p11_op_init(h, kind, m, key, &in);
 
 	if (rv != CKR_OK)
 		return rv;
-	op = sign ? &s->sign : &s->verify;
-	if (op->active)
-		return CKR_OPERATION_ACTIVE;
-	if (!m)
-		return CKR_ARGUMENTS_BAD;
-	d = p11_mech_find(m->mechanism);
-	if (!d || !(d->flags & CKF_SIGN))
-		return CKR_MECHANISM_INVALID;
-	if (p11_object_get(s, tok, key, &k) != CKR_OK)
-		return CKR_KEY_HANDLE_INVALID;
-	if (d->kind == P11_HMAC)
-		return p11_hmac_init(tok, op, sign, m, k, key);
-	if (p11_attr_ulong(k, CKA_CLASS, 0) != (sign ? CKO_PRIVATE_KEY : CKO_PUBLIC_KEY) ||
-	    p11_attr_ulong(k, CKA_KEY_TYPE, CK_UNAVAILABLE_INFORMATION) != d->key_type ||
-	    !k->tpm_pub)
-		return CKR_KEY_TYPE_INCONSISTENT;
-	if (!p11_attr_bool(k, sign ? CKA_SIGN : CKA_VERIFY, false))
-		return CKR_KEY_FUNCTION_NOT_PERMITTED;
-	if (sign && tok->user != CKU_USER)
-		return CKR_USER_NOT_LOGGED_IN;
-	memset(op, 0, sizeof(*op));
-	op->reauth = sign && p11_attr_bool(k, CKA_ALWAYS_AUTHENTICATE, false);
-	if (is_pss(d))
-		rv = pss_params(m, d, op);
-	else if (d->kind == P11_MLDSA)
-		rv = mldsa_params(m, op);
-	else if (d->kind == P11_HASH_MLDSA)
-		rv = hash_mldsa_params(m, d, op);
-	else if (m->pParameter || m->ulParameterLen)
-		rv = CKR_MECHANISM_PARAM_INVALID;
-	if (rv != CKR_OK)
-		return rv;
-	op->active = true;
-	op->mech = d->type;
-	op->key = key;
-	return CKR_OK;
+	if (in.d->kind == P11_HMAC)
+		return p11_hmac_init(in.tok, in.op, kind == P11_OP_SIGN, m, in.k, key);
+	return p11_op_start(&in, m, key, params_of(in.d));
 }
 
 /* ---- what the TPM signs ---- */
@@ -333,6 +307,8 @@ static CK_RV sign_step(struct p11_conn *c, void *arg)
 	TPM_HANDLE h;
 	CK_RV rv = CKR_OK;
 
+	if (d->kind == P11_HMAC)
+		return p11_hmac_sign_step(c, &st->op, st->key, st->secret, st->out);
 	if (d->kind == P11_HASH_MLDSA)
 		rv = hash_mldsa_mu(c, &st->op, d, st->key, dg, &dlen);
 	else if (d->kind != P11_MLDSA)
@@ -379,6 +355,8 @@ static CK_RV verify_step(struct p11_conn *c, void *arg)
 	TPM_RC rc;
 	CK_RV rv = CKR_OK;
 
+	if (d->kind == P11_HMAC)
+		return p11_hmac_verify_step(c, &st->op, st->key, st->secret, st->sig, st->size);
 	if (d->kind == P11_HASH_MLDSA)
 		rv = hash_mldsa_mu(c, &st->op, d, st->key, dg, &dlen);
 	else if (d->kind != P11_MLDSA)
@@ -403,73 +381,29 @@ static CK_RV verify_step(struct p11_conn *c, void *arg)
 	return p11_conn_rv(c, rc, "VerifySignature");
 }
 
-/* The TPM step of session s's signature or verification (its key k) outside the module lock;
+/* The TPM step of the call's signature or verification (its key k) outside the module lock;
  * the operation ends after it unless the session was closed meanwhile (CKR_SESSION_CLOSED). */
-static CK_RV run_step(CK_SESSION_HANDLE h, struct p11_session *s, bool sign, struct p11_object *k,
-		      struct sign_step *st)
+static CK_RV run_step(struct p11_call *c, struct p11_object *k, struct sign_step *st)
 {
-	struct p11_token *tok;
-	CK_RV rv, back;
+	CK_RV rv;
 
 	st->key = k;
 	st->kt = p11_attr_ulong(k, CKA_KEY_TYPE, CK_UNAVAILABLE_INFORMATION);
-	p11_op_lend(sign ? &s->sign : &s->verify, &st->op);
-	rv = p11_unlocked(k, sign ? sign_step : verify_step, st);
+	memcpy(st->secret, c->tok->secret, sizeof(st->secret));
+	rv = p11_op_step(c, &st->op, k, c->kind == P11_OP_SIGN ? sign_step : verify_step, st);
 	explicit_bzero(st->secret, sizeof(st->secret));
-	p11_op_end(&st->op);
-	back = p11_session_back(h, &s, &tok);
-	if (back == CKR_SESSION_CLOSED)
-		return back;
-	p11_op_end(sign ? &s->sign : &s->verify);
-	return back != CKR_OK ? back : rv;
+	if (rv != CKR_SESSION_CLOSED)
+		p11_op_end(c->op);
+	return rv;
+}
+
+/* The length of the call's signature or MAC. */
+static size_t result_size(const struct p11_op *op, const struct p11_object *k)
+{
+	return p11_hmac_op(op) ? op->mac_len : signature_size(k);
 }
 
 /* ---- the functions ---- */
-
-static CK_RV sign_op(CK_SESSION_HANDLE h, struct p11_session **s, struct p11_token **tok,
-		     bool sign)
-{
-	CK_RV rv = p11_session_get(h, s, tok);
-	struct p11_op *op;
-
-	if (rv != CKR_OK)
-		return rv;
-	op = sign ? &(*s)->sign : &(*s)->verify;
-	if (op->busy)
-		return CKR_OPERATION_ACTIVE; /* another thread's call runs it */
-	if (!op->active)
-		return CKR_OPERATION_NOT_INITIALIZED;
-	/* a key that wants its PIN for each operation did not get it (PKCS#11 §5.1) */
-	if (op->reauth) {
-		p11_op_end(op);
-		return CKR_USER_NOT_LOGGED_IN;
-	}
-	return CKR_OK;
-}
-
-/* C_SignUpdate, C_VerifyUpdate: a part of the data kept for the final step; an error ends
- * the operation (PKCS#11 §5.2). */
-static CK_RV op_update(CK_SESSION_HANDLE hSession, bool sign, CK_BYTE_PTR pPart,
-		       CK_ULONG ulPartLen)
-{
-	struct p11_session *s;
-	struct p11_token *tok;
-	struct p11_op *op;
-	CK_RV rv = p11_enter();
-
-	if (rv != CKR_OK)
-		return rv;
-	rv = sign_op(hSession, &s, &tok, sign);
-	if (rv != CKR_OK)
-		return p11_done(rv);
-	op = sign ? &s->sign : &s->verify;
-	rv = p11_op_append(op, pPart, ulPartLen);
-	if (rv != CKR_OK)
-		p11_op_end(op);
-	else
-		op->multi = true;
-	return p11_done(rv);
-}
 
 CK_RV C_SignInit(CK_SESSION_HANDLE hSession, CK_MECHANISM_PTR pMechanism, CK_OBJECT_HANDLE hKey)
 {
@@ -477,34 +411,24 @@ CK_RV C_SignInit(CK_SESSION_HANDLE hSession, CK_MECHANISM_PTR pMechanism, CK_OBJ
 
 	if (rv != CKR_OK)
 		return rv;
-	return p11_done(op_init(hSession, true, pMechanism, hKey));
+	return p11_done(op_init(hSession, P11_OP_SIGN, pMechanism, hKey));
 }
 
 /* The end of a signature: the length query, then the TPM. */
-static CK_RV sign_final(CK_SESSION_HANDLE h, struct p11_session *s, struct p11_token *tok,
-			CK_BYTE_PTR out, CK_ULONG_PTR out_len)
+static CK_RV sign_final(struct p11_call *c, CK_BYTE_PTR out, CK_ULONG_PTR out_len)
 {
 	struct sign_step st = { .out = out };
 	struct p11_object *k;
-	CK_RV rv = p11_object_get(s, tok, s->sign.key, &k);
+	CK_RV rv;
 
-	if (rv != CKR_OK) {
-		p11_op_end(&s->sign);
+	if (p11_object_get(c->s, c->tok, c->op->key, &k) != CKR_OK) {
+		p11_op_end(c->op);
 		return CKR_KEY_HANDLE_INVALID;
 	}
-	if (p11_hmac_op(&s->sign))
-		return p11_hmac_sign(tok, &s->sign, k, out, out_len);
-	st.size = signature_size(k);
-	if (!out) {
-		*out_len = st.size;
-		return CKR_OK;
-	}
-	if (*out_len < st.size) {
-		*out_len = st.size;
-		return CKR_BUFFER_TOO_SMALL;
-	}
-	memcpy(st.secret, tok->secret, sizeof(st.secret));
-	rv = run_step(h, s, true, k, &st);
+	st.size = result_size(c->op, k);
+	if (!p11_out_fits(out, out_len, st.size, &rv))
+		return rv;
+	rv = run_step(c, k, &st);
 	if (rv == CKR_OK)
 		*out_len = st.size;
 	return rv;
@@ -513,53 +437,24 @@ static CK_RV sign_final(CK_SESSION_HANDLE h, struct p11_session *s, struct p11_t
 CK_RV C_Sign(CK_SESSION_HANDLE hSession, CK_BYTE_PTR pData, CK_ULONG ulDataLen,
 	     CK_BYTE_PTR pSignature, CK_ULONG_PTR pulSignatureLen)
 {
-	struct p11_session *s;
-	struct p11_token *tok;
-	CK_RV rv = p11_enter();
+	struct p11_call c = { .h = hSession, .kind = P11_OP_SIGN };
+	CK_RV rv = p11_enter_once(&c, pulSignatureLen && (pData || !ulDataLen), pData, ulDataLen);
 
-	if (rv != CKR_OK)
-		return rv;
-	rv = sign_op(hSession, &s, &tok, true);
-	if (rv != CKR_OK)
-		return p11_done(rv);
-	if (!pulSignatureLen || (!pData && ulDataLen)) {
-		p11_op_end(&s->sign);
-		return p11_done(CKR_ARGUMENTS_BAD);
-	}
-	if (s->sign.multi)
-		return p11_done(CKR_OPERATION_ACTIVE);
-	/* the data is taken once; a length query before keeps nothing */
-	s->sign.len = 0;
-	rv = p11_op_append(&s->sign, pData, ulDataLen);
-	if (rv != CKR_OK) {
-		p11_op_end(&s->sign);
-		return p11_done(rv);
-	}
-	return p11_done(sign_final(hSession, s, tok, pSignature, pulSignatureLen));
+	return rv != CKR_OK ? rv : p11_done(sign_final(&c, pSignature, pulSignatureLen));
 }
 
 CK_RV C_SignUpdate(CK_SESSION_HANDLE hSession, CK_BYTE_PTR pPart, CK_ULONG ulPartLen)
 {
-	return op_update(hSession, true, pPart, ulPartLen);
+	return p11_op_update(hSession, P11_OP_SIGN, pPart, ulPartLen);
 }
 
 CK_RV C_SignFinal(CK_SESSION_HANDLE hSession, CK_BYTE_PTR pSignature,
 		  CK_ULONG_PTR pulSignatureLen)
 {
-	struct p11_session *s;
-	struct p11_token *tok;
-	CK_RV rv = p11_enter();
+	struct p11_call c = { .h = hSession, .kind = P11_OP_SIGN };
+	CK_RV rv = p11_enter_op_args(&c, pulSignatureLen != NULL);
 
-	if (rv != CKR_OK)
-		return rv;
-	rv = sign_op(hSession, &s, &tok, true);
-	if (rv != CKR_OK)
-		return p11_done(rv);
-	if (!pulSignatureLen) {
-		p11_op_end(&s->sign);
-		return p11_done(CKR_ARGUMENTS_BAD);
-	}
-	return p11_done(sign_final(hSession, s, tok, pSignature, pulSignatureLen));
+	return rv != CKR_OK ? rv : p11_done(sign_final(&c, pSignature, pulSignatureLen));
 }
 
 CK_RV C_VerifyInit(CK_SESSION_HANDLE hSession, CK_MECHANISM_PTR pMechanism,
@@ -569,67 +464,47 @@ CK_RV C_VerifyInit(CK_SESSION_HANDLE hSession, CK_MECHANISM_PTR pMechanism,
 
 	if (rv != CKR_OK)
 		return rv;
-	return p11_done(op_init(hSession, false, pMechanism, hKey));
+	return p11_done(op_init(hSession, P11_OP_VERIFY, pMechanism, hKey));
 }
 
-static CK_RV verify_final(CK_SESSION_HANDLE h, struct p11_session *s, struct p11_token *tok,
-			  const uint8_t *sig, CK_ULONG len)
+static CK_RV verify_final(struct p11_call *c, const uint8_t *sig, CK_ULONG len)
 {
 	struct sign_step st = { .sig = sig, .size = len };
 	struct p11_object *k;
-	CK_RV rv = p11_object_get(s, tok, s->verify.key, &k);
+	CK_RV rv;
 
-	if (rv != CKR_OK)
+	if (p11_object_get(c->s, c->tok, c->op->key, &k) != CKR_OK)
 		rv = CKR_KEY_HANDLE_INVALID;
 	else if (!sig)
 		rv = CKR_ARGUMENTS_BAD;
-	else if (p11_hmac_op(&s->verify))
-		rv = p11_hmac_verify(tok, &s->verify, k, sig, len);
-	else if (len != signature_size(k))
+	else if (len != result_size(c->op, k))
 		rv = CKR_SIGNATURE_LEN_RANGE;
 	else
-		return run_step(h, s, false, k, &st);
-	p11_op_end(&s->verify);
+		return run_step(c, k, &st);
+	p11_op_end(c->op);
 	return rv;
 }
 
 CK_RV C_Verify(CK_SESSION_HANDLE hSession, CK_BYTE_PTR pData, CK_ULONG ulDataLen,
 	       CK_BYTE_PTR pSignature, CK_ULONG ulSignatureLen)
 {
-	struct p11_session *s;
-	struct p11_token *tok;
-	CK_RV rv = p11_enter();
+	struct p11_call c = { .h = hSession, .kind = P11_OP_VERIFY };
+	CK_RV rv = p11_enter_once(&c, true, pData, ulDataLen);
 
-	if (rv != CKR_OK)
-		return rv;
-	rv = sign_op(hSession, &s, &tok, false);
-	if (rv != CKR_OK)
-		return p11_done(rv);
-	if (s->verify.multi)
-		return p11_done(CKR_OPERATION_ACTIVE);
-	rv = p11_op_append(&s->verify, pData, ulDataLen);
-	if (rv != CKR_OK) {
-		p11_op_end(&s->verify);
-		return p11_done(rv);
-	}
-	return p11_done(verify_final(hSession, s, tok, pSignature, ulSignatureLen));
+	return rv != CKR_OK ? rv : p11_done(verify_final(&c, pSignature, ulSignatureLen));
 }
 
 CK_RV C_VerifyUpdate(CK_SESSION_HANDLE hSession, CK_BYTE_PTR pPart, CK_ULONG ulPartLen)
 {
-	return op_update(hSession, false, pPart, ulPartLen);
+	return p11_op_update(hSession, P11_OP_VERIFY, pPart, ulPartLen);
 }
 
 CK_RV C_VerifyFinal(CK_SESSION_HANDLE hSession, CK_BYTE_PTR pSignature, CK_ULONG ulSignatureLen)
 {
-	struct p11_session *s;
-	struct p11_token *tok;
-	CK_RV rv = p11_enter();
+	struct p11_call c = { .h = hSession, .kind = P11_OP_VERIFY };
+	CK_RV rv = p11_enter_op(&c);
 
 	if (rv != CKR_OK)
 		return rv;
-	rv = sign_op(hSession, &s, &tok, false);
-	if (rv != CKR_OK)
-		return p11_done(rv);
-	return p11_done(verify_final(hSession, s, tok, pSignature, ulSignatureLen));
+	return p11_done(verify_final(&c, pSignature, ulSignatureLen));
 }

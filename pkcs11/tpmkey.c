@@ -1,7 +1,5 @@
-/* Keys in the TPM: created under the storage key, loaded once when first used (conn.c keeps
- * their handles), public keys loaded alone to verify with; digests computed by the TPM
- * (TPM2_Hash, hash sequences). Each on a given connection, and with the module lock held on
- * the connection of the lock's holder. */
+/* Steps on a connection (p11_unlocked): a key created under the storage key, a digest computed
+ * by the TPM (TPM2_Hash, hash sequences). Loading keys is conn.c's. */
 #include <string.h>
 
 #include "p11.h"
@@ -50,65 +48,4 @@ CK_RV p11_conn_create_key(struct p11_conn *c, const struct pqtpm_tss_public *tmp
 	priv->len = key.priv.size;
 	explicit_bzero(&key.priv, sizeof(key.priv));
 	return CKR_OK;
-}
-
-/* The connection of the module lock's holder, opened. */
-static struct p11_conn *held(CK_RV *rv)
-{
-	struct pqtpm_tss *t;
-
-	*rv = p11_tpm(&t, NULL);
-	return *rv == CKR_OK ? p11_conn_held() : NULL;
-}
-
-CK_RV p11_tpm_load(struct p11_object *o, TPM_HANDLE *h)
-{
-	CK_RV rv;
-	struct p11_conn *c = held(&rv);
-
-	return c ? p11_conn_load(c, o, h) : rv;
-}
-
-CK_RV p11_tpm_load_public(const struct p11_blob *pub, TPM_HANDLE *h)
-{
-	CK_RV rv;
-	struct p11_conn *c = held(&rv);
-
-	return c ? p11_conn_load_public(c, pub, h) : rv;
-}
-
-void p11_tpm_flush(TPM_HANDLE h)
-{
-	struct pqtpm_tss *t;
-
-	if (p11_tpm(&t, NULL) == CKR_OK)
-		pqtpm_tss_flush(t, h);
-}
-
-CK_RV p11_tpm_hash(TPM_ALG_ID hash, const uint8_t *data, size_t len, uint8_t *out,
-		   size_t *out_len)
-{
-	CK_RV rv;
-	struct p11_conn *c = held(&rv);
-
-	if (c)
-		rv = p11_conn_hash(c, hash, data, len, out, out_len);
-	if (!p11_tpm_recover())
-		return rv;
-	c = held(&rv);
-	return c ? p11_conn_hash(c, hash, data, len, out, out_len) : rv;
-}
-
-CK_RV p11_tpm_create_key(const struct pqtpm_tss_public *tmpl, const char *auth,
-			 struct p11_blob *pub, struct p11_blob *priv)
-{
-	CK_RV rv;
-	struct p11_conn *c = held(&rv);
-
-	if (c)
-		rv = p11_conn_create_key(c, tmpl, auth, pub, priv);
-	if (!p11_tpm_recover())
-		return rv;
-	c = held(&rv);
-	return c ? p11_conn_create_key(c, tmpl, auth, pub, priv) : rv;
 }

@@ -1,16 +1,15 @@
-/* The TPM steps of secret keys and ML-KEM (secret.h): Create of an AES or HMAC key (of a known
- * value or of the TPM's making), EncryptDecrypt2, HMAC and HMAC sequences, Encapsulate with a
- * public key loaded alone, Decapsulate. Each is one small function over one connection, run
- * once more on a new connection when the transport failed; Encapsulate and Decapsulate are
- * steps outside the module lock (p11_unlocked). */
+/* The TPM steps of secret keys and ML-KEM (secret.h), each on one connection (p11_unlocked, which
+ * runs it once more on a new connection when the transport failed): Create of an AES or HMAC
+ * key (of a known value or of the TPM's making), EncryptDecrypt2, HMAC and HMAC sequences,
+ * Encapsulate with a public key loaded alone, Decapsulate. */
 #include <string.h>
 
 #include "secret.h"
 
 /* A PIN error of a key would mean a wrong wrapping secret: the key, not the user's PIN. */
-static CK_RV key_rv(TPM_RC rc, const char *what)
+static CK_RV key_rv(struct p11_conn *c, TPM_RC rc, const char *what)
 {
-	CK_RV rv = p11_tpm_rv(rc, what);
+	CK_RV rv = p11_conn_rv(c, rc, what);
 
 	return rv == CKR_PIN_INCORRECT ? CKR_DEVICE_ERROR : rv;
 }
@@ -41,24 +40,22 @@ static CK_RV secret_template(CK_KEY_TYPE type, size_t len, bool tpm_made,
 	return pqtpm_tss_template_public(&t, out) == TPM_RC_SUCCESS ? CKR_OK : CKR_GENERAL_ERROR;
 }
 
-static CK_RV create_once(const struct pqtpm_tss_public *tmpl, const char *auth,
-			 const uint8_t *value, size_t len, struct p11_blob *pub,
-			 struct p11_blob *priv)
+CK_RV p11_conn_secret_create(struct p11_conn *c, CK_KEY_TYPE type, size_t len, const char *auth,
+			     const uint8_t *value, struct p11_blob *pub, struct p11_blob *priv)
 {
+	struct pqtpm_tss_public tmpl;
 	struct pqtpm_tss_key key;
-	struct pqtpm_tss *t;
-	TPM_HANDLE parent;
 	TPM_RC rc;
-	CK_RV rv = p11_tpm(&t, &parent);
+	CK_RV rv = secret_template(type, len, value == NULL, &tmpl);
 
 	if (rv != CKR_OK)
 		return rv;
-	rc = value ? pqtpm_tss_create_data(t, parent, "", tmpl, auth, value, len, &key)
-		   : pqtpm_tss_create(t, parent, "", tmpl, auth, &key);
+	rc = value ? pqtpm_tss_create_data(c->t, c->storage, "", &tmpl, auth, value, len, &key)
+		   : pqtpm_tss_create(c->t, c->storage, "", &tmpl, auth, &key);
 	/* a key size this TPM does not have (AES-192 on some) */
 	if ((rc & 0xBFu) == (TPM_RC_KEY_SIZE & 0xBFu))
 		return CKR_KEY_SIZE_RANGE;
-	rv = p11_tpm_rv(rc, "Create of a secret key");
+	rv = p11_conn_rv(c, rc, "Create of a secret key");
 	if (rv == CKR_OK) {
 		to_blob(pub, key.pub.b, key.pub.size);
 		to_blob(priv, key.priv.b, key.priv.size);
@@ -67,50 +64,19 @@ static CK_RV create_once(const struct pqtpm_tss_public *tmpl, const char *auth,
 	return rv;
 }
 
-CK_RV p11_tpm_secret_create(CK_KEY_TYPE type, size_t len, const char *auth,
-			    const uint8_t *value, struct p11_blob *pub, struct p11_blob *priv)
+CK_RV p11_conn_aes(struct p11_conn *c, struct p11_object *k, const char *secret, bool decrypt,
+		   TPM_ALG_ID mode, uint8_t *iv, const uint8_t *in, size_t len, uint8_t *out)
 {
-	struct pqtpm_tss_public tmpl;
-	CK_RV rv = secret_template(type, len, value == NULL, &tmpl);
-
-	if (rv == CKR_OK)
-		rv = create_once(&tmpl, auth, value, len, pub, priv);
-	if (p11_tpm_recover())
-		rv = create_once(&tmpl, auth, value, len, pub, priv);
-	return rv;
-}
-
-static CK_RV aes_once(const struct p11_token *tok, struct p11_object *k, bool decrypt,
-		      TPM_ALG_ID mode, uint8_t *iv, const uint8_t *in, size_t len, uint8_t *out)
-{
-	uint8_t iv_in[16];
-	size_t iv_len = mode == TPM_ALG_ECB ? 0 : sizeof(iv_in);
-	struct pqtpm_tss *t;
+	size_t iv_len = mode == TPM_ALG_ECB ? 0 : 16;
 	TPM_HANDLE h;
-	TPM_RC rc;
-	CK_RV rv = p11_tpm(&t, NULL);
+	CK_RV rv = p11_conn_load(c, k, &h);
 
-	if (rv == CKR_OK)
-		rv = p11_tpm_load(k, &h);
 	if (rv != CKR_OK)
 		return rv;
-	/* the IV given back only when the TPM did it all: a retry starts from the same one */
-	if (iv_len)
-		memcpy(iv_in, iv, iv_len);
-	rc = pqtpm_tss_encrypt_decrypt(t, h, tok->secret, decrypt, mode, iv_len ? iv_in : NULL,
-				       iv_len, in, len, out);
-	if (rc == TPM_RC_SUCCESS && iv_len)
-		memcpy(iv, iv_in, iv_len);
-	return key_rv(rc, "EncryptDecrypt2");
-}
-
-CK_RV p11_tpm_aes(const struct p11_token *tok, struct p11_object *k, bool decrypt,
-		  TPM_ALG_ID mode, uint8_t *iv, const uint8_t *in, size_t len, uint8_t *out)
-{
-	CK_RV rv = aes_once(tok, k, decrypt, mode, iv, in, len, out);
-
-	/* k's handle went with the connection (conn.c: its generation) */
-	return p11_tpm_recover() ? aes_once(tok, k, decrypt, mode, iv, in, len, out) : rv;
+	return key_rv(c,
+		      pqtpm_tss_encrypt_decrypt(c->t, h, secret, decrypt, mode,
+						iv_len ? iv : NULL, iv_len, in, len, out),
+		      "EncryptDecrypt2");
 }
 
 /* Data of any length: HMAC in one command up to a buffer's size, else a sequence. */
@@ -134,33 +100,23 @@ static TPM_RC hmac_run(struct pqtpm_tss *t, TPM_HANDLE h, const char *auth, TPM_
 	return rc;
 }
 
-static CK_RV hmac_once(const struct p11_token *tok, struct p11_object *k, TPM_ALG_ID hash,
-		       const uint8_t *data, size_t len, uint8_t *mac, size_t *mac_len)
+CK_RV p11_conn_hmac(struct p11_conn *c, struct p11_object *k, const char *secret,
+		    TPM_ALG_ID hash, const uint8_t *data, size_t len, uint8_t *mac,
+		    size_t *mac_len)
 {
 	struct pqtpm_tss_digest d;
-	struct pqtpm_tss *t;
 	TPM_HANDLE h;
-	CK_RV rv = p11_tpm(&t, NULL);
+	CK_RV rv = p11_conn_load(c, k, &h);
 
-	if (rv == CKR_OK)
-		rv = p11_tpm_load(k, &h);
 	if (rv != CKR_OK)
 		return rv;
-	rv = key_rv(hmac_run(t, h, tok->secret, hash, data, len, &d), "HMAC");
+	rv = key_rv(c, hmac_run(c->t, h, secret, hash, data, len, &d), "HMAC");
 	if (rv == CKR_OK) {
 		memcpy(mac, d.b, d.size);
 		*mac_len = d.size;
 	}
 	explicit_bzero(&d, sizeof(d));
 	return rv;
-}
-
-CK_RV p11_tpm_hmac(const struct p11_token *tok, struct p11_object *k, TPM_ALG_ID hash,
-		   const uint8_t *data, size_t len, uint8_t *mac, size_t *mac_len)
-{
-	CK_RV rv = hmac_once(tok, k, hash, data, len, mac, mac_len);
-
-	return p11_tpm_recover() ? hmac_once(tok, k, hash, data, len, mac, mac_len) : rv;
 }
 
 CK_RV p11_conn_encapsulate(struct p11_conn *c, const struct p11_blob *pub, uint8_t *ss,
@@ -200,12 +156,11 @@ CK_RV p11_conn_decapsulate(struct p11_conn *c, const char *secret, struct p11_ob
 		return rv;
 	memcpy(cipher.b, ct, ct_len);
 	cipher.size = (uint16_t)ct_len;
-	rv = p11_conn_rv(c, pqtpm_tss_decapsulate(c->t, h, secret, &cipher, &d), "Decapsulate");
+	rv = key_rv(c, pqtpm_tss_decapsulate(c->t, h, secret, &cipher, &d), "Decapsulate");
 	if (rv == CKR_OK) {
 		memcpy(ss, d.b, d.size);
 		*ss_len = d.size;
 	}
 	explicit_bzero(&d, sizeof(d));
-	/* a PIN error of a key would mean a wrong wrapping secret: the key, not the user's PIN */
-	return rv == CKR_PIN_INCORRECT ? CKR_DEVICE_ERROR : rv;
+	return rv;
 }

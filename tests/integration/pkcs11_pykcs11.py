@@ -206,8 +206,9 @@ def hash_ml_dsa_context(hash_mech, ctx, hedge=CKH_HEDGE_PREFERRED):
 
 def slots_and_tokens(lib):
     info = lib.getInfo()
-    check("C_GetInfo: Cryptoki 3.0 or later", info.cryptokiVersion >= (3, 0),
-          str(info.cryptokiVersion))
+    # PyKCS11 calls through C_GetFunctionList's list, whose C_GetInfo tells that list's version
+    check("C_GetInfo: Cryptoki 2.40, the version of PyKCS11's function list",
+          info.cryptokiVersion == (2, 40), str(info.cryptokiVersion))
     check("C_GetInfo: the manufacturer", info.manufacturerID.strip() == "pqtpm",
           info.manufacturerID)
     slots = lib.getSlotList()
@@ -349,10 +350,10 @@ def keygen(t, s):
 # ---- every listed mechanism, used as its info says ----
 
 def key_for(t, mech_key_type, size):
-    """The key pair of this type and size (RSA bits, EC bits, ML-DSA parameter set)."""
+    """The key pair of this type and size (RSA, EC: bits; ML-DSA, ML-KEM: public key bytes)."""
     names = {(CKK_RSA, 2048): "RSA-2048", (CKK_RSA, 3072): "RSA-3072", (CKK_EC, 256): "P-256",
-             (CKK_EC, 384): "P-384", (CKK_ML_DSA, 1): "ML-DSA set 1",
-             (CKK_ML_DSA, 2): "ML-DSA set 2", (CKK_ML_DSA, 3): "ML-DSA set 3",
+             (CKK_EC, 384): "P-384", (CKK_ML_DSA, 1312): "ML-DSA set 1",
+             (CKK_ML_DSA, 1952): "ML-DSA set 2", (CKK_ML_DSA, 2592): "ML-DSA set 3",
              (CKK_ML_KEM, 800): "ML-KEM set 1", (CKK_ML_KEM, 1184): "ML-KEM set 2",
              (CKK_ML_KEM, 1568): "ML-KEM set 3"}
     return t.keys.get(names.get((mech_key_type, size)))
@@ -386,7 +387,7 @@ HASH_ML_DSA = {CKM_SHA256: CKM_HASH_ML_DSA_SHA256, CKM_SHA384: CKM_HASH_ML_DSA_S
                CKM_SHA512: CKM_HASH_ML_DSA_SHA512}
 KEYGEN_MECHS = {CKM_RSA_PKCS_KEY_PAIR_GEN: CKK_RSA, CKM_EC_KEY_PAIR_GEN: CKK_EC,
                 CKM_ML_DSA_KEY_PAIR_GEN: CKK_ML_DSA, CKM_ML_KEM_KEY_PAIR_GEN: CKK_ML_KEM}
-KEY_SIZES = {CKK_RSA: (2048, 3072), CKK_EC: (256, 384), CKK_ML_DSA: (1, 3),
+KEY_SIZES = {CKK_RSA: (2048, 3072), CKK_EC: (256, 384), CKK_ML_DSA: (1312, 2592),
              CKK_ML_KEM: (800, 1568)}
 # secret keys: the generating mechanism, its key type, the info's sizes (bytes, except the
 # generic secret's, in bits as the specification has it) and the CKA_VALUE_LEN of each
@@ -433,7 +434,8 @@ def sizes_of(info):
 
 def sign_one(t, s, mech, key_type, hmech, pss, size):
     name = "%s with %s" % (mech_name(mech), {CKK_RSA: "RSA-%d", CKK_EC: "P-%d",
-                                           CKK_ML_DSA: "ML-DSA set %d"}[key_type] % size)
+                                           CKK_ML_DSA: "ML-DSA of a %d-byte public key"}[key_type]
+                                          % size)
     pair = key_for(t, key_type, size)
     if pair is None:
         bad(name, "no key of that size")
@@ -455,7 +457,7 @@ def sign_one(t, s, mech, key_type, hmech, pss, size):
     if sig is None:
         return
     want = {CKK_RSA: size // 8, CKK_EC: 2 * ((size + 7) // 8),
-            CKK_ML_DSA: MLDSA_SIZES.get(size, (0, 0))[1]}[key_type]
+            CKK_ML_DSA: dict(MLDSA_SIZES.values()).get(size, 0)}[key_type]
     check(name + ": a signature of %d bytes" % want, len(sig) == want, str(len(sig)))
     check(name + ": C_Verify accepts it", s.verify(pub, data, sig, m))
     other = bytearray(data)

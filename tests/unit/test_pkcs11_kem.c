@@ -262,16 +262,17 @@ static void test_kem_import(void)
 /* C_SetAttributeValue and C_CopyObject of ML-KEM keys, by the rules of every key pair: the
  * encapsulate / decapsulate uses may be taken away, not given back; the parameter set and the
  * encapsulation key are read-only, a use of the other class not there; a copy (of a key made
- * copyable) decapsulates what its original's public key encapsulated; an ML-KEM public key made
- * elsewhere is not copyable unless it says so, as every key. */
+ * copyable by default, as every object) decapsulates what its original's public key
+ * encapsulated; one made not copyable is not copied; an ML-KEM public key made elsewhere is
+ * copyable as every key. */
 static void test_kem_set_copy(void)
 {
 	static uint8_t ct[1600], ek[1600];
 	CK_MECHANISM m = { CKM_ML_KEM, NULL, 0 }, km = { CKM_ML_KEM_KEY_PAIR_GEN, NULL, 0 };
 	CK_KEY_TYPE gen = CKK_GENERIC_SECRET;
 	CK_ULONG set = CKP_ML_KEM_768, other = CKP_ML_KEM_512, len = 0, n = sizeof(ct);
-	CK_ATTRIBUTE pt[] = { { CKA_PARAMETER_SET, &set, sizeof(set) } };
-	CK_ATTRIBUTE kt[] = { { CKA_COPYABLE, &yes, sizeof(yes) } };
+	CK_ATTRIBUTE pt[] = { { CKA_PARAMETER_SET, &set, sizeof(set) },
+			      { CKA_COPYABLE, &no, sizeof(no) } };
 	CK_ATTRIBUTE rt[] = READABLE(gen, len);
 	CK_ATTRIBUTE no_encaps[] = { { CKA_ENCAPSULATE, &no, sizeof(no) } };
 	CK_ATTRIBUTE encaps[] = { { CKA_ENCAPSULATE, &yes, sizeof(yes) } };
@@ -287,8 +288,9 @@ static void test_kem_set_copy(void)
 	CK_OBJECT_HANDLE pub, priv, copy, imported, ka, kb;
 	uint8_t a[64], b[64];
 
-	CU_ASSERT_EQUAL_FATAL(f->C_GenerateKeyPair(s, &km, pt, 1, kt, 1, &pub, &priv), CKR_OK);
+	CU_ASSERT_EQUAL_FATAL(f->C_GenerateKeyPair(s, &km, pt, 2, NULL, 0, &pub, &priv), CKR_OK);
 	CU_ASSERT_EQUAL(attr_bool(pub, CKA_COPYABLE), CK_FALSE);
+	CU_ASSERT_EQUAL(attr_bool(priv, CKA_COPYABLE), CK_TRUE);
 	CU_ASSERT_EQUAL(f->C_CopyObject(s, pub, NULL, 0, &copy), CKR_ACTION_PROHIBITED);
 	CU_ASSERT_EQUAL_FATAL(f->C_CopyObject(s, priv, NULL, 0, &copy), CKR_OK);
 	CU_ASSERT_EQUAL_FATAL(f->C_EncapsulateKey(s, &m, pub, rt, 3, ct, &n, &ka), CKR_OK);
@@ -314,9 +316,9 @@ static void test_kem_set_copy(void)
 	/* a public key from elsewhere: the rules of every public key */
 	CU_ASSERT_EQUAL_FATAL(value(pub, ek, sizeof(ek)), 1184);
 	CU_ASSERT_EQUAL_FATAL(f->C_CreateObject(s, imp, 3, &imported), CKR_OK);
-	CU_ASSERT_EQUAL(attr_bool(imported, CKA_COPYABLE), CK_FALSE);
+	CU_ASSERT_EQUAL(attr_bool(imported, CKA_COPYABLE), CK_TRUE);
 	CU_ASSERT_EQUAL(attr_bool(imported, CKA_VERIFY), CK_FALSE);
-	CU_ASSERT_EQUAL(f->C_CopyObject(s, imported, NULL, 0, &copy), CKR_ACTION_PROHIBITED);
+	CU_ASSERT_EQUAL(f->C_CopyObject(s, imported, NULL, 0, &copy), CKR_OK);
 	CU_ASSERT_EQUAL(f->C_SetAttributeValue(s, imported, no_encaps, 1), CKR_OK);
 	CU_ASSERT_EQUAL(f->C_EncapsulateKey(s, &m, imported, rt, 3, ct, &n, &ka),
 			CKR_KEY_FUNCTION_NOT_PERMITTED);

@@ -3,7 +3,8 @@
  * length protocol), C_FindObjects with templates, private objects hidden until login, C_Sign /
  * C_Verify in one part and several for every mechanism the module lists, C_Digest without a
  * login, C_DestroyObject, C_CreateObject of data objects and certificates, and a key made in one
- * process found and used by another. */
+ * process found and used by another. Generation templates that cannot be honoured are refused
+ * with the TPM gone, which shows that no TPM command was needed to refuse them. */
 #include <dlfcn.h>
 #include <limits.h>
 #include <stdio.h>
@@ -13,6 +14,7 @@
 #include <unistd.h>
 
 #include <CUnit/Basic.h>
+#include <pqtpm/tss.h>
 
 #include "harness.h"
 #include "p11_token.h"
@@ -47,6 +49,7 @@ static void setup(void)
 static void teardown(void)
 {
 	f->C_Finalize(NULL);
+	unsetenv("PQTPM_PKCS11_CONF"); /* tpm_gone's */
 	harness_rm_tree(dir);
 }
 
@@ -258,6 +261,33 @@ static void test_mldsa(void)
 	CU_ASSERT_EQUAL(f->C_SignInit(s, &mc, priv), CKR_MECHANISM_PARAM_INVALID);
 }
 
+/* The session's token with its TPM gone: the module on this directory again, but reaching the
+ * TPM through the socket of its owner, which this process becomes for as long as the user logs
+ * in, and then stops being (the unix: transport, unlike embedded:, elects no new owner). */
+static void tpm_gone(void)
+{
+	char conf[PATH_MAX + 8], tcti[PATH_MAX + 16];
+	struct pqtpm_tss *owner;
+	FILE *c;
+
+	f->C_Finalize(NULL);
+	snprintf(tcti, sizeof(tcti), "embedded:%s", dir);
+	CU_ASSERT_EQUAL_FATAL(pqtpm_tss_open_tcti(&owner, tcti), 0);
+	snprintf(conf, sizeof(conf), "%s.conf", dir);
+	c = fopen(conf, "w");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(c);
+	fprintf(c, "tpm = unix:%s/" PQTPM_SOCKET_NAME "\nstore = %s\n", dir, dir);
+	fclose(c);
+	setenv("PQTPM_PKCS11_CONF", conf, 1);
+	CU_ASSERT_EQUAL_FATAL(f->C_Initialize(NULL), CKR_OK);
+	CU_ASSERT_EQUAL_FATAL(
+		f->C_OpenSession(slot, CKF_SERIAL_SESSION | CKF_RW_SESSION, NULL, NULL, &s),
+		CKR_OK);
+	CU_ASSERT_EQUAL_FATAL(f->C_Login(s, CKU_USER, (CK_UTF8CHAR *)USER_PIN, 4), CKR_OK);
+	pqtpm_tss_close(owner);
+	unlink(conf);
+}
+
 static void test_attributes(void)
 {
 	CK_OBJECT_HANDLE pub, priv;
@@ -276,10 +306,23 @@ static void test_attributes(void)
 		{ CKA_MODULUS, small, sizeof(small) },
 		{ CKA_MODULUS, NULL, 0 },
 	};
+	CK_ULONG rsa = CKK_RSA, bits = 2048, two = 2, three = 3, len20 = 20, len16 = 16;
 	CK_ATTRIBUTE bad_tmpl[] = { { CKA_EXTRACTABLE, &yes, sizeof(yes) } };
 	CK_ATTRIBUTE unknown_tmpl[] = { { CKA_VALUE_LEN, &cls, sizeof(cls) } };
+	CK_ATTRIBUTE dup_tmpl[] = { { CKA_SIGN, &yes, sizeof(yes) }, { CKA_SIGN, &yes, sizeof(yes) } };
+	CK_ATTRIBUTE local_tmpl[] = { { CKA_LOCAL, &yes, sizeof(yes) } };
 	CK_MECHANISM m = { CKM_EC_KEY_PAIR_GEN, NULL, 0 };
+	CK_MECHANISM mm = { CKM_ML_DSA_KEY_PAIR_GEN, NULL, 0 };
+	CK_MECHANISM aes = { CKM_AES_KEY_GEN, NULL, 0 };
 	CK_ATTRIBUTE pt[] = { { CKA_EC_PARAMS, (void *)OID_P256, sizeof(OID_P256) } };
+	CK_ATTRIBUTE pt_rsa_type[] = { pt[0], { CKA_KEY_TYPE, &rsa, sizeof(rsa) } };
+	CK_ATTRIBUTE pt_bits[] = { pt[0], { CKA_MODULUS_BITS, &bits, sizeof(bits) } };
+	CK_ATTRIBUTE kt_p384[] = { { CKA_EC_PARAMS, (void *)OID_P384, sizeof(OID_P384) } };
+	CK_ATTRIBUTE set2[] = { { CKA_PARAMETER_SET, &two, sizeof(two) } };
+	CK_ATTRIBUTE set3[] = { { CKA_PARAMETER_SET, &three, sizeof(three) } };
+	CK_ATTRIBUTE aes_bad[] = { { CKA_VALUE_LEN, &len20, sizeof(len20) },
+				   { CKA_VALUE_LEN, &len16, sizeof(len16) } };
+	CK_ATTRIBUTE aes_dup[] = { aes_bad[1], aes_bad[1] };
 
 	CU_ASSERT_EQUAL_FATAL(gen_rsa(2048, "attrs", CK_FALSE, &pub, &priv), CKR_OK);
 	CU_ASSERT_EQUAL(f->C_GetAttributeValue(s, priv, a, 10), CKR_BUFFER_TOO_SMALL);
@@ -303,13 +346,33 @@ static void test_attributes(void)
 	CU_ASSERT_EQUAL(f->C_GetAttributeValue(s, pub, &a[8], 1), CKR_OK);
 	CU_ASSERT_EQUAL(a[8].ulValueLen, 256);
 	CU_ASSERT_EQUAL(f->C_GetAttributeValue(s, 12345, &a[8], 1), CKR_OBJECT_HANDLE_INVALID);
-	/* templates that a TPM key cannot honour */
+	/* templates that a TPM key cannot honour, refused before the TPM is asked */
+	tpm_gone();
 	CU_ASSERT_EQUAL(f->C_GenerateKeyPair(s, &m, pt, 1, bad_tmpl, 1, &pub, &priv),
 			CKR_ATTRIBUTE_VALUE_INVALID);
 	CU_ASSERT_EQUAL(f->C_GenerateKeyPair(s, &m, pt, 1, unknown_tmpl, 1, &pub, &priv),
 			CKR_ATTRIBUTE_TYPE_INVALID);
 	CU_ASSERT_EQUAL(f->C_GenerateKeyPair(s, &m, NULL, 0, NULL, 0, &pub, &priv),
 			CKR_TEMPLATE_INCOMPLETE);
+	CU_ASSERT_EQUAL(f->C_GenerateKeyPair(s, &m, pt, 1, dup_tmpl, 2, &pub, &priv),
+			CKR_TEMPLATE_INCONSISTENT);
+	CU_ASSERT_EQUAL(f->C_GenerateKeyPair(s, &m, pt_rsa_type, 2, NULL, 0, &pub, &priv),
+			CKR_TEMPLATE_INCONSISTENT);
+	CU_ASSERT_EQUAL(f->C_GenerateKeyPair(s, &m, pt, 1, local_tmpl, 1, &pub, &priv),
+			CKR_ATTRIBUTE_READ_ONLY);
+	/* a mechanism's value of another key type, or the halves disagreeing */
+	CU_ASSERT_EQUAL(f->C_GenerateKeyPair(s, &m, pt_bits, 2, NULL, 0, &pub, &priv),
+			CKR_ATTRIBUTE_TYPE_INVALID);
+	CU_ASSERT_EQUAL(f->C_GenerateKeyPair(s, &m, pt, 1, kt_p384, 1, &pub, &priv),
+			CKR_TEMPLATE_INCONSISTENT);
+	CU_ASSERT_EQUAL(f->C_GenerateKeyPair(s, &mm, set2, 1, set3, 1, &pub, &priv),
+			CKR_TEMPLATE_INCONSISTENT);
+	CU_ASSERT_EQUAL(f->C_GenerateKey(s, &aes, aes_bad, 1, &pub), CKR_ATTRIBUTE_VALUE_INVALID);
+	CU_ASSERT_EQUAL(f->C_GenerateKey(s, &aes, aes_dup, 2, &pub), CKR_TEMPLATE_INCONSISTENT);
+	/* and the TPM is really gone: a good template fails */
+	CU_ASSERT_EQUAL(f->C_GenerateKeyPair(s, &m, pt, 1, NULL, 0, &pub, &priv),
+			CKR_DEVICE_ERROR);
+	CU_ASSERT_EQUAL(f->C_GenerateKey(s, &aes, &aes_bad[1], 1, &pub), CKR_DEVICE_ERROR);
 }
 
 static CK_ULONG find(CK_ATTRIBUTE *t, CK_ULONG n, CK_OBJECT_HANDLE *out, CK_ULONG cap)

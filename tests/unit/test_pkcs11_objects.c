@@ -706,7 +706,7 @@ static void test_copy(void)
 {
 	CK_MECHANISM gen = { CKM_EC_KEY_PAIR_GEN, NULL, 0 }, m = { CKM_ECDSA_SHA256, NULL, 0 };
 	CK_ATTRIBUTE pt[] = { { CKA_EC_PARAMS, (void *)OID_P256, sizeof(OID_P256) } };
-	CK_ATTRIBUTE kt[] = { { CKA_COPYABLE, &yes, sizeof(yes) } };
+	CK_ATTRIBUTE kt[] = { { CKA_COPYABLE, &no, sizeof(no) } };
 	CK_ATTRIBUTE to_token[] = { { CKA_TOKEN, &yes, sizeof(yes) },
 				    { CKA_LABEL, "copied", 6 } };
 	CK_ATTRIBUTE t1[1];
@@ -719,10 +719,10 @@ static void test_copy(void)
 	CU_ASSERT(label_is(s, dc, "copied") && label_is(s, d, "original"));
 	unique_ids_differ(d, dc);
 	CU_ASSERT_EQUAL(count_label(s, "copied"), 1);
-	/* a key pair's private key: not copyable unless made so */
-	CU_ASSERT_EQUAL_FATAL(f->C_GenerateKeyPair(s, &gen, pt, 1, NULL, 0, &pub, &priv), CKR_OK);
-	CU_ASSERT_EQUAL(f->C_CopyObject(s, priv, NULL, 0, &kc), CKR_ACTION_PROHIBITED);
+	/* a key pair's private key: copyable unless made otherwise (PKCS#11 3.0 table 4) */
 	CU_ASSERT_EQUAL_FATAL(f->C_GenerateKeyPair(s, &gen, pt, 1, kt, 1, &pub, &priv), CKR_OK);
+	CU_ASSERT_EQUAL(f->C_CopyObject(s, priv, NULL, 0, &kc), CKR_ACTION_PROHIBITED);
+	CU_ASSERT_EQUAL_FATAL(f->C_GenerateKeyPair(s, &gen, pt, 1, NULL, 0, &pub, &priv), CKR_OK);
 	/* the copy shares the TPM key: it signs, the original's public key verifies */
 	CU_ASSERT_EQUAL_FATAL(f->C_CopyObject(s, priv, to_token, 2, &kc), CKR_OK);
 	unique_ids_differ(priv, kc);

@@ -1193,7 +1193,7 @@ static void test_ecdh_kdf(void)
 	CU_ASSERT_EQUAL(f->C_DeriveKey(s, &m, a, NULL, 0, &k), CKR_MECHANISM_PARAM_INVALID);
 }
 
-/* C_GetMechanismList and C_GetMechanismInfo of the new mechanisms. */
+/* C_GetMechanismList and C_GetMechanismInfo of the secret-key and post-quantum mechanisms. */
 static void test_mechanisms(void)
 {
 	static const struct {
@@ -1213,6 +1213,9 @@ static void test_mechanisms(void)
 		{ CKM_SHA512_HMAC, 1, 128, CKF_SIGN | CKF_VERIFY },
 		{ CKM_ML_KEM_KEY_PAIR_GEN, 800, 1568, CKF_GENERATE_KEY_PAIR },
 		{ CKM_ML_KEM, 800, 1568, CKF_ENCAPSULATE | CKF_DECAPSULATE },
+		/* ML-DSA's sizes are its public keys' bytes too (PKCS#11 3.2) */
+		{ CKM_ML_DSA_KEY_PAIR_GEN, 1312, 2592, CKF_GENERATE_KEY_PAIR },
+		{ CKM_HASH_ML_DSA_SHA256, 1312, 2592, CKF_SIGN | CKF_VERIFY },
 	};
 	CK_MECHANISM_TYPE list[128];
 	CK_MECHANISM_INFO info;
