@@ -182,7 +182,7 @@ CK_RV C_GenerateKeyPair(CK_SESSION_HANDLE hSession, CK_MECHANISM_PTR pMechanism,
 	struct p11_token *tok;
 	struct request r;
 	bool token_pub = false, token_priv = false;
-	CK_RV rv = p11_enter_session(hSession, &s, &tok);
+	CK_RV rv2, rv = p11_enter_session(hSession, &s, &tok);
 
 	if (rv != CKR_OK)
 		return rv;
@@ -235,8 +235,9 @@ CK_RV C_GenerateKeyPair(CK_SESSION_HANDLE hSession, CK_MECHANISM_PTR pMechanism,
 		st->priv = priv;
 		rv = p11_unlocked(NULL, create_step, st);
 		explicit_bzero(st->secret, sizeof(st->secret));
-		if (p11_session_back(hSession, &s, &tok) == CKR_SESSION_CLOSED)
-			rv = CKR_SESSION_CLOSED;
+		rv2 = p11_session_back(hSession, &s, &tok);
+		if (rv == CKR_OK)
+			rv = rv2;
 	}
 	if (rv == CKR_OK)
 		rv = p11_key_blobs(pubo, r.type, pub, NULL);

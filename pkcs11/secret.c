@@ -317,6 +317,10 @@ CK_RV p11_secret_finish(CK_SESSION_HANDLE hs, struct p11_object *o,
 	struct p11_token *tok;
 	CK_RV rv = st ? p11_session_back(hs, &s, &tok) : CKR_HOST_MEMORY;
 
+	/* a step of the caller (ZGen, Encapsulate ...) ran without the lock: the user may have
+	 * logged out meanwhile, and the wrapping secret with it */
+	if (rv == CKR_OK && tok->user != CKU_USER)
+		rv = CKR_USER_NOT_LOGGED_IN;
 	if (rv == CKR_OK) {
 		o->tpm_pub = calloc(1, sizeof(*o->tpm_pub));
 		o->tpm_priv = calloc(1, sizeof(*o->tpm_priv));

@@ -8,7 +8,7 @@ CK_RV p11_conn_hash(struct p11_conn *c, TPM_ALG_ID hash, const uint8_t *data, si
 		    uint8_t *out, size_t *out_len)
 {
 	struct pqtpm_tss_digest d;
-	TPM_HANDLE seq;
+	TPM_HANDLE seq = 0;
 	TPM_RC rc;
 
 	if (len <= PQTPM_TSS_MAX_BUFFER) {
@@ -23,7 +23,8 @@ CK_RV p11_conn_hash(struct p11_conn *c, TPM_ALG_ID hash, const uint8_t *data, si
 		if (rc == TPM_RC_SUCCESS)
 			rc = pqtpm_tss_sequence_complete(c->t, seq, "", data, len, TPM_RH_NULL, &d,
 							 NULL);
-		else
+		/* a sequence not completed stays loaded (a failed command changes nothing) */
+		if (rc != TPM_RC_SUCCESS && seq)
 			pqtpm_tss_flush(c->t, seq);
 	}
 	if (rc != TPM_RC_SUCCESS)

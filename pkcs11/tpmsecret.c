@@ -83,7 +83,7 @@ CK_RV p11_conn_aes(struct p11_conn *c, struct p11_object *k, const char *secret,
 static TPM_RC hmac_run(struct pqtpm_tss *t, TPM_HANDLE h, const char *auth, TPM_ALG_ID hash,
 		       const uint8_t *data, size_t len, struct pqtpm_tss_digest *d)
 {
-	TPM_HANDLE seq;
+	TPM_HANDLE seq = 0;
 	TPM_RC rc;
 
 	if (len <= PQTPM_TSS_MAX_BUFFER)
@@ -95,8 +95,10 @@ static TPM_RC hmac_run(struct pqtpm_tss *t, TPM_HANDLE h, const char *auth, TPM_
 		len -= PQTPM_TSS_MAX_BUFFER;
 	}
 	if (rc == TPM_RC_SUCCESS)
-		return pqtpm_tss_sequence_complete(t, seq, "", data, len, TPM_RH_NULL, d, NULL);
-	pqtpm_tss_flush(t, seq);
+		rc = pqtpm_tss_sequence_complete(t, seq, "", data, len, TPM_RH_NULL, d, NULL);
+	/* a sequence not completed stays loaded (a failed command changes nothing) */
+	if (rc != TPM_RC_SUCCESS && seq)
+		pqtpm_tss_flush(t, seq);
 	return rc;
 }
 

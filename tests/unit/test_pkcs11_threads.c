@@ -590,6 +590,24 @@ static void init_app(CK_BBOOL token_keys)
 	CU_ASSERT_EQUAL(sign_verify(sb, CKM_ECDSA, b_pub, b_priv, DIGEST, 32), CKR_OK);
 }
 
+/* The next call of this thread runs `b` on thread B when its TPM step starts (disarm after). */
+static void arm(void (*b)(void))
+{
+	meanwhile = b;
+	a_thread = pthread_self();
+	free_locks = 0;
+	atomic_store(&armed, true);
+}
+
+static void disarm(void)
+{
+	atomic_store(&armed, false);
+	CU_ASSERT(b_started); /* the module released its lock for the TPM step */
+	CU_ASSERT(!b_timed_out);
+	if (b_started)
+		CU_ASSERT_EQUAL(pthread_join(b_thread, NULL), 0);
+}
+
 /* A signs in sa with `b` on thread B meanwhile: A's CK_RV, the signature in sig / *n. */
 static CK_RV sign_meanwhile(void (*b)(void), uint8_t *sig, CK_ULONG *n)
 {
@@ -598,16 +616,9 @@ static CK_RV sign_meanwhile(void (*b)(void), uint8_t *sig, CK_ULONG *n)
 
 	*n = 64;
 	CU_ASSERT_EQUAL_FATAL(f->C_SignInit(sa, &m, a_priv), CKR_OK);
-	meanwhile = b;
-	a_thread = pthread_self();
-	free_locks = 0;
-	atomic_store(&armed, true);
+	arm(b);
 	rv = f->C_Sign(sa, (CK_BYTE *)DIGEST, 32, sig, n);
-	atomic_store(&armed, false);
-	CU_ASSERT(b_started); /* the module released its lock for the TPM step */
-	CU_ASSERT(!b_timed_out);
-	if (b_started)
-		CU_ASSERT_EQUAL(pthread_join(b_thread, NULL), 0);
+	disarm();
 	return rv;
 }
 
@@ -711,6 +722,33 @@ static void test_meanwhile_logout(void)
 	CU_ASSERT_EQUAL(f->C_GetSessionInfo(sa, &info), CKR_OK);
 	CU_ASSERT_EQUAL(info.state, CKS_RW_PUBLIC_SESSION);
 	CU_ASSERT_EQUAL(f->C_SignInit(sa, &m, a_priv), CKR_KEY_HANDLE_INVALID);
+	finalize_app();
+}
+
+/* An ECDH derivation whose ZGen is in the TPM when the user logs out: the secret key would
+ * be made with the wrapping secret gone (an empty authValue, usable without the PIN). */
+static void test_meanwhile_logout_derive(void)
+{
+	uint8_t point[80];
+	CK_ATTRIBUTE pa = { CKA_EC_POINT, point, sizeof(point) };
+	CK_ECDH1_DERIVE_PARAMS p = { CKD_NULL, 0, NULL, 0, point };
+	CK_MECHANISM m = { CKM_ECDH1_DERIVE, &p, sizeof(p) };
+	CK_OBJECT_CLASS cls = CKO_SECRET_KEY;
+	CK_KEY_TYPE kt = CKK_GENERIC_SECRET;
+	CK_ATTRIBUTE t[] = { { CKA_CLASS, &cls, sizeof(cls) },
+			     { CKA_KEY_TYPE, &kt, sizeof(kt) } };
+	CK_OBJECT_HANDLE k = CK_INVALID_HANDLE;
+	CK_RV rv;
+
+	init_app(CK_FALSE);
+	CU_ASSERT_EQUAL_FATAL(f->C_GetAttributeValue(sa, b_pub, &pa, 1), CKR_OK);
+	p.ulPublicDataLen = pa.ulValueLen;
+	arm(b_logout);
+	rv = f->C_DeriveKey(sa, &m, a_priv, t, 2, &k);
+	disarm();
+	CU_ASSERT_EQUAL(b_rv[0], CKR_OK);
+	CU_ASSERT_EQUAL(rv, CKR_USER_NOT_LOGGED_IN);
+	CU_ASSERT_EQUAL(k, CK_INVALID_HANDLE);
 	finalize_app();
 }
 
@@ -1037,6 +1075,7 @@ int main(void)
 		  test_meanwhile_destroy },
 		{ "C_CloseSession while its signature is in the TPM", test_meanwhile_close },
 		{ "C_Logout while a signature is in the TPM", test_meanwhile_logout },
+		{ "C_Logout while an ECDH derivation is in the TPM", test_meanwhile_logout_derive },
 		{ "the same session from another thread: CKR_OPERATION_ACTIVE",
 		  test_meanwhile_same_session },
 		{ "C_Finalize waits for a signature in the TPM", test_meanwhile_finalize },
