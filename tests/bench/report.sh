@@ -58,6 +58,13 @@ awk -F'\t' -v tpmdat="$tmp/tpm.dat" -v pqdat="$tmp/pq.dat" -v signdat="$tmp/sign
 function has(v) { return v != "" && v != "-" && v != "n/a" && v + 0 > 0 }
 function cell(v) { return has(v) ? v : (v == "-" ? "-" : "n/a") }
 function us(k) { return unit[k] == "us" }
+# How many times faster pqtpm (a) is than the peer (b) for figure k, or n/a. (mawk, the default
+# awk, takes no line break after ? or :)
+function times_peer(a, b, k) {
+	if (!has(a) || !has(b) || !(us(k) || unit[k] == "ops/s"))
+		return "n/a"
+	return sprintf("%.2fx", us(k) ? b / a : a / b)
+}
 function val(impl, mode, k,    v) {
 	v = med[impl, mode, k]
 	if (!has(v))
@@ -170,9 +177,7 @@ function p11(mode,    i, k, x, a, b, any) {
 		printf "| %s | %s | %s | %s | %s | %s | %s | %s |\n", label[k], val("pqtpm-sp", mode, k),
 		       cell(p99["pqtpm-sp", mode, k]), val("pqtpm-system", mode, k),
 		       val("pqtpm-sp", mode, "p11_peer_" x), cell(p99["pqtpm-sp", mode, "p11_peer_" x]),
-		       has(a) && has(b) && (us(k) || unit[k] == "ops/s") ?
-		       sprintf("%.2fx", us(k) ? b / a : a / b) : "n/a",
-		       p11_target(mode, x)
+		       times_peer(a, b, k), p11_target(mode, x)
 	}
 	if (any)
 		print "\nops/s: all threads together, the median of five timed windows; with two threads each has its own session and key. CPU time per signature: the signing thread'"'"'s CPU clock over its signatures (the embedded TPM runs in that thread), which other load on the machine changes far less than ops/s. The busy-loop row says how much two threads could get from the machine during the run: two-thread figures are worth no more than it. \"pqtpm SP vs SoftHSMv2\": how many times faster (above 1: pqtpm is). SoftHSMv2 2.6 has no ML-DSA (n/a)."
