@@ -24,6 +24,8 @@
 //     a TPMS_ATTEST signed with pure ML-DSA and an empty context (docs/pq-decisions.md): the
 //     signature verifies, and the structure, read here on its own, starts with
 //     TPM_GENERATED_VALUE and TYPE (hex, e.g. 8018) and carries NONCE as extraData
+//   node pq.mjs batch                        one such question per line on stdin ("verify SET
+//     PK ...", without `node pq.mjs`), one answer per line out (a node start costs ~0.3 s)
 // and for tests/bench/pq_bench.c:
 //   node pq.mjs bench ITERATIONS             -> one line per figure: `noble OP SET MEDIAN_US`
 import { readFileSync } from 'node:fs';
@@ -171,6 +173,11 @@ if (mode === 'gen') {
 	for (const s of args.length ? args : input()) console.log(gen(s).join('\n'));
 } else if (mode === 'check') {
 	for (const l of input()) console.log(check(l));
+} else if (mode === 'batch') {
+	for (const l of input()) {
+		const [m, ...a] = l.split(/\s+/);
+		console.log(oneShot(m, a) ?? 'usage');
+	}
 } else if (mode === 'bench') {
 	bench(Number(args[0]) || 50);
 } else {
