@@ -1,9 +1,37 @@
 /* See p11_token.h. */
+#include <dlfcn.h>
 #include <string.h>
 
 #include <CUnit/Basic.h>
 
 #include "p11_token.h"
+#include "sibling_lib.h"
+
+int p11_module_load(void **lib, CK_FUNCTION_LIST **f)
+{
+	CK_RV (*get_list)(CK_FUNCTION_LIST_PTR_PTR);
+
+	*lib = sibling_lib_open("libpqtpm-pkcs11.so");
+	if (!*lib)
+		return -1;
+	if (!f)
+		return 0;
+	get_list = (CK_RV(*)(CK_FUNCTION_LIST_PTR_PTR))dlsym(*lib, "C_GetFunctionList");
+	return get_list && get_list(f) == CKR_OK ? 0 : -1;
+}
+
+void *p11_module_interface(void *lib, CK_BYTE major, CK_BYTE minor)
+{
+	CK_RV (*get_iface)(CK_UTF8CHAR_PTR, CK_VERSION_PTR, CK_INTERFACE_PTR_PTR, CK_FLAGS);
+	CK_VERSION v = { major, minor };
+	CK_INTERFACE *iface = NULL;
+
+	get_iface = (CK_RV(*)(CK_UTF8CHAR_PTR, CK_VERSION_PTR, CK_INTERFACE_PTR_PTR,
+			      CK_FLAGS))dlsym(lib, "C_GetInterface");
+	if (!get_iface || get_iface((CK_UTF8CHAR *)"PKCS 11", &v, &iface, 0) != CKR_OK || !iface)
+		return NULL;
+	return iface->pFunctionList;
+}
 
 void p11_token_user_session(CK_FUNCTION_LIST *f, const char *label, const char *so_pin,
 			    const char *user_pin, CK_SLOT_ID *slot, CK_SESSION_HANDLE *s)

@@ -17,7 +17,6 @@
 #include "harness.h"
 #include "p11_token.h"
 #include "pk3.h"
-#include "sibling_lib.h"
 #include "unit_main.h"
 
 static char tmp_root[] = "/tmp/pqtpm-test-pkcs11-kem-XXXXXX";
@@ -459,24 +458,6 @@ static void test_interface_32(void)
 			CKR_FUNCTION_NOT_SUPPORTED);
 }
 
-/* The module of this build (BUILD/lib/), through its "PKCS 11" 3.2 interface. */
-static int load(void)
-{
-	CK_RV (*get_iface)(CK_UTF8CHAR_PTR, CK_VERSION_PTR, CK_INTERFACE_PTR_PTR, CK_FLAGS);
-	CK_VERSION v32 = { 3, 2 };
-	CK_INTERFACE *iface;
-
-	lib = sibling_lib_open("libpqtpm-pkcs11.so");
-	if (!lib)
-		return -1;
-	get_iface = (CK_RV(*)(CK_UTF8CHAR_PTR, CK_VERSION_PTR, CK_INTERFACE_PTR_PTR,
-			      CK_FLAGS))dlsym(lib, "C_GetInterface");
-	if (!get_iface || get_iface((CK_UTF8CHAR *)"PKCS 11", &v32, &iface, 0) != CKR_OK)
-		return -1;
-	f = iface->pFunctionList;
-	return 0;
-}
-
 int main(void)
 {
 	static const struct unit_test tests[] = {
@@ -490,7 +471,8 @@ int main(void)
 	};
 	int failed;
 
-	if (!mkdtemp(tmp_root) || load() != 0)
+	if (!mkdtemp(tmp_root) || p11_module_load(&lib, NULL) != 0 ||
+	    !(f = p11_module_interface(lib, 3, 2)))
 		return 1;
 	failed = UNIT_RUN("pkcs11 ML-KEM and 3.2", tests, setup, teardown);
 	dlclose(lib);

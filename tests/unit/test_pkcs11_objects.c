@@ -20,7 +20,6 @@
 #include "harness.h"
 #include "p11_token.h"
 #include "pk3.h"
-#include "sibling_lib.h"
 #include "unit_main.h"
 
 static char tmp_root[] = "/tmp/pqtpm-test-pkcs11-objects-XXXXXX";
@@ -951,27 +950,6 @@ static void test_seed_random(void)
 	CU_ASSERT_EQUAL(f->C_GenerateRandom(s, out, sizeof(out)), CKR_OK);
 }
 
-/* The module of this build (BUILD/lib/), through its 2.40 and 3.0 function lists. */
-static int load(void)
-{
-	CK_RV (*get_list)(CK_FUNCTION_LIST_PTR_PTR);
-	CK_RV (*get_iface)(CK_UTF8CHAR_PTR, CK_VERSION_PTR, CK_INTERFACE_PTR_PTR, CK_FLAGS);
-	CK_VERSION v30 = { 3, 0 };
-	CK_INTERFACE *iface = NULL;
-
-	lib = sibling_lib_open("libpqtpm-pkcs11.so");
-	if (!lib)
-		return -1;
-	get_list = (CK_RV(*)(CK_FUNCTION_LIST_PTR_PTR))dlsym(lib, "C_GetFunctionList");
-	get_iface = (CK_RV(*)(CK_UTF8CHAR_PTR, CK_VERSION_PTR, CK_INTERFACE_PTR_PTR,
-			      CK_FLAGS))dlsym(lib, "C_GetInterface");
-	if (!get_list || get_list(&f) != CKR_OK || !get_iface ||
-	    get_iface((CK_UTF8CHAR *)"PKCS 11", &v30, &iface, 0) != CKR_OK || !iface)
-		return -1;
-	f3 = iface->pFunctionList;
-	return 0;
-}
-
 int main(void)
 {
 	static const struct unit_test tests[] = {
@@ -989,7 +967,8 @@ int main(void)
 	};
 	int failed;
 
-	if (!mkdtemp(tmp_root) || load() != 0)
+	if (!mkdtemp(tmp_root) || p11_module_load(&lib, &f) != 0 ||
+	    !(f3 = p11_module_interface(lib, 3, 0)))
 		return 1;
 	failed = UNIT_RUN("pkcs11 objects", tests, setup, teardown);
 	dlclose(lib);

@@ -20,7 +20,6 @@
 #include "harness.h"
 #include "p11_token.h"
 #include "pk3.h"
-#include "sibling_lib.h"
 #include "unit_main.h"
 
 static char tmp_root[] = "/tmp/pqtpm-test-pkcs11-store-XXXXXX";
@@ -337,18 +336,6 @@ static void test_wal_of_another_store(void)
 	refused(true);
 }
 
-/* The module of this build (BUILD/lib/), through its function list. */
-static int load(void)
-{
-	CK_RV (*get_list)(CK_FUNCTION_LIST_PTR_PTR);
-
-	lib = sibling_lib_open("libpqtpm-pkcs11.so");
-	if (!lib)
-		return -1;
-	get_list = (CK_RV(*)(CK_FUNCTION_LIST_PTR_PTR))dlsym(lib, "C_GetFunctionList");
-	return get_list && get_list(&f) == CKR_OK ? 0 : -1;
-}
-
 int main(void)
 {
 	static const struct unit_test tests[] = {
@@ -363,7 +350,7 @@ int main(void)
 	};
 	int failed;
 
-	if (!mkdtemp(tmp_root) || load() != 0)
+	if (!mkdtemp(tmp_root) || p11_module_load(&lib, &f) != 0)
 		return 1;
 	failed = UNIT_RUN("pkcs11 store", tests, setup, teardown);
 	dlclose(lib);
