@@ -286,6 +286,18 @@ _report_cmd() {
 	show_rc "$T/err"
 }
 
+# sanitizer_preload LIB: a library built with ASan/UBSan (BUILD_DIR=build-asan) needs their
+# runtimes first in the clients that load it (pkcs11-tool, openssl, python ...); the clients'
+# own leaks are not the library's.
+sanitizer_preload() {
+	if ldd "$1" | grep -q libasan; then
+		LD_PRELOAD="$(${CC:-cc} -print-file-name=libasan.so)"
+		LD_PRELOAD="$LD_PRELOAD $(${CC:-cc} -print-file-name=libubsan.so)"
+		export LD_PRELOAD
+		export ASAN_OPTIONS=detect_leaks=0:abort_on_error=0
+	fi
+}
+
 run() {
 	local name=$1 st=0
 	shift

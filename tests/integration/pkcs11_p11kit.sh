@@ -9,12 +9,7 @@ set -eu
 MOD=$BUILD_DIR/lib/libpqtpm-pkcs11.so
 PROXY=/usr/lib/x86_64-linux-gnu/p11-kit-proxy.so
 CLIENT=/usr/lib/x86_64-linux-gnu/pkcs11/p11-kit-client.so
-# A module built with ASan/UBSan needs their runtimes first in the clients that load it.
-if ldd "$MOD" | grep -q libasan; then
-	LD_PRELOAD="$(${CC:-cc} -print-file-name=libasan.so) $(${CC:-cc} -print-file-name=libubsan.so)"
-	export LD_PRELOAD
-	export ASAN_OPTIONS=detect_leaks=0:abort_on_error=0
-fi
+sanitizer_preload "$MOD"
 unset PQTPM_PKCS11_CONF
 SO=so-secret
 PIN=123456

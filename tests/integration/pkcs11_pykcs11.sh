@@ -12,12 +12,7 @@ MOD=$BUILD_DIR/lib/libpqtpm-pkcs11.so
 # earlier in PATH would not find it)
 PY=/usr/bin/python3
 [ -x "$PY" ] || PY=python3
-# A module built with ASan/UBSan needs their runtimes first in the interpreter that loads it.
-if ldd "$MOD" | grep -q libasan; then
-	LD_PRELOAD="$(${CC:-cc} -print-file-name=libasan.so) $(${CC:-cc} -print-file-name=libubsan.so)"
-	export LD_PRELOAD
-	export ASAN_OPTIONS=detect_leaks=0:abort_on_error=0
-fi
+sanitizer_preload "$MOD"
 
 if ! "$PY" -c 'import PyKCS11' 2>"$T/err"; then
 	bad "PyKCS11 is not installed for $PY (python3-pykcs11)"

@@ -11,11 +11,7 @@ set -eu
 . "$(dirname "$0")/lib.sh"
 
 MOD=$BUILD_DIR/lib/libpqtpm-pkcs11.so
-if ldd "$MOD" | grep -q libasan; then
-	LD_PRELOAD="$(${CC:-cc} -print-file-name=libasan.so) $(${CC:-cc} -print-file-name=libubsan.so)"
-	export LD_PRELOAD
-	export ASAN_OPTIONS=detect_leaks=0:abort_on_error=0
-fi
+sanitizer_preload "$MOD"
 export PQTPM_STATE_DIR=$T/state
 unset PQTPM_PKCS11_CONF
 P11="pkcs11-tool --module $MOD"

@@ -15,13 +15,7 @@ set -eu
 . "$(dirname "$0")/lib.sh"
 
 MOD=$BUILD_DIR/lib/libpqtpm-pkcs11.so
-# A module built with ASan/UBSan (BUILD_DIR=build-asan) needs their runtimes first in the
-# clients that load it; the clients' own leaks are not the module's.
-if ldd "$MOD" | grep -q libasan; then
-	LD_PRELOAD="$(${CC:-cc} -print-file-name=libasan.so) $(${CC:-cc} -print-file-name=libubsan.so)"
-	export LD_PRELOAD
-	export ASAN_OPTIONS=detect_leaks=0:abort_on_error=0
-fi
+sanitizer_preload "$MOD"
 # STORE: where the module keeps the token store (pkcs11.db)
 STORE=$T/state
 case ${PKCS11_TPM:-embedded} in
