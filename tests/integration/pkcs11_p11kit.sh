@@ -19,6 +19,10 @@ PIN=123456
 U=$T/p11kit
 mkdir -p "$U/home/.config/pkcs11/modules" "$U/run"
 chmod 0700 "$U/run"
+# a copy of the module where nobody reads it (the checkout may lie under a directory that only
+# root enters, as `mktemp -d` makes them)
+cp "$MOD" "$U/libpqtpm-pkcs11.so"
+MOD=$U/libpqtpm-pkcs11.so
 printf 'module: %s\ncritical: no\n' "$MOD" >"$U/home/.config/pkcs11/modules/pqtpm.module"
 printf 'a message to sign' >"$U/msg"
 openssl dgst -sha256 -binary "$U/msg" >"$U/msg.sha256"

@@ -225,7 +225,11 @@ check_eq "p11tool sees the token" 1 "$(grep -c 'Label: alpha' "$T/out")"
 # no user configuration as root: then the check runs as nobody, in a home of its own)
 U=$T/p11kit
 mkdir -p "$U/home/.config/pkcs11/modules"
-sed "s|@MODULE@|$MOD|" "$ROOT_DIR/conf/pqtpm.module" >"$U/home/.config/pkcs11/modules/pqtpm.module"
+# a copy of the module where nobody reads it (the checkout may lie under a directory that only
+# root enters, as `mktemp -d` makes them)
+cp "$MOD" "$U/libpqtpm-pkcs11.so"
+sed "s|@MODULE@|$U/libpqtpm-pkcs11.so|" "$ROOT_DIR/conf/pqtpm.module" \
+	>"$U/home/.config/pkcs11/modules/pqtpm.module"
 AS=()
 if [ "$(id -u)" -eq 0 ]; then
 	chmod 0711 "$T"
